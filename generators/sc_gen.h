@@ -1,0 +1,32 @@
+/* sc_gen: the one decoder from a choice stream to a valid case, and the
+ * validity test the shrinker and case files share.
+ *
+ * Constraints are met by construction: each dim is drawn from the values
+ * its size range allows that satisfy divisibility by P (sharded dims) and
+ * every `require` whose last-mentioned dim is this one. Draws are biased to
+ * the edges that break layouts: P in {1, 2, 3}, dims of 1 and of P. */
+#ifndef SC_GEN_H
+#define SC_GEN_H
+
+#include <stdint.h>
+
+#include "sc_choice.h"
+#include "sc_target.h"
+
+struct sc_gen_opts {
+	int world_lo, world_hi; /* 0: 1..8 */
+	uint32_t dtypes;        /* bit mask over enum sc_dtype; 0: all */
+	int64_t max_elems;      /* global elements per case; 0: 65536 */
+};
+
+void sc_gen_defaults(struct sc_gen_opts *o);
+/* Decodes a case; SC_E_NOCASE when the draws admit none. */
+enum sc_status sc_gen_case(struct sc_target *t, const struct sc_gen_opts *o,
+			   struct sc_choices *ch, struct sc_case *c, struct sc_err *e);
+/* 1 when c satisfies every constraint of t and o (world range, sizes,
+ * divisibility, requires, element budget, dtype set); else 0 and a reason
+ * in why (may be NULL). */
+int sc_case_valid(struct sc_target *t, const struct sc_gen_opts *o, const struct sc_case *c,
+		  char *why, size_t n);
+
+#endif

@@ -1,0 +1,188 @@
+/* sc_shrink: greedy then exhaustive-below-a-bound shrinking. */
+#include "sc_shrink.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define EXH_MAX_CASES 200000 /* candidates enumerated per world */
+#define EXH_DIM_BOUND 6      /* smaller worlds: every dim up to this (or the case's max) */
+
+struct sh {
+	struct sc_target *t;
+	const struct sc_gen_opts *o;
+	sc_fails_fn fails;
+	void *ctx;
+	struct sc_shrink_stats *st;
+};
+
+static int try_case(struct sh *s, struct sc_case *cur, const struct sc_case *cand)
+{
+	if (!sc_case_valid(s->t, s->o, cand, NULL, 0))
+		return 0;
+	s->st->tries++;
+	if (!s->fails(s->ctx, cand))
+		return 0;
+	*cur = *cand;
+	s->st->steps++;
+	return 1;
+}
+
+static int64_t numel(const struct sc_case *c)
+{
+	int64_t n = 1;
+	for (int d = 0; d < c->ndims; d++)
+		n *= c->sizes[d];
+	return n;
+}
+
+/* Simplest failing dtype at the current sizes. */
+static void shrink_dtype(struct sh *s, struct sc_case *c)
+{
+	for (int dt = 0; dt < (int)c->dtype; dt++) {
+		struct sc_case k = *c;
+		k.dtype = (enum sc_dtype)dt;
+		if (try_case(s, c, &k))
+			return;
+	}
+}
+
+static int greedy_pass(struct sh *s, struct sc_case *c)
+{
+	int progress = 0;
+	/* smaller worlds, keeping each sharded dim's per-rank size, else 1 */
+	for (int w = s->o->world_lo; w < c->world; w++) {
+		struct sc_case k = *c;
+		k.world = w;
+		for (int d = 0; d < k.ndims; d++)
+			if (c->sizes[d] % c->world == 0)
+				k.sizes[d] = c->sizes[d] / c->world * w;
+		if (try_case(s, c, &k)) {
+			progress = 1;
+			break;
+		}
+		for (int d = 0; d < k.ndims; d++)
+			k.sizes[d] = (c->sizes[d] % c->world == 0) ? w : 1;
+		if (try_case(s, c, &k)) {
+			progress = 1;
+			break;
+		}
+	}
+	/* each dim: the smallest value that still fails (small values all
+	 * tried; large ones by halving) */
+	for (int d = 0; d < c->ndims; d++) {
+		const int64_t v = c->sizes[d];
+		for (int64_t nv = 1; nv < v; nv = (nv < 64 ? nv + 1 : nv * 2)) {
+			struct sc_case k = *c;
+			k.sizes[d] = nv;
+			if (try_case(s, c, &k)) {
+				progress = 1;
+				break;
+			}
+		}
+		if (c->sizes[d] == v && v > 64) {
+			struct sc_case k = *c;
+			k.sizes[d] = v / 2;
+			if (try_case(s, c, &k))
+				progress = 1;
+		}
+	}
+	return progress;
+}
+
+struct tuple {
+	int64_t prod;
+	int64_t v[SC_MAX_DIMS];
+};
+
+/* Unused trailing dims are 0 in every tuple, so all are compared. */
+static int tuple_cmp(const void *a, const void *b)
+{
+	const struct tuple *x = a, *y = b;
+	if (x->prod != y->prod)
+		return x->prod < y->prod ? -1 : 1;
+	for (int d = 0; d < SC_MAX_DIMS; d++)
+		if (x->v[d] != y->v[d])
+			return x->v[d] < y->v[d] ? -1 : 1;
+	return 0;
+}
+
+static void enum_rec(struct tuple *buf, long *n, int d, int nd, int64_t bound, int64_t maxprod,
+		     struct tuple *cur)
+{
+	if (*n >= EXH_MAX_CASES)
+		return;
+	if (d == nd) {
+		buf[(*n)++] = *cur;
+		return;
+	}
+	for (int64_t v = 1; v <= bound && cur->prod * v <= maxprod; v++) {
+		int64_t save = cur->prod;
+		cur->v[d] = v;
+		cur->prod *= v;
+		enum_rec(buf, n, d + 1, nd, bound, maxprod, cur);
+		cur->prod = save;
+	}
+}
+
+/* Exhaustive: worlds from the lowest up to c's, sizes in (elements,
+ * lexicographic) order; the first failing case replaces c. */
+static void exhaustive(struct sh *s, struct sc_case *c)
+{
+	const int nd = c->ndims;
+	struct tuple *buf = malloc(sizeof *buf * EXH_MAX_CASES);
+	if (!buf)
+		return;
+	int64_t maxdim = EXH_DIM_BOUND;
+	for (int d = 0; d < nd; d++)
+		if (c->sizes[d] > maxdim)
+			maxdim = c->sizes[d];
+	const int64_t cur_n = numel(c);
+	for (int w = s->o->world_lo; w <= c->world; w++) {
+		int64_t bound = w == c->world ? cur_n : maxdim;
+		int64_t maxprod = w == c->world ? cur_n : s->o->max_elems;
+		if (bound > 4096)
+			bound = 4096;
+		long n = 0;
+		struct tuple cur = {1, {0}};
+		enum_rec(buf, &n, 0, nd, bound, maxprod, &cur);
+		qsort(buf, (size_t)n, sizeof *buf, tuple_cmp);
+		for (long i = 0; i < n; i++) {
+			struct sc_case k = *c;
+			k.world = w;
+			memcpy(k.sizes, buf[i].v, sizeof(int64_t) * (size_t)nd);
+			if (w == c->world && buf[i].prod == cur_n &&
+			    memcmp(k.sizes, c->sizes, sizeof(int64_t) * (size_t)nd) == 0)
+				break; /* reached the current case: it is minimal */
+			if (try_case(s, c, &k)) {
+				free(buf);
+				return;
+			}
+		}
+	}
+	free(buf);
+}
+
+void sc_shrink(struct sc_target *t, const struct sc_gen_opts *o, struct sc_case *c,
+	       sc_fails_fn fails, void *ctx, struct sc_shrink_stats *stats)
+{
+	struct sc_shrink_stats dummy = {0, 0};
+	struct sh s = {t, o, fails, ctx, stats ? stats : &dummy};
+	s.st->steps = 0;
+	s.st->tries = 0;
+	if (c->seed != 0) {
+		struct sc_case k = *c;
+		k.seed = 0;
+		try_case(&s, c, &k);
+	}
+	shrink_dtype(&s, c);
+	for (int round = 0; round < 64 && greedy_pass(&s, c); round++)
+		;
+	if (numel(c) <= 1024)
+		exhaustive(&s, c);
+	shrink_dtype(&s, c);
+	if (c->seed != 0) {
+		struct sc_case k = *c;
+		k.seed = 0;
+		try_case(&s, c, &k);
+	}
+}

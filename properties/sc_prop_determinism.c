@@ -1,0 +1,53 @@
+/* determinism: two runs of the same case give identical bits. */
+#include "sc_property.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int applies(const struct sc_target *t)
+{
+	(void)t;
+	return 1;
+}
+
+static enum sc_verdict check(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c,
+			     struct sc_failure *f)
+{
+	sc_ctx_begin(ctx, 0, 0);
+	enum sc_verdict v = sc_run_or_fail(ctx, t, c, NULL, f);
+	if (v != SC_V_PASS)
+		return v;
+	unsigned char *snap;
+	long n1 = sc_snapshot_outputs(ctx, &snap);
+	if (n1 < 0)
+		return SC_V_ERROR;
+	unsigned char *first = malloc((size_t)n1 + 1);
+	if (!first)
+		return SC_V_ERROR;
+	memcpy(first, snap, (size_t)n1);
+	sc_ctx_begin(ctx, 0, 0);
+	v = sc_run_or_fail(ctx, t, c, NULL, f);
+	if (v == SC_V_PASS) {
+		long n2 = sc_snapshot_outputs(ctx, &snap);
+		if (n2 != n1 || memcmp(first, snap, (size_t)n1) != 0) {
+			long diff = 0;
+			for (long i = 0; i < n1 && i < n2; i++)
+				diff += first[i] != snap[i];
+			snprintf(f->msg, sizeof f->msg,
+				 "two runs of the same case differ (%ld of %ld output bytes%s)", diff, n1,
+				 n1 != n2 ? ", and in size" : "");
+			f->wrong = diff ? diff : 1;
+			v = SC_V_FAIL;
+		}
+	}
+	free(first);
+	return v;
+}
+
+const struct sc_property sc_prop_determinism = {
+	.name = "determinism",
+	.doc = "two runs of the same case give identical bits",
+	.applies = applies,
+	.check = check,
+};

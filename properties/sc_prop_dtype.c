@@ -1,0 +1,101 @@
+/* dtype: the same pipeline moves the same elements for every dtype.
+ *
+ * A provenance run says which element of X lands in each output position;
+ * then, for every selected dtype, the data run must hold exactly that
+ * element's bits there, NaN payloads, -0.0 and subnormals included. Only
+ * for data movement: pipelines with reductions compute values. */
+#include "sc_property.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int applies(const struct sc_target *t)
+{
+	if (t->kind == SC_TGT_BUILTIN)
+		return t->bi == SC_BI_ALL_TO_ALL || t->bi == SC_BI_ALL_GATHER;
+	if (t->kind == SC_TGT_SPEC)
+		return !t->spec->has_reduction;
+	for (int i = 0; i < t->nchain; i++)
+		if (t->chain[i]->has_reduction)
+			return 0;
+	return 1;
+}
+
+static enum sc_verdict check(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c,
+			     struct sc_failure *f)
+{
+	if (!applies(t))
+		return SC_V_SKIP;
+	sc_ctx_begin(ctx, 1, 0);
+	enum sc_verdict v = sc_run_or_fail(ctx, t, c, NULL, f);
+	if (v != SC_V_PASS)
+		return v;
+	unsigned char *snap;
+	long nb = sc_snapshot_outputs(ctx, &snap);
+	if (nb < 0) {
+		SC_ERR(&ctx->err, SC_E_NOMEM, "out of memory");
+		return SC_V_ERROR;
+	}
+	for (int dt = 0; dt < SC_NDTYPES; dt++) {
+		if (!(ctx->dtypes & (1u << dt)))
+			continue;
+		struct sc_case cd = *c;
+		cd.dtype = (enum sc_dtype)dt;
+		sc_ctx_begin(ctx, 0, 0);
+		if ((v = sc_run_or_fail(ctx, t, &cd, NULL, f)) != SC_V_PASS) {
+			snprintf(f->msg + strlen(f->msg), sizeof f->msg - strlen(f->msg),
+				 " (with dtype %s)", sc_dtype_name(cd.dtype));
+			return v;
+		}
+		struct sc_exec *x = &ctx->x;
+		size_t k = 0;
+		for (int r = 0; r < x->nlocal; r++) {
+			struct sc_tensor *tt = &x->t[r];
+			int64_t nd;
+			memcpy(&nd, snap + k, 8);
+			k += 8 * (size_t)(nd + 1);
+			struct sc_iter it;
+			sc_iter_init(&it, tt->shape, tt->stride, tt->ndim, tt->offset);
+			const int64_t n = sc_tensor_numel(tt);
+			const unsigned es = tt->buf->esize;
+			for (int64_t i = 0; i < n; i++) {
+				uint64_t g;
+				memcpy(&g, snap + k + (size_t)i * 8, 8);
+				uint64_t want = sc_value_bits(cd.dtype, cd.seed, g);
+				uint64_t got = sc_load_bits(tt->buf->data + (size_t)it.off * es, es);
+				if (g < SC_PROV_MIXED && got != want) {
+					if (!f->wrong)
+						snprintf(f->msg, sizeof f->msg,
+							 "with dtype %s, rank %d element %lld holds bits that no element of X had there in the provenance run",
+							 sc_dtype_name(cd.dtype), x->first + r, (long long)i);
+					if (f->nfirst < SC_MAX_FIRST) {
+						struct sc_wrong *w = &f->first[f->nfirst++];
+						memset(w, 0, sizeof *w);
+						w->rank = x->first + r;
+						w->ndim = tt->ndim;
+						memcpy(w->index, it.idx, sizeof(int64_t) * (size_t)tt->ndim);
+						w->expected_from = g;
+						w->actual_from = g;
+						w->expected_bits = want;
+						w->actual_bits = got;
+					}
+					f->wrong++;
+				}
+				sc_iter_next(&it);
+			}
+			k += (size_t)n * 8;
+		}
+		if (f->wrong) {
+			/* report the failing dtype as the case's */
+			return SC_V_FAIL;
+		}
+	}
+	return SC_V_PASS;
+}
+
+const struct sc_property sc_prop_dtype = {
+	.name = "dtype",
+	.doc = "the same elements move for every dtype; NaN payloads, -0.0, subnormals survive",
+	.applies = applies,
+	.check = check,
+};

@@ -1,0 +1,130 @@
+/* sc_property: the property table and helpers shared by the properties. */
+#include "sc_property.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct sc_property *const table[] = {
+	&sc_prop_semantics, &sc_prop_roundtrip,   &sc_prop_compose,
+	&sc_prop_purity,    &sc_prop_dtype,       &sc_prop_determinism,
+	&sc_prop_reduce_consistency,
+};
+
+int sc_properties(const struct sc_property *const **list)
+{
+	*list = table;
+	return (int)(sizeof table / sizeof table[0]);
+}
+
+const struct sc_property *sc_property_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+		if (strcmp(table[i]->name, name) == 0)
+			return table[i];
+	return NULL;
+}
+
+struct sc_ctx *sc_ctx_new(struct sc_backend *be, uint32_t dtypes)
+{
+	struct sc_ctx *ctx = calloc(1, sizeof *ctx);
+	if (!ctx)
+		return NULL;
+	ctx->be = be;
+	ctx->dtypes = dtypes ? dtypes : (1u << SC_NDTYPES) - 1;
+	sc_arena_init(&ctx->arena);
+	ctx->x.arena = &ctx->arena;
+	ctx->x.be = be;
+	return ctx;
+}
+
+void sc_ctx_free(struct sc_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	sc_arena_free(&ctx->arena);
+	free(ctx->scratch);
+	free(ctx);
+}
+
+void sc_ctx_begin(struct sc_ctx *ctx, int prov, int poison)
+{
+	sc_arena_reset(&ctx->arena);
+	ctx->arena.poison = poison;
+	ctx->x.prov = prov;
+}
+
+enum sc_verdict sc_run_or_fail(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c,
+			       struct sc_tensor *inputs, struct sc_failure *f)
+{
+	struct sc_err e;
+	sc_err_clear(&e);
+	enum sc_status st = sc_target_run(t, c, &ctx->x, inputs, &e);
+	if (st == SC_OK)
+		return SC_V_PASS;
+	if (st == SC_E_RUNTIME) {
+		f->runtime_error = 1;
+		snprintf(f->msg, sizeof f->msg, "%s", e.msg);
+		return SC_V_FAIL;
+	}
+	ctx->err = e;
+	return SC_V_ERROR;
+}
+
+void sc_explain(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c,
+		struct sc_failure *f)
+{
+	struct sc_failure pf;
+	memset(&pf, 0, sizeof pf);
+	sc_ctx_begin(ctx, 1, 0);
+	if (sc_run_or_fail(ctx, t, c, NULL, &pf) != SC_V_PASS)
+		return;
+	struct sc_err e;
+	if (sc_verify_output(t, c, &ctx->x, &pf, &e) <= 0 || pf.nfirst == 0)
+		return;
+	const int red = sc_target_has_reduction(t, c);
+	for (int i = 0; i < pf.nfirst; i++) {
+		struct sc_wrong *w = &pf.first[i];
+		w->expected_bits = sc_expected_bits(t, c, w->expected_from);
+		w->actual_bits = (!red && w->actual_from < SC_PROV_MIXED)
+					 ? sc_expected_bits(t, c, w->actual_from)
+					 : 0;
+	}
+	memcpy(f->first, pf.first, sizeof pf.first);
+	f->nfirst = pf.nfirst;
+	if (f->wrong < pf.wrong)
+		f->wrong = pf.wrong;
+}
+
+long sc_snapshot_outputs(struct sc_ctx *ctx, unsigned char **out)
+{
+	struct sc_exec *x = &ctx->x;
+	size_t total = 0;
+	for (int r = 0; r < x->nlocal; r++)
+		total += (size_t)sc_tensor_numel(&x->t[r]) * x->t[r].buf->esize + 8 * SC_MAX_DIMS + 8;
+	if (total > ctx->scratch_cap) {
+		unsigned char *n = realloc(ctx->scratch, total);
+		if (!n)
+			return -1;
+		ctx->scratch = n;
+		ctx->scratch_cap = total;
+	}
+	size_t k = 0;
+	for (int r = 0; r < x->nlocal; r++) {
+		struct sc_tensor *tt = &x->t[r];
+		const unsigned es = tt->buf->esize;
+		int64_t hdr[SC_MAX_DIMS + 1] = {tt->ndim};
+		memcpy(hdr + 1, tt->shape, sizeof(int64_t) * (size_t)tt->ndim);
+		memcpy(ctx->scratch + k, hdr, 8 * (size_t)(tt->ndim + 1));
+		k += 8 * (size_t)(tt->ndim + 1);
+		struct sc_tensor dst = *tt;
+		struct sc_buf b = {ctx->scratch + k, sc_tensor_numel(tt), es};
+		dst.buf = &b;
+		dst.offset = 0;
+		sc_contig_strides(tt->shape, tt->ndim, dst.stride);
+		sc_tensor_copy(&dst, tt);
+		k += (size_t)b.nelem * es;
+	}
+	*out = ctx->scratch;
+	return (long)k;
+}

@@ -1,0 +1,55 @@
+/* sc_property: the properties a case is checked against, as a table.
+ *
+ * A property returns a verdict, never an error for a counterexample: a
+ * failing case is SC_V_FAIL with the details in struct sc_failure.
+ * SC_V_SKIP means the property does not apply to this target. */
+#ifndef SC_PROPERTY_H
+#define SC_PROPERTY_H
+
+#include "sc_backend.h"
+#include "sc_gen.h"
+#include "sc_target.h"
+
+enum sc_verdict { SC_V_PASS = 0, SC_V_FAIL = 1, SC_V_SKIP = 2, SC_V_ERROR = 3 };
+
+/* Per-run working state: the backend, an arena reset per case, and the
+ * interpreter state. Allocate with sc_ctx_new (it is large). */
+struct sc_ctx {
+	struct sc_backend *be;
+	struct sc_arena arena;
+	struct sc_exec x;
+	uint32_t dtypes; /* dtypes the dtype property compares */
+	unsigned char *scratch;
+	size_t scratch_cap;
+	struct sc_err err; /* details of SC_V_ERROR */
+};
+
+struct sc_ctx *sc_ctx_new(struct sc_backend *be, uint32_t dtypes);
+void sc_ctx_free(struct sc_ctx *ctx); /* NULL-safe */
+
+struct sc_property {
+	const char *name;
+	const char *doc;
+	/* 1 when the property applies to the target at all */
+	int (*applies)(const struct sc_target *t);
+	enum sc_verdict (*check)(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c,
+				 struct sc_failure *f);
+};
+
+int sc_properties(const struct sc_property *const **list);
+const struct sc_property *sc_property_find(const char *name);
+
+/* Shared by the property files. */
+void sc_ctx_begin(struct sc_ctx *ctx, int prov, int poison);
+enum sc_verdict sc_run_or_fail(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c,
+			       struct sc_tensor *inputs, struct sc_failure *f);
+/* Fills f->first from a provenance run of the semantics check. */
+void sc_explain(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c,
+		struct sc_failure *f);
+/* Copies the outputs of ctx->x into scratch; returns bytes or -1. */
+long sc_snapshot_outputs(struct sc_ctx *ctx, unsigned char **out);
+
+extern const struct sc_property sc_prop_semantics, sc_prop_roundtrip, sc_prop_compose,
+	sc_prop_purity, sc_prop_dtype, sc_prop_determinism, sc_prop_reduce_consistency;
+
+#endif

@@ -1,0 +1,767 @@
+/* shardcheck: command-line interface.
+ *
+ * The CLI owns the terminal: the library never prints. With --json -,
+ * standard output carries the JSON document only and human lines go to
+ * standard error. Exit codes: 0 every property held (or every corpus
+ * expectation was met), 1 a counterexample was found (or an expectation
+ * was not met), 2 usage, spec or environment error. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sc_check.h"
+#include "sc_npy.h"
+#include "sc_report.h"
+
+#define MAX_TARGETS 1024
+
+static const char *const usage_main =
+	"usage: shardcheck COMMAND [options]\n"
+	"\n"
+	"Property-based checking of the layout transforms around collectives.\n"
+	"\n"
+	"commands:\n"
+	"  check [options] [TARGET...]   check properties on generated cases; TARGET is a\n"
+	"                                .sc spec, a directory of specs, builtin:NAME or\n"
+	"                                builtin:all (the default)\n"
+	"  eval SPEC --world P --sizes n=v,... [--dtype T] [--seed S] [--dump DIR]\n"
+	"                                run one explicit case and show the result\n"
+	"  list                          builtins, properties, dtypes, backends\n"
+	"  help COMMAND                  help on a command\n"
+	"\n"
+	"options: --version, --help\n"
+	"exit codes: 0 all properties held (or every corpus expectation was met),\n"
+	"            1 a counterexample was found (or an expectation was not met),\n"
+	"            2 usage, spec or environment error\n";
+
+static const char *const usage_check =
+	"usage: shardcheck check [options] [TARGET...]\n"
+	"\n"
+	"TARGET: a .sc spec, a directory (every .sc below it), builtin:NAME, builtin:all.\n"
+	"No target: builtin:all.\n"
+	"\n"
+	"  --backend NAME      sim (default); mpi, cuda, nccl when compiled in\n"
+	"  --cases N           cases per target and property (default 1000)\n"
+	"  --time SECONDS      stop each target and property after this long\n"
+	"  --seed S            run seed (default: random, always printed); the same seed\n"
+	"                      replays the same cases\n"
+	"  --world LO..HI      world sizes (default 1..8); --world P for one\n"
+	"  --dtypes LIST       comma-separated dtypes (default all twelve)\n"
+	"  --max-elems N       global elements per case (default 65536)\n"
+	"  --property NAME     check only this property (see `shardcheck list`)\n"
+	"  --chain A.sc,B.sc   check a chain of specs (compose; roundtrip when it returns\n"
+	"                      to its input placement)\n"
+	"  --no-shrink         report the first failing case as found\n"
+	"  --report DIR        write DIR/report.json\n"
+	"  --json FILE|-       write the JSON report to FILE, or alone to stdout\n"
+	"  -q, -v              quiet (failures and the summary only) / verbose\n";
+
+static const char *const usage_eval =
+	"usage: shardcheck eval TARGET --world P --sizes n=v,... [options]\n"
+	"\n"
+	"Runs one explicit case of a spec (or --chain A,B, or builtin:NAME with\n"
+	"--params dim=I[,concat=J][,op=OP]) and checks it.\n"
+	"\n"
+	"  --world P           world size (required)\n"
+	"  --sizes n=v,...     every dim's global size (required)\n"
+	"  --dtype T           element type (default i32)\n"
+	"  --seed S            value seed (default 0)\n"
+	"  --property NAME     property to check (default semantics)\n"
+	"  --dump DIR          write DIR/rank<r>.{input,output,expected}.npy\n"
+	"exit: 0 the property holds, 1 it fails (or a step fails at run time), 2 error\n";
+
+struct cli {
+	struct sc_check_opts co;
+	const char *backend;
+	const char *property;
+	const char *report_dir;
+	const char *json;
+	const char *chain;
+	const char *sizes;
+	const char *params;
+	const char *dump;
+	int quiet, verbose, seed_given, world;
+	enum sc_dtype dtype;
+	const char *targets[MAX_TARGETS];
+	int ntargets;
+};
+
+static int die_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "shardcheck: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n(see shardcheck help)\n");
+	return 2;
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	if (!*s || *s == '-')
+		return -1;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_dtypes(const char *s, uint32_t *mask)
+{
+	char buf[256];
+	snprintf(buf, sizeof buf, "%s", s);
+	*mask = 0;
+	for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+		enum sc_dtype dt;
+		if (strcmp(tok, "all") == 0) {
+			*mask = (1u << SC_NDTYPES) - 1;
+			continue;
+		}
+		if (sc_dtype_parse(tok, &dt) != 0)
+			return -1;
+		*mask |= 1u << dt;
+	}
+	return *mask ? 0 : -1;
+}
+
+/* Options shared by check and eval. Returns 0, or an exit code. */
+static int parse_args(struct cli *c, int argc, char **argv, int is_eval)
+{
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		const char *val = NULL;
+		char key[64];
+		if (a[0] == '-' && a[1] == '-' && a[2]) {
+			const char *eq = strchr(a, '=');
+			size_t kl = eq ? (size_t)(eq - a) : strlen(a);
+			if (kl >= sizeof key)
+				kl = sizeof key - 1;
+			memcpy(key, a, kl);
+			key[kl] = '\0';
+			static const char *const flags[] = {"--no-shrink", "--help", NULL};
+			int is_flag = 0;
+			for (int k = 0; flags[k]; k++)
+				is_flag |= strcmp(key, flags[k]) == 0;
+			if (!is_flag) {
+				if (eq)
+					val = eq + 1;
+				else if (i + 1 < argc)
+					val = argv[++i];
+				else
+					return die_usage("option %s needs a value", key);
+			}
+		} else if (strcmp(a, "-q") == 0) {
+			c->quiet = 1;
+			continue;
+		} else if (strcmp(a, "-v") == 0) {
+			c->verbose = 1;
+			continue;
+		} else if (strcmp(a, "-h") == 0) {
+			fputs(is_eval ? usage_eval : usage_check, stdout);
+			return -1;
+		} else if (a[0] == '-' && a[1]) {
+			return die_usage("unknown option '%s'", a);
+		} else {
+			if (c->ntargets >= MAX_TARGETS)
+				return die_usage("too many targets (at most %s)", "1024");
+			c->targets[c->ntargets++] = a;
+			continue;
+		}
+		uint64_t u;
+		if (strcmp(key, "--help") == 0) {
+			fputs(is_eval ? usage_eval : usage_check, stdout);
+			return -1;
+		} else if (strcmp(key, "--no-shrink") == 0) {
+			c->co.no_shrink = 1;
+		} else if (strcmp(key, "--backend") == 0) {
+			c->backend = val;
+		} else if (strcmp(key, "--cases") == 0) {
+			if (parse_u64(val, &u) || u == 0)
+				return die_usage("--cases needs a positive integer, got '%s'", val);
+			c->co.cases = (long)u;
+		} else if (strcmp(key, "--time") == 0) {
+			char *end;
+			double s = strtod(val, &end);
+			if (*end || s <= 0)
+				return die_usage("--time needs a positive number of seconds, got '%s'", val);
+			c->co.seconds = s;
+		} else if (strcmp(key, "--seed") == 0) {
+			if (parse_u64(val, &u))
+				return die_usage("--seed needs a non-negative integer, got '%s'", val);
+			c->co.seed = u;
+			c->seed_given = 1;
+		} else if (strcmp(key, "--world") == 0) {
+			long lo, hi;
+			char tail;
+			if (is_eval) {
+				if (parse_u64(val, &u) || u < 1 || u > SC_MAX_WORLD)
+					return die_usage("--world needs a world size 1..256, got '%s'", val);
+				c->world = (int)u;
+				continue;
+			}
+			if (sscanf(val, "%ld..%ld%c", &lo, &hi, &tail) == 2) {
+			} else if (sscanf(val, "%ld%c", &lo, &tail) == 1) {
+				hi = lo;
+			} else {
+				return die_usage("--world needs LO..HI or P, got '%s'", val);
+			}
+			if (lo < 1 || hi < lo || hi > SC_MAX_WORLD)
+				return die_usage("--world range must be within 1..256, got '%s'", val);
+			c->co.gen.world_lo = (int)lo;
+			c->co.gen.world_hi = (int)hi;
+		} else if (strcmp(key, "--dtypes") == 0) {
+			if (parse_dtypes(val, &c->co.gen.dtypes))
+				return die_usage("--dtypes: unknown dtype in '%s' (see shardcheck list)", val);
+		} else if (strcmp(key, "--dtype") == 0) {
+			if (sc_dtype_parse(val, &c->dtype))
+				return die_usage("--dtype: unknown dtype '%s' (see shardcheck list)", val);
+		} else if (strcmp(key, "--max-elems") == 0) {
+			if (parse_u64(val, &u) || u == 0)
+				return die_usage("--max-elems needs a positive integer, got '%s'", val);
+			c->co.gen.max_elems = (int64_t)u;
+		} else if (strcmp(key, "--property") == 0) {
+			if (!sc_property_find(val))
+				return die_usage("unknown property '%s' (see shardcheck list)", val);
+			c->property = val;
+		} else if (strcmp(key, "--report") == 0) {
+			c->report_dir = val;
+		} else if (strcmp(key, "--json") == 0) {
+			c->json = val;
+		} else if (strcmp(key, "--chain") == 0) {
+			c->chain = val;
+		} else if (strcmp(key, "--sizes") == 0 && is_eval) {
+			c->sizes = val;
+		} else if (strcmp(key, "--params") == 0 && is_eval) {
+			c->params = val;
+		} else if (strcmp(key, "--dump") == 0 && is_eval) {
+			c->dump = val;
+		} else {
+			return die_usage("unknown option '%s'", key);
+		}
+	}
+	return 0;
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+	return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every .sc below dir, sorted; paths malloc'd into out. */
+static int collect_dir(const char *dir, char **out, int *n, int max)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	char *names[4096];
+	int k = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) && k < 4096) {
+		if (de->d_name[0] == '.')
+			continue;
+		size_t l = strlen(dir) + strlen(de->d_name) + 2;
+		char *p = malloc(l);
+		if (!p)
+			break;
+		snprintf(p, l, "%s%s%s", dir, ends_with(dir, "/") ? "" : "/", de->d_name);
+		names[k++] = p;
+	}
+	closedir(d);
+	qsort(names, (size_t)k, sizeof names[0], cmp_str);
+	for (int i = 0; i < k; i++) {
+		struct stat st;
+		if (stat(names[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+			collect_dir(names[i], out, n, max);
+			free(names[i]);
+		} else if (ends_with(names[i], ".sc") && *n < max) {
+			out[(*n)++] = names[i];
+		} else {
+			free(names[i]);
+		}
+	}
+	return 0;
+}
+
+static int load_targets(struct cli *c, struct sc_target *t, int *nt, FILE *log)
+{
+	struct sc_err e;
+	int n = 0;
+	if (c->chain) {
+		char buf[4096];
+		const char *paths[SC_MAX_CHAIN];
+		int np = 0;
+		snprintf(buf, sizeof buf, "%s", c->chain);
+		for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+			if (np >= SC_MAX_CHAIN)
+				return die_usage("--chain takes at most %s specs", "8");
+			paths[np++] = tok;
+		}
+		if (sc_target_chain(&t[n++], paths, np, &e) != SC_OK) {
+			fprintf(log, "%s\n", e.msg);
+			*nt = n;
+			return 2;
+		}
+	}
+	if (c->ntargets == 0 && !c->chain)
+		c->targets[c->ntargets++] = "builtin:all";
+	for (int i = 0; i < c->ntargets; i++) {
+		const char *a = c->targets[i];
+		if (strncmp(a, "builtin:", 8) == 0) {
+			enum sc_builtin b;
+			if (strcmp(a + 8, "all") == 0) {
+				for (int k = 0; k < SC_NBUILTINS && n < MAX_TARGETS; k++)
+					sc_target_builtin(&t[n++], (enum sc_builtin)k, &e);
+				continue;
+			}
+			if (sc_builtin_parse(a + 8, &b) != 0) {
+				*nt = n;
+				return die_usage("unknown builtin '%s' (see shardcheck list)", a);
+			}
+			sc_target_builtin(&t[n++], b, &e);
+			continue;
+		}
+		struct stat st;
+		if (stat(a, &st) != 0) {
+			fprintf(log, "shardcheck: %s: %s\n", a, strerror(errno));
+			*nt = n;
+			return 2;
+		}
+		char *files[MAX_TARGETS];
+		int nf = 0;
+		if (S_ISDIR(st.st_mode)) {
+			collect_dir(a, files, &nf, MAX_TARGETS);
+			if (nf == 0)
+				fprintf(log, "shardcheck: %s: no .sc specs found\n", a);
+		} else if (ends_with(a, ".case")) {
+			fprintf(log, "shardcheck: %s: .case files are not supported by this version; replay with shardcheck eval\n", a);
+			*nt = n;
+			return 2;
+		} else {
+			files[nf++] = strdup(a);
+		}
+		int bad = 0;
+		for (int k = 0; k < nf; k++) {
+			if (n >= MAX_TARGETS) {
+				free(files[k]);
+				continue;
+			}
+			if (!bad && sc_target_from_spec_file(&t[n], files[k], &e) != SC_OK) {
+				fprintf(log, "%s\n", e.msg);
+				bad = 1;
+			} else if (!bad) {
+				n++;
+			}
+			free(files[k]);
+		}
+		if (bad) {
+			*nt = n;
+			return 2;
+		}
+	}
+	*nt = n;
+	return 0;
+}
+
+static uint64_t random_seed(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	uint64_t s = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ ((uint64_t)getpid() << 40);
+	return sc_splitmix64(&s) % 1000000000000ULL;
+}
+
+static int cmd_check(int argc, char **argv, int full_argc, char **full_argv)
+{
+	static struct cli c;
+	memset(&c, 0, sizeof c);
+	c.backend = "sim";
+	int rc = parse_args(&c, argc, argv, 0);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	sc_gen_defaults(&c.co.gen);
+	if (!c.seed_given)
+		c.co.seed = random_seed();
+	const int json_stdout = c.json && strcmp(c.json, "-") == 0;
+	FILE *out = json_stdout ? stderr : stdout;
+
+	static struct sc_target targets[MAX_TARGETS];
+	int nt = 0;
+	rc = load_targets(&c, targets, &nt, stderr);
+	if (rc) {
+		fprintf(stderr, "shardcheck: nothing run\n");
+		for (int i = 0; i < nt; i++)
+			sc_target_free(&targets[i]);
+		return rc;
+	}
+	struct sc_err e;
+	struct sc_backend *be = NULL;
+	if (sc_backend_open(c.backend, &be, &e) != SC_OK) {
+		fprintf(stderr, "shardcheck: %s\n", e.msg);
+		for (int i = 0; i < nt; i++)
+			sc_target_free(&targets[i]);
+		return 2;
+	}
+	struct sc_ctx *ctx = sc_ctx_new(be, c.co.gen.dtypes);
+	const struct sc_property *const *props;
+	int np = sc_properties(&props);
+	struct sc_result *res = calloc((size_t)nt * (size_t)np + 1, sizeof *res);
+	if (!ctx || !res) {
+		fprintf(stderr, "shardcheck: out of memory\n");
+		return 2;
+	}
+	fprintf(out, "shardcheck %s: seed %llu, backend %s, %d target%s, world %d..%d, %ld cases per property\n",
+		SC_VERSION, (unsigned long long)c.co.seed, c.backend, nt, nt == 1 ? "" : "s",
+		c.co.gen.world_lo, c.co.gen.world_hi, c.co.cases ? c.co.cases : 1000L);
+	int nres = 0, errors = 0, unmet = 0, fails = 0, passes = 0, expected_fails = 0;
+	for (int i = 0; i < nt; i++) {
+		struct sc_target *t = &targets[i];
+		int target_failed = 0;
+		for (int k = 0; k < np; k++) {
+			const struct sc_property *p = props[k];
+			if (c.property && strcmp(c.property, p->name) != 0)
+				continue;
+			if (!p->applies(t))
+				continue;
+			struct sc_result *r = &res[nres];
+			sc_check_run(ctx, t, p, &c.co, r);
+			if (r->verdict == SC_V_SKIP) {
+				if (c.verbose)
+					fprintf(out, "skip  %-44s %-18s not applicable to these cases\n", r->target, p->name);
+				continue;
+			}
+			nres++;
+			if (r->verdict == SC_V_ERROR) {
+				errors++;
+				fprintf(out, "ERROR %-44s %-18s %s\n", r->target, p->name, r->error);
+				continue;
+			}
+			if (r->verdict == SC_V_FAIL) {
+				target_failed = 1;
+				fails++;
+				const int exp = t->expect == 1;
+				if (exp)
+					expected_fails++;
+				if (!c.quiet || !exp) {
+					fprintf(out, "FAIL  %-44s %-18s %s(case %ld, %.2fs)\n", r->target, p->name,
+						exp ? "as expected " : "", r->cases, r->seconds);
+					sc_report_failure_text(out, r, "      ");
+				}
+			} else {
+				passes++;
+				if (!c.quiet)
+					fprintf(out, "pass  %-44s %-18s %ld cases, %.2fs\n", r->target, p->name,
+						r->cases, r->seconds);
+			}
+			fflush(out);
+		}
+		if (t->expect >= 0 && (t->expect == 1) != target_failed) {
+			unmet++;
+			fprintf(out, "UNMET %-44s expected %s, but %s\n", t->name, t->expect ? "a failure" : "every property to hold",
+				target_failed ? "a property failed" : "every property held");
+		}
+	}
+	int code;
+	if (errors)
+		code = 2;
+	else if (unmet)
+		code = 1;
+	else {
+		int unexpected = 0;
+		for (int i = 0; i < nres; i++)
+			if (res[i].verdict == SC_V_FAIL && res[i].expected != 1)
+				unexpected = 1;
+		code = unexpected ? 1 : 0;
+	}
+	fprintf(out, "%d checks: %d pass, %d fail (%d expected), %d error; %d expectation%s unmet; seed %llu\n",
+		nres, passes, fails, expected_fails, errors, unmet, unmet == 1 ? "" : "s",
+		(unsigned long long)c.co.seed);
+	struct sc_report_meta meta = {SC_VERSION, c.co.seed, c.backend, full_argc, full_argv};
+	if (c.report_dir) {
+		if (sc_report_write(c.report_dir, &meta, res, nres, &e) != SC_OK) {
+			fprintf(stderr, "shardcheck: %s\n", e.msg);
+			code = 2;
+		} else {
+			fprintf(out, "report: %s/report.json\n", c.report_dir);
+		}
+	}
+	if (c.json) {
+		char *doc = sc_report_json(&meta, res, nres);
+		if (!doc) {
+			code = 2;
+		} else if (json_stdout) {
+			fputs(doc, stdout);
+		} else if (sc_write_atomic(c.json, doc, strlen(doc), &e) != SC_OK) {
+			fprintf(stderr, "shardcheck: %s\n", e.msg);
+			code = 2;
+		}
+		free(doc);
+	}
+	free(res);
+	sc_ctx_free(ctx);
+	sc_backend_close(be);
+	for (int i = 0; i < nt; i++)
+		sc_target_free(&targets[i]);
+	return code;
+}
+
+/* "s=4,b=2" into the case, by the spec's dim names. */
+static int parse_sizes(const struct sc_spec *s, const char *arg, struct sc_case *cs)
+{
+	char buf[1024];
+	snprintf(buf, sizeof buf, "%s", arg);
+	int seen[SC_MAX_DIMS] = {0};
+	for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+		char *eq = strchr(tok, '=');
+		uint64_t v;
+		if (!eq)
+			return die_usage("--sizes: expected NAME=VALUE, got '%s'", tok);
+		*eq = '\0';
+		int d = -1;
+		for (int k = 0; k < s->ndims; k++)
+			if (strcmp(s->dim[k], tok) == 0)
+				d = k;
+		if (d < 0)
+			return die_usage("--sizes: '%s' is not a dim of the spec", tok);
+		if (parse_u64(eq + 1, &v) || v < 1 || v > (1ULL << 40))
+			return die_usage("--sizes: bad size '%s'", eq + 1);
+		cs->sizes[d] = (int64_t)v;
+		seen[d] = 1;
+	}
+	for (int k = 0; k < s->ndims; k++)
+		if (!seen[k])
+			return die_usage("--sizes: missing a size for dim '%s'", s->dim[k]);
+	return 0;
+}
+
+static int parse_params(struct sc_target *t, const char *arg, struct sc_case *cs)
+{
+	char buf[256];
+	int have_dim = 0, have_concat = 0;
+	snprintf(buf, sizeof buf, "%s", arg ? arg : "");
+	for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+		char *eq = strchr(tok, '=');
+		if (!eq)
+			return die_usage("--params: expected KEY=VALUE, got '%s'", tok);
+		*eq++ = '\0';
+		if (strcmp(tok, "dim") == 0) {
+			cs->p0 = atoi(eq);
+			have_dim = 1;
+		} else if (strcmp(tok, "concat") == 0) {
+			cs->p1 = atoi(eq);
+			have_concat = 1;
+		} else if (strcmp(tok, "op") == 0) {
+			if (sc_redop_parse(eq, &cs->op))
+				return die_usage("--params: unknown op '%s'", eq);
+		} else if (strcmp(tok, "ndims") == 0) {
+			cs->ndims = atoi(eq);
+		} else {
+			return die_usage("--params: unknown key '%s' (dim, concat, op, ndims)", tok);
+		}
+	}
+	if (!have_dim || (t->bi == SC_BI_ALL_TO_ALL && !have_concat))
+		return die_usage("builtin targets need --params dim=I%s", t->bi == SC_BI_ALL_TO_ALL ? ",concat=J" : "");
+	return 0;
+}
+
+static int cmd_eval(int argc, char **argv)
+{
+	static struct cli c;
+	memset(&c, 0, sizeof c);
+	c.backend = "sim";
+	c.dtype = SC_I32;
+	int rc = parse_args(&c, argc, argv, 1);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if ((c.ntargets != 1 && !c.chain) || (c.chain && c.ntargets))
+		return die_usage("eval takes one target (a spec, builtin:NAME, or --chain A,B)%s", "");
+	if (!c.world)
+		return die_usage("eval needs --world P%s", "");
+	if (!c.sizes)
+		return die_usage("eval needs --sizes NAME=VALUE,...%s", "");
+	static struct sc_target t;
+	int nt = 0;
+	if ((rc = load_targets(&c, &t, &nt, stderr)) != 0)
+		return rc;
+	struct sc_case cs;
+	memset(&cs, 0, sizeof cs);
+	cs.world = c.world;
+	cs.dtype = c.dtype;
+	cs.seed = c.co.seed;
+	struct sc_err e;
+	if (t.kind == SC_TGT_BUILTIN) {
+		if ((rc = parse_params(&t, c.params, &cs)) != 0)
+			return rc;
+		/* ndims from the number of sizes given */
+		if (!cs.ndims) {
+			cs.ndims = 1;
+			for (const char *p = c.sizes; *p; p++)
+				cs.ndims += *p == ',';
+		}
+	}
+	const struct sc_spec *s[SC_MAX_CHAIN];
+	if (sc_target_specs(&t, &cs, s, &e) < 1) {
+		fprintf(stderr, "shardcheck: %s\n", e.msg);
+		return 2;
+	}
+	cs.ndims = s[0]->ndims;
+	if ((rc = parse_sizes(s[0], c.sizes, &cs)) != 0)
+		return rc;
+	struct sc_gen_opts go = {.world_lo = 1, .world_hi = SC_MAX_WORLD, .max_elems = INT64_MAX / 2};
+	sc_gen_defaults(&go);
+	char why[256];
+	if (!sc_case_valid(&t, &go, &cs, why, sizeof why)) {
+		fprintf(stderr, "shardcheck: this case is not valid for %s: %s\n", t.name, why);
+		return 2;
+	}
+	struct sc_backend *be;
+	if (sc_backend_open(c.backend, &be, &e) != SC_OK) {
+		fprintf(stderr, "shardcheck: %s\n", e.msg);
+		return 2;
+	}
+	struct sc_ctx *ctx = sc_ctx_new(be, c.co.gen.dtypes);
+	const struct sc_property *p = sc_property_find(c.property ? c.property : "semantics");
+	struct sc_result r;
+	memset(&r, 0, sizeof r);
+	r.tgt = &t;
+	r.property = p->name;
+	r.cx = cs;
+	snprintf(r.target, sizeof r.target, "%s", t.name);
+	r.verdict = sc_check_case(ctx, &t, p, &cs, &r.fail);
+	char desc[512];
+	sc_case_format(&t, &cs, desc, sizeof desc);
+	int code = 0;
+	switch (r.verdict) {
+	case SC_V_PASS: printf("pass  %s %s: %s\n", t.name, p->name, desc); break;
+	case SC_V_SKIP: printf("skip  %s %s: not applicable\n", t.name, p->name); break;
+	case SC_V_ERROR:
+		fprintf(stderr, "shardcheck: %s\n", ctx->err.msg);
+		code = 2;
+		break;
+	case SC_V_FAIL:
+		printf("FAIL  %s %s\n", t.name, p->name);
+		r.have_cx = 1;
+		sc_report_failure_text(stdout, &r, "      ");
+		code = 1;
+		break;
+	}
+	if (c.dump && code != 2) {
+		if (sc_mkdirs(c.dump, &e) != SC_OK) {
+			fprintf(stderr, "shardcheck: %s\n", e.msg);
+			code = 2;
+			goto out;
+		}
+		sc_ctx_begin(ctx, 0, 0);
+		struct sc_tensor in[SC_MAX_WORLD];
+		enum sc_status st = sc_target_run(&t, &cs, &ctx->x, in, &e);
+		struct sc_exec *x = &ctx->x;
+		char path[4096];
+		const struct sc_layout *ol = &s[sc_target_specs(&t, &cs, s, NULL) - 1]->out;
+		for (int rr = 0; rr < x->nlocal && code != 2; rr++) {
+			const int rank = x->first + rr;
+			snprintf(path, sizeof path, "%s/rank%d.input.npy", c.dump, rank);
+			if (sc_npy_write(path, &in[rr], cs.dtype, &e) != SC_OK)
+				code = 2;
+			if (st == SC_OK) {
+				snprintf(path, sizeof path, "%s/rank%d.output.npy", c.dump, rank);
+				if (sc_npy_write(path, &x->t[rr], cs.dtype, &e) != SC_OK)
+					code = 2;
+			}
+			/* expected: this rank's share of X (the whole X for partial outputs) */
+			struct sc_layout l = *ol;
+			if (l.kind == SC_PARTIAL)
+				l.kind = SC_REPLICATE;
+			struct sc_map m;
+			sc_layout_map(&l, cs.sizes, cs.ndims, cs.world, rank, &m);
+			struct sc_tensor et;
+			if (sc_tensor_empty(&ctx->arena, m.lshape, m.lndim, (unsigned)sc_dtype_size(cs.dtype), &et, &e) != SC_OK) {
+				code = 2;
+				break;
+			}
+			struct sc_iter it;
+			sc_iter_init(&it, m.shape, m.stride, m.ndim, m.offset);
+			const unsigned es = et.buf->esize;
+			for (int64_t k = 0; k < sc_tensor_numel(&et); k++) {
+				sc_store_bits(et.buf->data + (size_t)k * es, es, sc_expected_bits(&t, &cs, (uint64_t)it.off));
+				sc_iter_next(&it);
+			}
+			snprintf(path, sizeof path, "%s/rank%d.expected.npy", c.dump, rank);
+			if (sc_npy_write(path, &et, cs.dtype, &e) != SC_OK)
+				code = 2;
+		}
+		if (code == 2)
+			fprintf(stderr, "shardcheck: %s\n", e.msg);
+		else
+			printf("wrote %s/rank*.{input%s,expected}.npy for %d ranks\n", c.dump,
+			       st == SC_OK ? ",output" : "", x->nlocal);
+	}
+out:
+	sc_ctx_free(ctx);
+	sc_backend_close(be);
+	sc_target_free(&t);
+	return code;
+}
+
+static int cmd_list(void)
+{
+	printf("builtins:\n");
+	for (int b = 0; b < SC_NBUILTINS; b++)
+		printf("  builtin:%s\n", sc_builtin_name((enum sc_builtin)b));
+	printf("  builtin:all\n\nproperties:\n");
+	const struct sc_property *const *props;
+	int np = sc_properties(&props);
+	for (int i = 0; i < np; i++)
+		printf("  %-20s %s\n", props[i]->name, props[i]->doc);
+	printf("\ndtypes:\n ");
+	for (int d = 0; d < SC_NDTYPES; d++)
+		printf(" %s", sc_dtype_name((enum sc_dtype)d));
+	printf("\n\nbackends:\n");
+	const struct sc_backend_info *bl;
+	int nb = sc_backend_list(&bl);
+	for (int i = 0; i < nb; i++)
+		printf("  %-6s %-12s %s\n", bl[i].name, bl[i].available ? "available" : "unavailable",
+		       bl[i].note);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs(usage_main, stderr);
+		return 2;
+	}
+	const char *cmd = argv[1];
+	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+		printf("shardcheck %s\n", SC_VERSION);
+		return 0;
+	}
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+		fputs(usage_main, stdout);
+		return 0;
+	}
+	if (strcmp(cmd, "help") == 0) {
+		const char *w = argc > 2 ? argv[2] : "";
+		fputs(strcmp(w, "check") == 0 ? usage_check : strcmp(w, "eval") == 0 ? usage_eval : usage_main,
+		      stdout);
+		return 0;
+	}
+	if (strcmp(cmd, "check") == 0)
+		return cmd_check(argc - 2, argv + 2, argc, argv);
+	if (strcmp(cmd, "eval") == 0)
+		return cmd_eval(argc - 2, argv + 2);
+	if (strcmp(cmd, "list") == 0)
+		return cmd_list();
+	fprintf(stderr, "shardcheck: unknown command '%s'\n\n%s", cmd, usage_main);
+	return 2;
+}

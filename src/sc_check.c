@@ -1,0 +1,162 @@
+/* sc_check: the property loop: generate, check, shrink.
+ *
+ * Case i of (target, property) is decoded from a PRNG seeded by the run
+ * seed, the target's name, the property's name and i, so a run seed
+ * replays exactly and adding a target does not change another's cases. */
+#include "sc_check.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+double sc_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+enum sc_verdict sc_check_case(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p,
+			      const struct sc_case *c, struct sc_failure *f)
+{
+	memset(f, 0, sizeof *f);
+	return p->check(ctx, t, c, f);
+}
+
+struct pred {
+	struct sc_ctx *ctx;
+	struct sc_target *t;
+	const struct sc_property *p;
+};
+
+static int still_fails(void *vp, const struct sc_case *c)
+{
+	struct pred *pr = vp;
+	struct sc_failure f;
+	return sc_check_case(pr->ctx, pr->t, pr->p, c, &f) == SC_V_FAIL;
+}
+
+enum sc_status sc_check_run(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p,
+			    const struct sc_check_opts *o, struct sc_result *res)
+{
+	memset(res, 0, sizeof *res);
+	snprintf(res->target, sizeof res->target, "%s", t->name);
+	res->property = p->name;
+	res->tgt = t;
+	res->expected = t->expect;
+	const double t0 = sc_now();
+	if (!p->applies(t)) {
+		res->verdict = SC_V_SKIP;
+		return SC_OK;
+	}
+	const long ncases = o->cases > 0 ? o->cases : 1000;
+	uint64_t base = o->seed ^ fnv1a(t->name) ^ (fnv1a(p->name) << 1);
+	res->verdict = SC_V_PASS;
+	long skipped = 0;
+	for (long i = 0; i < ncases; i++) {
+		if (o->seconds > 0 && (i & 63) == 0 && sc_now() - t0 > o->seconds)
+			break;
+		struct sc_choices ch;
+		uint64_t st = base + (uint64_t)i;
+		sc_choices_prng(&ch, sc_splitmix64(&st));
+		struct sc_case c;
+		struct sc_err e;
+		enum sc_status gs = sc_gen_case(t, &o->gen, &ch, &c, &e);
+		if (gs == SC_E_NOCASE) {
+			res->rejected++;
+			if (res->rejected > 1000 && res->rejected > 10 * (res->cases + 1)) {
+				res->verdict = SC_V_ERROR;
+				snprintf(res->error, sizeof res->error,
+					 "cannot generate cases: %.400s (check the require lines and --world)", e.msg);
+				break;
+			}
+			continue;
+		}
+		if (gs != SC_OK) {
+			res->verdict = SC_V_ERROR;
+			snprintf(res->error, sizeof res->error, "%s", e.msg);
+			break;
+		}
+		res->cases++;
+		struct sc_failure f;
+		enum sc_verdict v = sc_check_case(ctx, t, p, &c, &f);
+		if (v == SC_V_SKIP) {
+			skipped++;
+			continue;
+		}
+		if (v == SC_V_ERROR) {
+			res->verdict = SC_V_ERROR;
+			snprintf(res->error, sizeof res->error, "%s", ctx->err.msg);
+			break;
+		}
+		if (v == SC_V_FAIL) {
+			res->verdict = SC_V_FAIL;
+			res->have_cx = 1;
+			res->cx = c;
+			if (!o->no_shrink) {
+				struct pred pr = {ctx, t, p};
+				double s0 = sc_now();
+				sc_shrink(t, &o->gen, &res->cx, still_fails, &pr, &res->shrink);
+				res->shrink_seconds = sc_now() - s0;
+			}
+			sc_check_case(ctx, t, p, &res->cx, &res->fail);
+			break;
+		}
+	}
+	if (res->verdict == SC_V_PASS && res->cases > 0 && skipped == res->cases)
+		res->verdict = SC_V_SKIP;
+	if (res->verdict == SC_V_PASS && res->cases == 0 && res->rejected > 0) {
+		res->verdict = SC_V_ERROR;
+		snprintf(res->error, sizeof res->error,
+			 "no valid case could be generated (check the require lines, sizes and --world)");
+	}
+	res->seconds = sc_now() - t0;
+	return SC_OK;
+}
+
+static const char *dim_name(struct sc_target *t, const struct sc_case *c, int d, char *tmp)
+{
+	const struct sc_spec *s[SC_MAX_CHAIN];
+	if (sc_target_specs(t, c, s, NULL) >= 1)
+		return s[0]->dim[d];
+	snprintf(tmp, 16, "d%d", d);
+	return tmp;
+}
+
+void sc_case_sizes_arg(struct sc_target *t, const struct sc_case *c, char *buf, size_t n)
+{
+	size_t k = 0;
+	char tmp[16];
+	buf[0] = '\0';
+	for (int d = 0; d < c->ndims && k < n; d++)
+		k += (size_t)snprintf(buf + k, n - k, "%s%s=%lld", d ? "," : "", dim_name(t, c, d, tmp),
+				      (long long)c->sizes[d]);
+}
+
+void sc_case_format(struct sc_target *t, const struct sc_case *c, char *buf, size_t n)
+{
+	size_t k = (size_t)snprintf(buf, n, "world=%d", c->world);
+	char tmp[16];
+	if (t->kind == SC_TGT_BUILTIN && k < n) {
+		if (t->bi == SC_BI_ALL_TO_ALL)
+			k += (size_t)snprintf(buf + k, n - k, " split=%d concat=%d", c->p0, c->p1);
+		else
+			k += (size_t)snprintf(buf + k, n - k, " dim=%d", c->p0);
+		if ((t->bi == SC_BI_REDUCE_SCATTER || t->bi == SC_BI_ALL_REDUCE) && k < n)
+			k += (size_t)snprintf(buf + k, n - k, " op=%s", sc_redop_name(c->op));
+	}
+	for (int d = 0; d < c->ndims && k < n; d++)
+		k += (size_t)snprintf(buf + k, n - k, " %s=%lld", dim_name(t, c, d, tmp),
+				      (long long)c->sizes[d]);
+	if (k < n)
+		snprintf(buf + k, n - k, " dtype=%s seed=%llu", sc_dtype_name(c->dtype),
+			 (unsigned long long)c->seed);
+}

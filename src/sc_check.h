@@ -1,0 +1,50 @@
+/* sc_check: runs properties over generated cases, shrinks failures, and
+ * collects results; the CLI and the tests drive it. */
+#ifndef SC_CHECK_H
+#define SC_CHECK_H
+
+#include "sc_property.h"
+#include "sc_shrink.h"
+
+struct sc_check_opts {
+	struct sc_gen_opts gen;
+	long cases;      /* per target and property; 0: 1000 */
+	double seconds;  /* per target and property; 0: no limit */
+	uint64_t seed;
+	int no_shrink;
+};
+
+struct sc_result {
+	struct sc_target *tgt; /* borrowed: names the dims of cx */
+	char target[512];
+	const char *property;
+	enum sc_verdict verdict;
+	int expected; /* -1 none, 0 pass, 1 fail */
+	long cases;
+	long rejected;
+	double seconds;
+	int have_cx;
+	struct sc_case cx;
+	struct sc_failure fail;
+	struct sc_shrink_stats shrink;
+	double shrink_seconds;
+	char error[SC_ERR_MAX];
+};
+
+/* Runs property p on target t; fills res. Returns SC_OK unless the run
+ * itself broke (then res->verdict is SC_V_ERROR and res->error says why). */
+enum sc_status sc_check_run(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p,
+			    const struct sc_check_opts *o, struct sc_result *res);
+
+/* Checks one explicit case (no generation); verdict returned, f filled. */
+enum sc_verdict sc_check_case(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p,
+			      const struct sc_case *c, struct sc_failure *f);
+
+/* "world=2 s=2 b=2 dtype=i32 seed=0" (sizes by name) */
+void sc_case_format(struct sc_target *t, const struct sc_case *c, char *buf, size_t n);
+/* "s=2,b=2" for --sizes */
+void sc_case_sizes_arg(struct sc_target *t, const struct sc_case *c, char *buf, size_t n);
+
+double sc_now(void);
+
+#endif

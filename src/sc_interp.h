@@ -1,0 +1,38 @@
+/* sc_interp: runs a spec's steps on every local rank, as PyTorch would.
+ *
+ * The state is one strided tensor per rank held by this process. View
+ * steps only change the view; copies go to fresh arena buffers (poisoned
+ * when purity is checked); collectives go through the backend. A step that
+ * PyTorch would reject for the current shape returns SC_E_RUNTIME with
+ * "line N `step`: message" and leaves the state unspecified. */
+#ifndef SC_INTERP_H
+#define SC_INTERP_H
+
+#include <stdint.h>
+
+#include "sc_backend.h"
+#include "sc_spec.h"
+#include "sc_tensor.h"
+
+#define SC_MAX_WORLD 256
+#define SC_PROV_POISON UINT64_MAX
+#define SC_PROV_MIXED (UINT64_MAX - 1)
+
+struct sc_exec {
+	struct sc_arena *arena;
+	struct sc_backend *be;
+	int world;
+	int first, nlocal;    /* ranks held here: first .. first+nlocal-1 */
+	enum sc_dtype dtype;  /* element type of a data run */
+	int prov;             /* provenance run: u64 global indices */
+	struct sc_tensor t[SC_MAX_WORLD];
+};
+
+/* Runs every step of s on x->t. */
+enum sc_status sc_exec_spec(struct sc_exec *x, const struct sc_spec *s, const int64_t *sizes,
+			    struct sc_err *e);
+/* Runs one step. */
+enum sc_status sc_exec_step(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
+			    const int64_t *sizes, struct sc_err *e);
+
+#endif

@@ -1,0 +1,261 @@
+/* sc_report: JSON and text renderings of results. */
+#include "sc_report.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sc_npy.h"
+
+struct sb {
+	char *s;
+	size_t len, cap;
+	int oom;
+};
+
+static void sb_put(struct sb *b, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+
+static void sb_put(struct sb *b, const char *fmt, ...)
+{
+	if (b->oom)
+		return;
+	for (;;) {
+		va_list ap;
+		va_start(ap, fmt);
+		int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->oom = 1;
+			return;
+		}
+		if (b->s && b->len + (size_t)n < b->cap) {
+			b->len += (size_t)n;
+			return;
+		}
+		size_t nc = b->cap ? b->cap * 2 : 4096;
+		while (nc < b->len + (size_t)n + 1)
+			nc *= 2;
+		char *ns = realloc(b->s, nc);
+		if (!ns) {
+			b->oom = 1;
+			return;
+		}
+		b->s = ns;
+		b->cap = nc;
+	}
+}
+
+static void sb_str(struct sb *b, const char *s)
+{
+	sb_put(b, "\"");
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			sb_put(b, "\\%c", c);
+		else if (c == '\n')
+			sb_put(b, "\\n");
+		else if (c < 0x20)
+			sb_put(b, "\\u%04x", c);
+		else
+			sb_put(b, "%c", c);
+	}
+	sb_put(b, "\"");
+}
+
+static const char *verdict_name(enum sc_verdict v)
+{
+	switch (v) {
+	case SC_V_PASS: return "pass";
+	case SC_V_FAIL: return "fail";
+	case SC_V_SKIP: return "skip";
+	case SC_V_ERROR: return "error";
+	}
+	return "error";
+}
+
+static void coords(struct sb *b, const struct sc_case *c, uint64_t g)
+{
+	if (g >= SC_PROV_MIXED) {
+		sb_put(b, "null");
+		return;
+	}
+	int64_t idx[SC_MAX_DIMS];
+	for (int d = c->ndims - 1; d >= 0; d--) {
+		idx[d] = (int64_t)(g % (uint64_t)c->sizes[d]);
+		g /= (uint64_t)c->sizes[d];
+	}
+	sb_put(b, "[");
+	for (int d = 0; d < c->ndims; d++)
+		sb_put(b, "%s%lld", d ? ", " : "", (long long)idx[d]);
+	sb_put(b, "]");
+}
+
+void sc_report_replay_cmd(const struct sc_result *r, char *buf, size_t n)
+{
+	char sizes[256], params[96] = "";
+	const struct sc_case *c = &r->cx;
+	sc_case_sizes_arg(r->tgt, c, sizes, sizeof sizes);
+	if (r->tgt->kind == SC_TGT_BUILTIN) {
+		int k = snprintf(params, sizeof params, " --params dim=%d", c->p0);
+		if (r->tgt->bi == SC_BI_ALL_TO_ALL)
+			k += snprintf(params + k, sizeof params - (size_t)k, ",concat=%d", c->p1);
+		if (r->tgt->bi == SC_BI_REDUCE_SCATTER || r->tgt->bi == SC_BI_ALL_REDUCE)
+			snprintf(params + k, sizeof params - (size_t)k, ",op=%s", sc_redop_name(c->op));
+	}
+	const char *tname = r->tgt->name;
+	char chain[600];
+	if (r->tgt->kind == SC_TGT_CHAIN) {
+		snprintf(chain, sizeof chain, "--chain %s", r->tgt->name);
+		tname = chain;
+	}
+	snprintf(buf, n, "shardcheck eval %s%s --world %d --sizes %s --dtype %s --seed %llu%s%s",
+		 tname, params, c->world, sizes, sc_dtype_name(c->dtype), (unsigned long long)c->seed,
+		 strcmp(r->property, "semantics") ? " --property " : "",
+		 strcmp(r->property, "semantics") ? r->property : "");
+}
+
+char *sc_report_json(const struct sc_report_meta *m, const struct sc_result *res, int n)
+{
+	struct sb b = {0};
+	sb_put(&b, "{\"tool\": \"shardcheck\", \"version\": ");
+	sb_str(&b, m->version);
+	sb_put(&b, ", \"seed\": \"%llu\", \"backend\": ", (unsigned long long)m->seed);
+	sb_str(&b, m->backend);
+	sb_put(&b, ",\n \"argv\": [");
+	for (int i = 0; i < m->argc; i++) {
+		if (i)
+			sb_put(&b, ", ");
+		sb_str(&b, m->argv[i]);
+	}
+	sb_put(&b, "],\n \"results\": [");
+	for (int i = 0; i < n; i++) {
+		const struct sc_result *r = &res[i];
+		sb_put(&b, "%s\n  {\"target\": ", i ? "," : "");
+		sb_str(&b, r->target);
+		sb_put(&b, ", \"property\": ");
+		sb_str(&b, r->property);
+		sb_put(&b, ", \"verdict\": \"%s\", \"expected\": %s, \"cases\": %ld, \"seconds\": %.4f",
+		       verdict_name(r->verdict),
+		       r->expected < 0 ? "null" : (r->expected ? "\"fail\"" : "\"pass\""), r->cases,
+		       r->seconds);
+		if (r->verdict == SC_V_ERROR) {
+			sb_put(&b, ", \"error\": ");
+			sb_str(&b, r->error);
+		}
+		sb_put(&b, ", \"counterexample\": ");
+		if (!r->have_cx) {
+			sb_put(&b, "null}");
+			continue;
+		}
+		const struct sc_case *c = &r->cx;
+		const struct sc_spec *s[SC_MAX_CHAIN];
+		int ns = sc_target_specs(r->tgt, c, s, NULL);
+		sb_put(&b, "{\"world\": %d, \"sizes\": {", c->world);
+		for (int d = 0; d < c->ndims; d++) {
+			sb_put(&b, "%s", d ? ", " : "");
+			sb_str(&b, ns > 0 ? s[0]->dim[d] : "?");
+			sb_put(&b, ": %lld", (long long)c->sizes[d]);
+		}
+		sb_put(&b, "}, \"dtype\": \"%s\", \"seed\": %llu", sc_dtype_name(c->dtype),
+		       (unsigned long long)c->seed);
+		if (r->tgt->kind == SC_TGT_BUILTIN) {
+			sb_put(&b, ", \"params\": {\"dim\": %d", c->p0);
+			if (r->tgt->bi == SC_BI_ALL_TO_ALL)
+				sb_put(&b, ", \"concat\": %d", c->p1);
+			if (r->tgt->bi == SC_BI_REDUCE_SCATTER || r->tgt->bi == SC_BI_ALL_REDUCE)
+				sb_put(&b, ", \"op\": \"%s\"", sc_redop_name(c->op));
+			sb_put(&b, "}");
+		}
+		sb_put(&b, ", \"shrink_steps\": %d, \"shrink_seconds\": %.4f, \"wrong\": %lld, \"error\": ",
+		       r->shrink.steps, r->shrink_seconds, (long long)r->fail.wrong);
+		if (r->fail.runtime_error || r->fail.msg[0])
+			sb_str(&b, r->fail.msg);
+		else
+			sb_put(&b, "null");
+		char replay[1024];
+		sc_report_replay_cmd(r, replay, sizeof replay);
+		sb_put(&b, ", \"case_file\": null, \"replay\": ");
+		sb_str(&b, replay);
+		sb_put(&b, ", \"first_wrong\": [");
+		for (int k = 0; k < r->fail.nfirst; k++) {
+			const struct sc_wrong *w = &r->fail.first[k];
+			sb_put(&b, "%s{\"rank\": %d, \"index\": [", k ? ", " : "", w->rank);
+			for (int d = 0; d < w->ndim; d++)
+				sb_put(&b, "%s%lld", d ? ", " : "", (long long)w->index[d]);
+			sb_put(&b, "], \"expected_from\": ");
+			coords(&b, c, w->expected_from);
+			sb_put(&b, ", \"actual_from\": ");
+			if (w->have_prov)
+				coords(&b, c, w->actual_from);
+			else
+				sb_put(&b, "null");
+			sb_put(&b, ", \"expected_bits\": \"0x%llx\", \"actual_bits\": \"0x%llx\"}",
+			       (unsigned long long)w->expected_bits, (unsigned long long)w->actual_bits);
+		}
+		sb_put(&b, "]}}");
+	}
+	sb_put(&b, "\n]}\n");
+	if (b.oom) {
+		free(b.s);
+		return NULL;
+	}
+	return b.s;
+}
+
+enum sc_status sc_report_write(const char *dir, const struct sc_report_meta *m,
+			       const struct sc_result *res, int n, struct sc_err *e)
+{
+	SC_CHECK(sc_mkdirs(dir, e));
+	char *doc = sc_report_json(m, res, n);
+	if (!doc)
+		return SC_ERR(e, SC_E_NOMEM, "out of memory");
+	char path[4096];
+	snprintf(path, sizeof path, "%s/report.json", dir);
+	enum sc_status st = sc_write_atomic(path, doc, strlen(doc), e);
+	free(doc);
+	return st;
+}
+
+void sc_report_failure_text(FILE *out, const struct sc_result *r, const char *ind)
+{
+	char cs[512];
+	sc_case_format(r->tgt, &r->cx, cs, sizeof cs);
+	fprintf(out, "%sminimal case: %s", ind, cs);
+	if (r->shrink.steps || r->shrink.tries)
+		fprintf(out, "  (%d shrink steps, %ld cases tried, %.3fs)", r->shrink.steps,
+			r->shrink.tries, r->shrink_seconds);
+	fprintf(out, "\n");
+	if (r->fail.msg[0])
+		fprintf(out, "%s%s\n", ind, r->fail.msg);
+	if (r->fail.wrong && !r->fail.runtime_error)
+		fprintf(out, "%s%lld wrong element%s%s\n", ind, (long long)r->fail.wrong,
+			r->fail.wrong == 1 ? "" : "s", r->fail.nfirst ? "; first:" : "");
+	for (int k = 0; k < r->fail.nfirst; k++) {
+		const struct sc_wrong *w = &r->fail.first[k];
+		char idx[160], ef[160], af[160], eb[96], ab[96];
+		sc_shape_format(w->index, w->ndim, idx, sizeof idx);
+		sc_format_from(&r->cx, w->expected_from, ef, sizeof ef);
+		sc_dtype_format(r->cx.dtype, w->expected_bits, eb, sizeof eb);
+		if (w->have_prov) {
+			sc_format_from(&r->cx, w->actual_from, af, sizeof af);
+			if (w->actual_from < SC_PROV_MIXED) {
+				sc_dtype_format(r->cx.dtype, w->actual_bits, ab, sizeof ab);
+				fprintf(out, "%s  rank %d %s holds %s = %s, expected %s = %s\n", ind, w->rank, idx,
+					af, ab, ef, eb);
+			} else {
+				fprintf(out, "%s  rank %d %s holds %s, expected %s = %s\n", ind, w->rank, idx, af,
+					ef, eb);
+			}
+		} else {
+			sc_dtype_format(r->cx.dtype, w->actual_bits, ab, sizeof ab);
+			fprintf(out, "%s  rank %d %s holds %s, expected %s = %s\n", ind, w->rank, idx, ab, ef, eb);
+		}
+	}
+	char replay[1024];
+	sc_report_replay_cmd(r, replay, sizeof replay);
+	fprintf(out, "%sreplay: %s\n", ind, replay);
+}

@@ -1,0 +1,28 @@
+/* sc_report: the machine-readable report (report.json, --json) and the
+ * human-readable failure text, from a list of results. */
+#ifndef SC_REPORT_H
+#define SC_REPORT_H
+
+#include <stdio.h>
+
+#include "sc_check.h"
+
+struct sc_report_meta {
+	const char *version;
+	uint64_t seed;
+	const char *backend;
+	int argc;
+	char **argv;
+};
+
+/* Returns a malloc'd JSON document (caller frees), or NULL. */
+char *sc_report_json(const struct sc_report_meta *m, const struct sc_result *res, int n);
+/* Writes DIR/report.json atomically. */
+enum sc_status sc_report_write(const char *dir, const struct sc_report_meta *m,
+			       const struct sc_result *res, int n, struct sc_err *e);
+/* The failure block printed under a FAIL line. */
+void sc_report_failure_text(FILE *out, const struct sc_result *r, const char *indent);
+/* One-line command that replays the shrunk case. */
+void sc_report_replay_cmd(const struct sc_result *r, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,319 @@
+/* sc_tensor: arena, strided views and the ATen view/contiguity rules. */
+#include "sc_tensor.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct sc_arena_block {
+	struct sc_arena_block *next;
+	size_t cap, used;
+	unsigned char mem[];
+};
+
+void sc_arena_init(struct sc_arena *a)
+{
+	memset(a, 0, sizeof *a);
+}
+
+void sc_arena_reset(struct sc_arena *a)
+{
+	/* Keep the largest block only, so steady-state cases never malloc. */
+	struct sc_arena_block *b = a->head, *keep = NULL;
+	while (b) {
+		struct sc_arena_block *n = b->next;
+		if (!keep || b->cap > keep->cap) {
+			if (keep)
+				free(keep);
+			keep = b;
+		} else {
+			free(b);
+		}
+		b = n;
+	}
+	if (keep) {
+		keep->next = NULL;
+		keep->used = 0;
+	}
+	a->head = keep;
+	a->nbufs = 0;
+}
+
+void sc_arena_free(struct sc_arena *a)
+{
+	if (!a)
+		return;
+	struct sc_arena_block *b = a->head;
+	while (b) {
+		struct sc_arena_block *n = b->next;
+		free(b);
+		b = n;
+	}
+	free(a->bufs);
+	memset(a, 0, sizeof *a);
+}
+
+static void *arena_alloc(struct sc_arena *a, size_t n)
+{
+	n = (n + 15) & ~(size_t)15;
+	if (!a->head || a->head->cap - a->head->used < n) {
+		size_t cap = 1u << 20;
+		if (a->head && a->head->cap * 2 > cap)
+			cap = a->head->cap * 2;
+		while (cap < n)
+			cap *= 2;
+		struct sc_arena_block *b = malloc(sizeof *b + cap);
+		if (!b)
+			return NULL;
+		b->cap = cap;
+		b->used = 0;
+		b->next = a->head;
+		a->head = b;
+	}
+	void *p = a->head->mem + a->head->used;
+	a->head->used += n;
+	return p;
+}
+
+struct sc_buf *sc_arena_buf(struct sc_arena *a, int64_t nelem, unsigned esize)
+{
+	if (nelem < 0)
+		return NULL;
+	size_t bytes = (size_t)nelem * esize;
+	struct sc_buf *b = arena_alloc(a, sizeof *b + bytes + 2 * SC_GUARD_BYTES);
+	if (!b)
+		return NULL;
+	unsigned char *raw = (unsigned char *)(b + 1);
+	memset(raw, SC_GUARD_BYTE, SC_GUARD_BYTES);
+	memset(raw + SC_GUARD_BYTES + bytes, SC_GUARD_BYTE, SC_GUARD_BYTES);
+	b->data = raw + SC_GUARD_BYTES;
+	b->nelem = nelem;
+	b->esize = esize;
+	if (a->poison)
+		memset(b->data, 0xFF, bytes);
+	if (a->nbufs == a->capbufs) {
+		int nc = a->capbufs ? a->capbufs * 2 : 64;
+		struct sc_buf **nb = realloc(a->bufs, (size_t)nc * sizeof *nb);
+		if (!nb)
+			return NULL;
+		a->bufs = nb;
+		a->capbufs = nc;
+	}
+	a->bufs[a->nbufs++] = b;
+	return b;
+}
+
+int sc_arena_guards_broken(const struct sc_arena *a)
+{
+	int broken = 0;
+	for (int i = 0; i < a->nbufs; i++) {
+		const struct sc_buf *b = a->bufs[i];
+		const unsigned char *lo = b->data - SC_GUARD_BYTES;
+		const unsigned char *hi = b->data + (size_t)b->nelem * b->esize;
+		for (int k = 0; k < SC_GUARD_BYTES; k++)
+			if (lo[k] != SC_GUARD_BYTE || hi[k] != SC_GUARD_BYTE) {
+				broken++;
+				break;
+			}
+	}
+	return broken;
+}
+
+int64_t sc_shape_numel(const int64_t *shape, int ndim)
+{
+	int64_t n = 1;
+	for (int i = 0; i < ndim; i++)
+		n *= shape[i];
+	return n;
+}
+
+int64_t sc_tensor_numel(const struct sc_tensor *t)
+{
+	return sc_shape_numel(t->shape, t->ndim);
+}
+
+void sc_contig_strides(const int64_t *shape, int ndim, int64_t *stride)
+{
+	int64_t s = 1;
+	for (int d = ndim - 1; d >= 0; d--) {
+		stride[d] = s;
+		s *= shape[d] > 1 ? shape[d] : 1; /* as ATen: max(size, 1) */
+	}
+}
+
+int sc_tensor_is_contig(const struct sc_tensor *t)
+{
+	if (sc_tensor_numel(t) == 0)
+		return 1;
+	int64_t z = 1;
+	for (int d = t->ndim - 1; d >= 0; d--) {
+		if (t->shape[d] != 1) {
+			if (t->stride[d] != z)
+				return 0;
+			z *= t->shape[d];
+		}
+	}
+	return 1;
+}
+
+/* ATen's computeStride (aten/src/ATen/TensorUtils.cpp). */
+int sc_view_strides(const struct sc_tensor *t, const int64_t *nshape, int nndim,
+		    int64_t *nstride)
+{
+	const int64_t *oshape = t->shape, *ostride = t->stride;
+	const int ondim = t->ndim;
+	if (ondim == 0) {
+		for (int i = 0; i < nndim; i++)
+			nstride[i] = 1;
+		return 1;
+	}
+	int64_t numel = sc_tensor_numel(t);
+	if (numel == 0) {
+		int same = ondim == nndim;
+		for (int i = 0; same && i < ondim; i++)
+			same = oshape[i] == nshape[i];
+		if (same) {
+			memcpy(nstride, ostride, sizeof(int64_t) * (size_t)nndim);
+			return 1;
+		}
+		sc_contig_strides(nshape, nndim, nstride);
+		return 1;
+	}
+	int view_d = nndim - 1;
+	int64_t chunk_base_stride = ostride[ondim - 1];
+	int64_t tensor_numel = 1, view_numel = 1;
+	for (int tensor_d = ondim - 1; tensor_d >= 0; tensor_d--) {
+		tensor_numel *= oshape[tensor_d];
+		if (tensor_d == 0 ||
+		    (oshape[tensor_d - 1] != 1 &&
+		     ostride[tensor_d - 1] != tensor_numel * chunk_base_stride)) {
+			while (view_d >= 0 &&
+			       (view_numel < tensor_numel || nshape[view_d] == 1)) {
+				nstride[view_d] = view_numel * chunk_base_stride;
+				view_numel *= nshape[view_d];
+				view_d--;
+			}
+			if (view_numel != tensor_numel)
+				return 0;
+			if (tensor_d > 0) {
+				chunk_base_stride = ostride[tensor_d - 1];
+				tensor_numel = 1;
+				view_numel = 1;
+			}
+		}
+	}
+	return view_d == -1;
+}
+
+/* c10 is_channels_last_strides_2d_s4 / 3d_s5: order {1,3,2,0} / {1,4,3,2,0}. */
+static int cl_strides(const struct sc_tensor *t, const int *order, int n)
+{
+	int64_t min = 0;
+	if (t->stride[1] == 0)
+		return 0;
+	for (int i = 0; i < n; i++) {
+		int d = order[i];
+		if (t->shape[d] == 0)
+			return 0;
+		if (t->stride[d] < min)
+			return 0;
+		if (d == 0 && min == t->stride[1])
+			return 0;
+		min = t->stride[d];
+		if (t->shape[d] > 1)
+			min *= t->shape[d];
+	}
+	return 1;
+}
+
+int sc_tensor_suggest_format(const struct sc_tensor *t)
+{
+	static const int o4[] = {1, 3, 2, 0}, o5[] = {1, 4, 3, 2, 0};
+	if (t->ndim == 4 && cl_strides(t, o4, 4))
+		return 1;
+	if (t->ndim == 5 && cl_strides(t, o5, 5))
+		return 2;
+	return 0;
+}
+
+enum sc_status sc_tensor_empty(struct sc_arena *a, const int64_t *shape, int ndim,
+			       unsigned esize, struct sc_tensor *out, struct sc_err *e)
+{
+	struct sc_buf *b = sc_arena_buf(a, sc_shape_numel(shape, ndim), esize);
+	if (!b)
+		return SC_ERR(e, SC_E_NOMEM, "out of memory allocating a tensor");
+	out->buf = b;
+	out->offset = 0;
+	out->ndim = ndim;
+	memcpy(out->shape, shape, sizeof(int64_t) * (size_t)ndim);
+	sc_contig_strides(shape, ndim, out->stride);
+	return SC_OK;
+}
+
+unsigned char *sc_tensor_at(const struct sc_tensor *t, const int64_t *idx)
+{
+	int64_t off = t->offset;
+	for (int d = 0; d < t->ndim; d++)
+		off += idx[d] * t->stride[d];
+	return t->buf->data + (size_t)off * t->buf->esize;
+}
+
+void sc_iter_init(struct sc_iter *it, const int64_t *shape, const int64_t *stride,
+		  int ndim, int64_t offset)
+{
+	it->ndim = ndim;
+	it->off = offset;
+	for (int d = 0; d < ndim; d++) {
+		it->idx[d] = 0;
+		it->shape[d] = shape[d];
+		it->stride[d] = stride[d];
+	}
+}
+
+#define COPY_LOOP(T)                                                           \
+	do {                                                                   \
+		T *dp = (T *)(void *)dst->buf->data;                           \
+		const T *sp = (const T *)(const void *)src->buf->data;        \
+		for (int64_t r = 0; r < rows; r++) {                           \
+			const T *s_ = sp + si.off;                             \
+			T *d_ = dp + di.off;                                   \
+			for (int64_t k = 0; k < inner; k++)                    \
+				d_[k * dstr] = s_[k * sstr];                   \
+			sc_iter_next(&si);                                     \
+			sc_iter_next(&di);                                     \
+		}                                                              \
+	} while (0)
+
+/* Copies row by row: the outer dims are iterated, the last dim is a tight
+ * strided loop. */
+void sc_tensor_copy(struct sc_tensor *dst, const struct sc_tensor *src)
+{
+	const int64_t n = sc_tensor_numel(src);
+	if (n == 0)
+		return;
+	const int nd = src->ndim;
+	struct sc_iter si, di;
+	const int64_t inner = nd ? src->shape[nd - 1] : 1;
+	const int64_t sstr = nd ? src->stride[nd - 1] : 0;
+	const int64_t dstr = dst->ndim ? dst->stride[dst->ndim - 1] : 0;
+	const int64_t rows = n / inner;
+	sc_iter_init(&si, src->shape, src->stride, nd ? nd - 1 : 0, src->offset);
+	sc_iter_init(&di, dst->shape, dst->stride, dst->ndim ? dst->ndim - 1 : 0, dst->offset);
+	switch (src->buf->esize) {
+	case 1: COPY_LOOP(uint8_t); break;
+	case 2: COPY_LOOP(uint16_t); break;
+	case 4: COPY_LOOP(uint32_t); break;
+	default: COPY_LOOP(uint64_t); break;
+	}
+}
+
+void sc_shape_format(const int64_t *shape, int ndim, char *buf, size_t n)
+{
+	size_t k = 0;
+	k += (size_t)snprintf(buf + k, n - k, "[");
+	for (int i = 0; i < ndim && k < n; i++)
+		k += (size_t)snprintf(buf + k, n - k, "%s%lld", i ? ", " : "",
+				      (long long)shape[i]);
+	if (k < n)
+		snprintf(buf + k, n - k, "]");
+}

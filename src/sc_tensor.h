@@ -1,0 +1,120 @@
+/* sc_tensor: strided views over per-case buffers, with PyTorch's rules.
+ *
+ * A tensor is (buffer, offset, shape, stride) in elements, exactly as a
+ * torch.Tensor over its storage. View computation, contiguity and memory
+ * format follow ATen (computeStride, compute_contiguous,
+ * is_channels_last_strides_2d/3d), so a spec fails where PyTorch does.
+ * Buffers come from an arena that is reset between cases; each buffer has
+ * guard bytes on both sides so writes outside an output are detectable. */
+#ifndef SC_TENSOR_H
+#define SC_TENSOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sc_status.h"
+
+#define SC_MAX_DIMS 8
+#define SC_GUARD_BYTES 32
+#define SC_GUARD_BYTE 0xA5
+
+struct sc_buf {
+	unsigned char *data;
+	int64_t nelem;
+	unsigned esize;
+};
+
+struct sc_tensor {
+	struct sc_buf *buf;
+	int64_t offset;
+	int ndim;
+	int64_t shape[SC_MAX_DIMS];
+	int64_t stride[SC_MAX_DIMS];
+};
+
+struct sc_arena_block;
+struct sc_arena {
+	struct sc_arena_block *head;
+	struct sc_buf **bufs; /* every buffer handed out since the last reset */
+	int nbufs, capbufs;
+	int poison;           /* fill new buffers with 0xFF (purity runs) */
+};
+
+void sc_arena_init(struct sc_arena *a);
+void sc_arena_reset(struct sc_arena *a);
+void sc_arena_free(struct sc_arena *a); /* NULL-safe */
+/* Returns a buffer of nelem elements of esize bytes owned by the arena, with
+ * guards set; NULL when out of memory. */
+struct sc_buf *sc_arena_buf(struct sc_arena *a, int64_t nelem, unsigned esize);
+/* Number of buffers whose guard bytes were overwritten. */
+int sc_arena_guards_broken(const struct sc_arena *a);
+
+int64_t sc_shape_numel(const int64_t *shape, int ndim);
+/* Row-major strides for shape. */
+void sc_contig_strides(const int64_t *shape, int ndim, int64_t *stride);
+/* PyTorch's is_contiguous (size-1 dims' strides ignored; numel 0 true). */
+int sc_tensor_is_contig(const struct sc_tensor *t);
+int64_t sc_tensor_numel(const struct sc_tensor *t);
+
+/* ATen computeStride: strides of a view of t with shape nshape, or 0 when
+ * no view exists (returns 1 and fills nstride when it does). */
+int sc_view_strides(const struct sc_tensor *t, const int64_t *nshape, int nndim,
+		    int64_t *nstride);
+
+/* Memory format PyTorch suggests for t: 0 contiguous, 1 channels_last,
+ * 2 channels_last_3d (used by cat's output format). */
+int sc_tensor_suggest_format(const struct sc_tensor *t);
+
+/* New contiguous tensor of shape; storage from the arena. */
+enum sc_status sc_tensor_empty(struct sc_arena *a, const int64_t *shape, int ndim,
+			       unsigned esize, struct sc_tensor *out, struct sc_err *e);
+/* Copy src's elements (any strides) into dst (any strides, same shape). */
+void sc_tensor_copy(struct sc_tensor *dst, const struct sc_tensor *src);
+/* Element pointer at a multi-index. */
+unsigned char *sc_tensor_at(const struct sc_tensor *t, const int64_t *idx);
+
+/* Row-major iteration over a view's element offsets. */
+struct sc_iter {
+	int ndim;
+	int64_t off;
+	int64_t idx[SC_MAX_DIMS];
+	int64_t shape[SC_MAX_DIMS];
+	int64_t stride[SC_MAX_DIMS];
+};
+void sc_iter_init(struct sc_iter *it, const int64_t *shape, const int64_t *stride,
+		  int ndim, int64_t offset);
+static inline void sc_iter_next(struct sc_iter *it)
+{
+	for (int d = it->ndim - 1; d >= 0; d--) {
+		it->off += it->stride[d];
+		if (++it->idx[d] < it->shape[d])
+			return;
+		it->off -= it->stride[d] * it->shape[d];
+		it->idx[d] = 0;
+	}
+}
+
+/* Read/write one element's bits (esize 1, 2, 4 or 8). */
+static inline uint64_t sc_load_bits(const unsigned char *p, unsigned esize)
+{
+	switch (esize) {
+	case 1: return *p;
+	case 2: return *(const uint16_t *)(const void *)p;
+	case 4: return *(const uint32_t *)(const void *)p;
+	default: return *(const uint64_t *)(const void *)p;
+	}
+}
+static inline void sc_store_bits(unsigned char *p, unsigned esize, uint64_t v)
+{
+	switch (esize) {
+	case 1: *p = (unsigned char)v; break;
+	case 2: *(uint16_t *)(void *)p = (uint16_t)v; break;
+	case 4: *(uint32_t *)(void *)p = (uint32_t)v; break;
+	default: *(uint64_t *)(void *)p = v; break;
+	}
+}
+
+/* "[2, 3, 4]" into buf. */
+void sc_shape_format(const int64_t *shape, int ndim, char *buf, size_t n);
+
+#endif
