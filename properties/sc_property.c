@@ -86,9 +86,19 @@ void sc_explain(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c
 	for (int i = 0; i < pf.nfirst; i++) {
 		struct sc_wrong *w = &pf.first[i];
 		w->expected_bits = sc_expected_bits(t, c, w->expected_from);
-		w->actual_bits = (!red && w->actual_from < SC_PROV_MIXED)
-					 ? sc_expected_bits(t, c, w->actual_from)
-					 : 0;
+		if (!red && w->actual_from < SC_PROV_MIXED) {
+			w->actual_bits = sc_expected_bits(t, c, w->actual_from);
+			continue;
+		}
+		/* values of a reduction: take them from the data run when it saw
+		 * the same position */
+		w->bits_unknown = 1;
+		for (int k = 0; k < f->nfirst; k++)
+			if (f->first[k].rank == w->rank && f->first[k].ndim == w->ndim &&
+			    memcmp(f->first[k].index, w->index, sizeof(int64_t) * (size_t)w->ndim) == 0) {
+				w->actual_bits = f->first[k].actual_bits;
+				w->bits_unknown = 0;
+			}
 	}
 	memcpy(f->first, pf.first, sizeof pf.first);
 	f->nfirst = pf.nfirst;

@@ -242,7 +242,10 @@ void sc_report_failure_text(FILE *out, const struct sc_result *r, const char *in
 		sc_dtype_format(r->cx.dtype, w->expected_bits, eb, sizeof eb);
 		if (w->have_prov) {
 			sc_format_from(&r->cx, w->actual_from, af, sizeof af);
-			if (w->actual_from < SC_PROV_MIXED) {
+			if (w->bits_unknown) {
+				fprintf(out, "%s  rank %d %s holds %s, expected %s = %s\n", ind, w->rank, idx, af,
+					ef, eb);
+			} else if (w->actual_from < SC_PROV_MIXED) {
 				sc_dtype_format(r->cx.dtype, w->actual_bits, ab, sizeof ab);
 				fprintf(out, "%s  rank %d %s holds %s = %s, expected %s = %s\n", ind, w->rank, idx,
 					af, ab, ef, eb);

@@ -105,6 +105,7 @@ struct sc_wrong {
 	uint64_t expected_from, actual_from; /* global indices (SC_PROV_*) */
 	uint64_t expected_bits, actual_bits;
 	int have_prov;
+	int bits_unknown; /* actual_bits not observed (reductions) */
 };
 
 struct sc_failure {

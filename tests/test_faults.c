@@ -1,0 +1,2 @@
+#include "sc_test.h"
+int main(void){T_DONE();}

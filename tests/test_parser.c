@@ -1,0 +1,99 @@
+/* Parser tests: malformed specs each give "file:line:col: message". */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sc_spec.h"
+#include "sc_test.h"
+
+#define OK_HDR "dims s b\ninput shard s\noutput shard s\n"
+
+static const struct {
+	const char *text;
+	const char *loc; /* "line:col" */
+	const char *msg;
+} bad[] = {
+	{"input shard s\noutput shard s\n", "3:1", "missing 'dims'"},
+	{"dims s\noutput shard s\n", "3:1", "missing 'input'"},
+	{"dims s\ninput shard s\n", "3:1", "missing 'output'"},
+	{"dims s s\ninput replicate\noutput replicate\n", "1:8", "duplicate dim name 's'"},
+	{"dims\ninput replicate\noutput replicate\n", "1:5", "at least one dim"},
+	{"dims a b c d e f g h i\n", "1:22", "too many dims"},
+	{OK_HDR "dims t\n", "4:1", "duplicate 'dims'"},
+	{OK_HDR "input replicate\n", "4:1", "duplicate 'input'"},
+	{"dims s\ninput shard q\noutput replicate\n", "2:13", "unknown dim 'q'"},
+	{"dims s\ninput scatter s\noutput replicate\n", "2:7", "unknown placement 'scatter'"},
+	{"dims s\ninput partial avg\noutput replicate\n", "2:15", "unknown reduction op 'avg'"},
+	{"dims s b\ninput replicate as s\noutput replicate\n", "2:20", "dim 'b' is missing"},
+	{"dims s b\ninput replicate as s s\noutput replicate\n", "2:22", "appears twice"},
+	{"dims s b\ninput shard b as (s b)\noutput replicate\n", "2:13", "must be ungrouped or first"},
+	{"dims s b\ninput replicate as (s b\noutput replicate\n", "2:20", "unclosed '('"},
+	{"dims s b\ninput replicate as s b)\noutput replicate\n", "2:23", "unbalanced ')'"},
+	{OK_HDR "frobnicate 1\n", "4:1", "unknown declaration or step 'frobnicate'"},
+	{OK_HDR "reshape s, b\n", "4:9", "expected '['"},
+	{OK_HDR "reshape [s, b\n", "4:14", "expected ']'"},
+	{OK_HDR "reshape [s b]\n", "4:12", "expected ',' or ']'"},
+	{OK_HDR "reshape [s, ]\n", "4:13", "expected an expression"},
+	{OK_HDR "reshape [s, (b + 1]\n", "4:19", "expected ')'"},
+	{OK_HDR "reshape [s, q]\n", "4:13", "unknown name 'q'"},
+	{OK_HDR "transpose 0\n", "4:12", "expected a dim"},
+	{OK_HDR "transpose 0 x\n", "4:13", "expected a dim (an integer), got 'x'"},
+	{OK_HDR "transpose 0 1 2\n", "4:15", "unexpected '2'"},
+	{OK_HDR "contiguous now\n", "4:12", "unexpected 'now'"},
+	{OK_HDR "chunk_cat chunk=0\n", "4:18", "expected 'cat='"},
+	{OK_HDR "chunk_cat chunk 0 cat=1\n", "4:17", "expected '=' after 'chunk'"},
+	{OK_HDR "all_reduce\n", "4:11", "expected a reduction op"},
+	{OK_HDR "all_reduce mean\n", "4:12", "unknown reduction op 'mean'"},
+	{OK_HDR "reduce_scatter dim=1\n", "4:21", "expected 'op='"},
+	{OK_HDR "all_to_all split=0\n", "4:19", "expected 'concat='"},
+	{OK_HDR "all_to_all_single fast\n", "4:19", "unexpected 'fast'"},
+	{OK_HDR "require s > \n", "4:13", "expected an expression"},
+	{OK_HDR "require s = 2\n", "4:11", "use '=='"},
+	{OK_HDR "require s > 1 or b > 1\n", "4:15", "expected 'and'"},
+	{OK_HDR "expect maybe\n", "4:8", "expected 'fail' or 'pass'"},
+	{OK_HDR "sizes s=1..\n", "4:12", "expected an expression"},
+	{OK_HDR "sizes s 1..4\n", "4:9", "expected '='"},
+	{OK_HDR "sizes q=1..4\n", "4:7", "unknown dim 'q'"},
+	{OK_HDR "sizes s=1-4\n", "4:12", "expected '..'"},
+	{OK_HDR "sizes s=1..b\n", "4:12", "may only use the world and earlier dims"},
+	{OK_HDR "reshape [s; b]\n", "4:11", "unexpected character ';'"},
+	{OK_HDR "reshape [99999999999999999999]\n", "4:10", "integer too large"},
+	{"dims P\ninput replicate\noutput replicate\n", "1:1", "world symbol 'P' is also a dim name"},
+	{OK_HDR "pipeline\n", "4:1", "expected a pipeline name"},
+	{OK_HDR "world\n", "4:6", "expected a world-size symbol"},
+	{OK_HDR "expect fail\nexpect pass\n", "5:1", "duplicate 'expect'"},
+	{OK_HDR "unsqueeze 100\n", "4:11", "out of range"},
+};
+
+int main(void)
+{
+	struct sc_spec *s = malloc(sizeof *s);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct sc_err e;
+		sc_err_clear(&e);
+		enum sc_status st = sc_spec_parse(bad[i].text, "bad.sc", s, &e);
+		char want[64];
+		snprintf(want, sizeof want, "bad.sc:%s: ", bad[i].loc);
+		T_CHECK(st == SC_E_SPEC, "case %zu: status %d for:\n%s", i, st, bad[i].text);
+		T_CHECK(strncmp(e.msg, want, strlen(want)) == 0, "case %zu: want location %s, got: %s", i, want, e.msg);
+		T_CHECK(strstr(e.msg, bad[i].msg) != NULL, "case %zu: want '%s', got: %s", i, bad[i].msg, e.msg);
+	}
+	/* well-formed specs parse, with every declaration */
+	const char *good =
+		"pipeline ulysses-head2seq # comment\n"
+		"dims s b h d\nworld W\ninput shard h\noutput shard s as s b (h d)\n"
+		"require b >= 1 and s % W == 0\nexpect fail\nsizes s=W..4*W b=1..3\n"
+		"reshape [W, s/W, b, h/W, d]\nall_to_all_single\ntranspose 0 2\nreshape [s/W, b, h, d]\n"
+		"view [-1]\nflatten 0 0\nunsqueeze -1\nsqueeze 0\nmovedim 0 -1\nchunk_cat chunk=0 cat=1\n"
+		"permute 0 1\ncontiguous\nall_gather_into_tensor raw\nreduce_scatter_tensor max\n"
+		"all_reduce prod raw\nall_to_all split=0 concat=1\nall_gather dim=1\nreduce_scatter dim=0 op=min\n";
+	struct sc_err e;
+	enum sc_status st = sc_spec_parse(good, "good.sc", s, &e);
+	T_CHECK(st == SC_OK, "good spec: %s", e.msg);
+	T_CHECK(strcmp(s->name, "ulysses-head2seq") == 0, "name %s", s->name);
+	T_CHECK(s->ndims == 4 && s->nsteps == 18 && s->nconds == 2 && s->expect == 1, "counts");
+	T_CHECK(s->out.ngroups == 3 && s->out.group_len[2] == 2, "merged group");
+	T_CHECK(s->steps[14].raw == 1 && s->has_reduction, "raw flag and reduction");
+	printf("%zu malformed specs checked\n", sizeof bad / sizeof bad[0]);
+	free(s);
+	T_DONE();
+}

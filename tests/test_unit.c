@@ -1,0 +1,244 @@
+/* Unit tests: expressions, dtype encodings, ATen view rules, and every
+ * step against hand-computed results (provenance runs on the sim backend,
+ * where each element is its global index). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sc_check.h"
+#include "sc_test.h"
+
+static struct sc_spec spec;
+
+static int64_t ev(const char *expr, int64_t s, int64_t P, enum sc_status *st)
+{
+	char text[512];
+	snprintf(text, sizeof text, "dims s\ninput replicate\noutput replicate\nreshape [%s]\n", expr);
+	struct sc_err e;
+	if (sc_spec_parse(text, "t.sc", &spec, &e) != SC_OK) {
+		*st = SC_E_SPEC;
+		return 0;
+	}
+	int64_t sizes[1] = {s}, v = 0;
+	*st = sc_expr_eval(&spec, spec.steps[0].args[0], sizes, P, &v, &e);
+	return v;
+}
+
+static void test_expr(void)
+{
+	enum sc_status st;
+	T_CHECK(ev("s/P", 8, 2, &st) == 4 && st == SC_OK, "8/2");
+	ev("s/P", 7, 2, &st);
+	T_CHECK(st == SC_E_RUNTIME, "inexact / is an error");
+	T_CHECK(ev("s//P", 7, 2, &st) == 3, "7//2");
+	T_CHECK(ev("-s//P", 7, 2, &st) == -4, "floor of -3.5 is -4 (Python)");
+	T_CHECK(ev("-s%P", 7, 2, &st) == 1, "-7 %% 2 == 1 (Python)");
+	T_CHECK(ev("s%(0-P)", 7, 2, &st) == -1, "7 %% -2 == -1 (Python)");
+	T_CHECK(ev("(s+1)*P-3", 4, 3, &st) == 12, "precedence");
+	T_CHECK(ev("2*3+4*5", 1, 1, &st) == 26, "precedence 2");
+	ev("s*9223372036854775807", 2, 1, &st);
+	T_CHECK(st == SC_E_RUNTIME, "overflow is checked");
+	ev("s//(P-P)", 2, 1, &st);
+	T_CHECK(st == SC_E_RUNTIME, "division by zero");
+}
+
+static void test_dtype(void)
+{
+	/* bijective low bits: 256 indices, 256 distinct i8 values */
+	unsigned char seen[256] = {0};
+	int distinct = 0;
+	for (uint64_t g = 0; g < 256; g++) {
+		uint64_t v = sc_value_bits(SC_I8, 42, g);
+		T_CHECK(v < 256, "i8 value fits");
+		if (!seen[v]++)
+			distinct++;
+	}
+	T_CHECK(distinct == 256, "i8 encoding is a bijection on 256 indices (%d)", distinct);
+	/* 16-bit: 65536 distinct */
+	unsigned char *s16 = calloc(65536, 1);
+	int d16 = 0;
+	for (uint64_t g = 0; g < 65536; g++)
+		if (!s16[sc_value_bits(SC_F16, 7, g)]++)
+			d16++;
+	free(s16);
+	T_CHECK(d16 == 65536, "f16 encoding is a bijection on 65536 indices (%d)", d16);
+	T_CHECK(sc_value_bits(SC_I32, 1, 5) != sc_value_bits(SC_I32, 2, 5), "seed changes values");
+	/* conversions */
+	T_CHECK(sc_float_to_f16(1.0f) == 0x3c00, "f16 1.0");
+	T_CHECK(sc_float_to_f16(-2.0f) == 0xc000, "f16 -2.0");
+	T_CHECK(sc_f16_to_float(0x0001) > 0 && sc_f16_to_float(0x0001) < 1e-7f, "f16 subnormal");
+	T_CHECK(sc_float_to_bf16(1.0f) == 0x3f80, "bf16 1.0");
+	T_CHECK(sc_float_to_f8e4m3(1.0f) == 0x38, "e4m3 1.0");
+	T_CHECK(sc_float_to_f8e5m2(1.0f) == 0x3c, "e5m2 1.0");
+	T_CHECK(sc_f8e4m3_to_float(0x7e) == 448.0f, "e4m3 max 448");
+	T_CHECK(sc_f8e4m3_to_float(0x7f) != sc_f8e4m3_to_float(0x7f), "e4m3 0x7f is NaN");
+	for (int v = -8; v <= 8; v++) {
+		uint64_t b = sc_int_to_bits(SC_F8E5M2, v);
+		T_CHECK(sc_f8e5m2_to_float((uint8_t)b) == (float)v, "e5m2 exact small int %d", v);
+		b = sc_int_to_bits(SC_BF16, v);
+		T_CHECK(sc_bf16_to_float((uint16_t)b) == (float)v, "bf16 exact small int %d", v);
+	}
+	/* exact small-integer reductions in every dtype */
+	for (int dt = 0; dt < SC_NDTYPES; dt++) {
+		uint64_t a = sc_int_to_bits((enum sc_dtype)dt, 3), b = sc_int_to_bits((enum sc_dtype)dt, 4);
+		sc_reduce((enum sc_dtype)dt, SC_SUM, &a, &b, 1);
+		T_CHECK(a == sc_int_to_bits((enum sc_dtype)dt, 7), "3+4 in %s", sc_dtype_name((enum sc_dtype)dt));
+	}
+}
+
+static void test_views(void)
+{
+	struct sc_arena a;
+	sc_arena_init(&a);
+	struct sc_tensor t;
+	int64_t shape[3] = {2, 3, 4}, ns[SC_MAX_DIMS], nst[SC_MAX_DIMS];
+	sc_tensor_empty(&a, shape, 3, 4, &t, NULL);
+	T_CHECK(sc_tensor_is_contig(&t), "fresh tensor is contiguous");
+	/* transpose(0, 1): [3, 2, 4] strides [4, 12, 1] */
+	struct sc_tensor tt = t;
+	tt.shape[0] = 3; tt.shape[1] = 2; tt.stride[0] = 4; tt.stride[1] = 12;
+	T_CHECK(!sc_tensor_is_contig(&tt), "transposed is not contiguous");
+	ns[0] = 6; ns[1] = 4;
+	T_CHECK(!sc_view_strides(&tt, ns, 2, nst), "view [6, 4] of transposed fails (spans subspaces)");
+	ns[0] = 3; ns[1] = 8;
+	T_CHECK(sc_view_strides(&tt, ns, 2, nst) == 0, "view [3, 8] of transposed fails");
+	ns[0] = 3; ns[1] = 2; ns[2] = 2; ns[3] = 2;
+	T_CHECK(sc_view_strides(&tt, ns, 4, nst) && nst[2] == 2 && nst[3] == 1, "split last dim is a view");
+	ns[0] = 3; ns[1] = 2; ns[2] = 4;
+	T_CHECK(sc_view_strides(&tt, ns, 3, nst) && nst[0] == 4 && nst[1] == 12, "same shape keeps strides");
+	/* size-1 dims' strides do not count */
+	struct sc_tensor u = t;
+	u.shape[0] = 1; u.stride[0] = 999;
+	T_CHECK(sc_tensor_is_contig(&u), "size-1 dim stride ignored");
+	/* channels-last strides of [2, 3, 4, 5] permuted from NHWC */
+	struct sc_tensor cl = t;
+	cl.ndim = 4;
+	cl.shape[0] = 2; cl.shape[1] = 3; cl.shape[2] = 4; cl.shape[3] = 5;
+	cl.stride[0] = 60; cl.stride[1] = 1; cl.stride[2] = 15; cl.stride[3] = 3;
+	T_CHECK(sc_tensor_suggest_format(&cl) == 1, "channels_last detected");
+	sc_arena_free(&a);
+}
+
+/* Runs a spec in provenance mode on P ranks; returns global indices of
+ * rank r's output in row-major order (and its shape in *shape_out). */
+static struct sc_ctx *ctx;
+static enum sc_status run_prov(const char *text, int P, const int64_t *sizes, int r, uint64_t *out,
+			       int64_t *shape_out, int *nd_out, char *msg)
+{
+	struct sc_spec *s = malloc(sizeof *s);
+	struct sc_err e;
+	if (sc_spec_parse(text, "step.sc", s, &e) != SC_OK) {
+		snprintf(msg, 256, "%.200s", e.msg);
+		free(s);
+		return SC_E_SPEC;
+	}
+	struct sc_target t;
+	sc_target_from_spec(&t, s);
+	struct sc_case c;
+	memset(&c, 0, sizeof c);
+	c.world = P;
+	c.ndims = s->ndims;
+	memcpy(c.sizes, sizes, sizeof(int64_t) * (size_t)s->ndims);
+	sc_ctx_begin(ctx, 1, 0);
+	enum sc_status st = sc_target_run(&t, &c, &ctx->x, NULL, &e);
+	if (st == SC_OK) {
+		struct sc_tensor *o = &ctx->x.t[r];
+		struct sc_iter it;
+		sc_iter_init(&it, o->shape, o->stride, o->ndim, o->offset);
+		for (int64_t k = 0; k < sc_tensor_numel(o); k++) {
+			out[k] = sc_load_bits(o->buf->data + (size_t)it.off * 8, 8);
+			sc_iter_next(&it);
+		}
+		memcpy(shape_out, o->shape, sizeof(int64_t) * (size_t)o->ndim);
+		*nd_out = o->ndim;
+	} else {
+		snprintf(msg, 256, "%.200s", e.msg);
+	}
+	sc_target_free(&t);
+	return st;
+}
+
+#define HDR2 "dims a b\ninput replicate\noutput replicate\n"
+
+static void expect_idx(const char *steps, int P, int64_t a, int64_t b, int r, const uint64_t *want,
+		       int n, const char *what)
+{
+	char text[1024];
+	snprintf(text, sizeof text, HDR2 "%s", steps);
+	uint64_t got[256];
+	int64_t shape[8];
+	int nd;
+	char msg[256] = "";
+	int64_t sizes[2] = {a, b};
+	enum sc_status st = run_prov(text, P, sizes, r, got, shape, &nd, msg);
+	T_CHECK(st == SC_OK, "%s: %s", what, msg);
+	if (st != SC_OK)
+		return;
+	int same = 1;
+	for (int i = 0; i < n; i++)
+		same &= got[i] == want[i];
+	T_CHECK(same, "%s: element order differs", what);
+}
+
+static void expect_err(const char *steps, int P, int64_t a, int64_t b, const char *needle)
+{
+	char text[1024];
+	snprintf(text, sizeof text, HDR2 "%s", steps);
+	uint64_t got[4096];
+	int64_t shape[8];
+	int nd;
+	char msg[256] = "";
+	int64_t sizes[2] = {a, b};
+	enum sc_status st = run_prov(text, P, sizes, 0, got, shape, &nd, msg);
+	T_CHECK(st == SC_E_RUNTIME && strstr(msg, needle), "expected runtime error '%s', got '%s'", needle, msg);
+}
+
+static void test_steps(void)
+{
+	/* X = [[0,1,2],[3,4,5]] (a=2, b=3) */
+	expect_idx("transpose 0 1\ncontiguous\n", 1, 2, 3, 0, (uint64_t[]){0, 3, 1, 4, 2, 5}, 6, "transpose");
+	expect_idx("transpose -1 -2\n", 1, 2, 3, 0, (uint64_t[]){0, 3, 1, 4, 2, 5}, 6, "negative dims");
+	expect_idx("permute 1 0\n", 1, 2, 3, 0, (uint64_t[]){0, 3, 1, 4, 2, 5}, 6, "permute");
+	expect_idx("movedim 1 0\n", 1, 2, 3, 0, (uint64_t[]){0, 3, 1, 4, 2, 5}, 6, "movedim");
+	expect_idx("reshape [3, -1]\n", 1, 2, 3, 0, (uint64_t[]){0, 1, 2, 3, 4, 5}, 6, "reshape -1");
+	expect_idx("transpose 0 1\nreshape [6]\n", 1, 2, 3, 0, (uint64_t[]){0, 3, 1, 4, 2, 5}, 6, "reshape copies a transposed tensor");
+	expect_idx("flatten 0 1\n", 1, 2, 3, 0, (uint64_t[]){0, 1, 2, 3, 4, 5}, 6, "flatten");
+	expect_idx("unsqueeze 1\nsqueeze 1\nsqueeze 0\n", 1, 2, 3, 0, (uint64_t[]){0, 1, 2, 3, 4, 5}, 6, "unsqueeze/squeeze");
+	/* chunk_cat chunk=1 cat=0 with P=3 on [2, 3]: chunks [2,1] x3 -> [6, 1] */
+	expect_idx("chunk_cat chunk=1 cat=0\n", 3, 2, 3, 0, (uint64_t[]){0, 3, 1, 4, 2, 5}, 6, "chunk_cat");
+	/* all_gather_into_tensor of replicated X on 2 ranks: X twice */
+	expect_idx("all_gather_into_tensor\n", 2, 2, 3, 1, (uint64_t[]){0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5}, 12, "all_gather_into_tensor");
+	/* all_to_all_single of replicated X [2,3] on 2 ranks: rank 1 gets row 1 twice */
+	expect_idx("all_to_all_single\n", 2, 2, 3, 1, (uint64_t[]){3, 4, 5, 3, 4, 5}, 6, "all_to_all_single");
+	/* list all_to_all split=1 concat=0 on [2, 2], P=2: rank 0 gets column 0 of each */
+	expect_idx("all_to_all split=1 concat=0\n", 2, 2, 2, 0, (uint64_t[]){0, 2, 0, 2}, 4, "list all_to_all");
+	expect_idx("all_gather dim=1\n", 2, 2, 2, 0, (uint64_t[]){0, 1, 0, 1, 2, 3, 2, 3}, 8, "list all_gather");
+	/* raw: the transposed view's memory read in storage order */
+	expect_idx("transpose 0 1\nall_gather_into_tensor raw\n", 1, 2, 3, 0, (uint64_t[]){0, 1, 2, 3, 4, 5}, 6, "raw reads storage order");
+
+	expect_idx("view [6]\n", 1, 2, 3, 0, (uint64_t[]){0, 1, 2, 3, 4, 5}, 6, "view of contiguous");
+	expect_err("transpose 0 1\nview [6]\n", 1, 2, 3, "view size is not compatible");
+	expect_err("reshape [4, -1]\n", 1, 2, 3, "is invalid for input of size 6");
+	expect_err("reshape [-1, -1]\n", 1, 2, 3, "only one dimension can be inferred");
+	expect_err("transpose 0 2\n", 1, 2, 3, "Dimension out of range");
+	expect_err("permute 0\n", 1, 2, 3, "does not match the length");
+	expect_err("permute 0 0\n", 1, 2, 3, "duplicate dims");
+	expect_err("flatten 1 0\n", 1, 2, 3, "start_dim cannot come after end_dim");
+	expect_err("transpose 0 1\nall_to_all_single\n", 1, 2, 3, "Tensors must be contiguous");
+	expect_err("all_to_all_single\n", 2, 3, 3, "does not divide equally");
+	expect_err("chunk_cat chunk=1 cat=0\n", 2, 2, 3, "Sizes of tensors must match");
+	expect_err("all_to_all split=1 concat=0\n", 2, 2, 3, "not divisible by the world size");
+}
+
+int main(void)
+{
+	struct sc_backend *be;
+	sc_backend_sim_open(&be, NULL);
+	ctx = sc_ctx_new(be, 0);
+	test_expr();
+	test_dtype();
+	test_views();
+	test_steps();
+	sc_ctx_free(ctx);
+	sc_backend_close(be);
+	T_DONE();
+}
