@@ -51,6 +51,7 @@ struct sc_target {
 	enum sc_builtin bi;
 	struct sc_spec **cache;               /* BUILTIN: generated specs (owned) */
 	int expect;                           /* -1 none, 0 pass, 1 fail */
+	int corpus;  /* found in a directory: its expectation decides the exit code */
 	sc_fault_fn fault;
 	void *fault_ctx;
 };

@@ -1,2 +1,103 @@
-#!/bin/sh
-exit 0
+#!/usr/bin/env bash
+# CLI tests: exit codes, error locations, --seed replay, --json, eval --dump.
+# Usage: test_cli.sh PATH/TO/shardcheck   (run from the repository root)
+set -u
+sc=$1
+pass=0 fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAILED: $*" >&2; }
+expect_rc() { # want_rc description command...
+	local want=$1 what=$2; shift 2
+	"$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
+	if [ "$rc" -eq "$want" ]; then ok; else bad "$what: exit $rc, want $want"; cat "$tmp/out" "$tmp/err" >&2; fi
+}
+expect_grep() { # pattern file description
+	if grep -q -- "$1" "$2"; then ok; else bad "$3: '$1' not in $2"; head -20 "$2" >&2; fi
+}
+
+expect_rc 0 "--version" "$sc" --version
+expect_grep "shardcheck 0.1.0" "$tmp/out" "version text"
+expect_rc 0 "help check" "$sc" help check
+expect_grep "--max-elems" "$tmp/out" "check help lists options"
+expect_rc 0 "list" "$sc" list
+expect_grep "f8e5m2" "$tmp/out" "list shows dtypes"
+expect_grep "mpi" "$tmp/out" "list shows backends"
+expect_rc 2 "no command" "$sc"
+expect_rc 2 "unknown command" "$sc" frob
+expect_rc 2 "unknown option" "$sc" check --frob
+expect_rc 2 "bad --world" "$sc" check --world 0..3
+expect_rc 2 "bad --dtypes" "$sc" check --dtypes f128
+expect_rc 2 "unknown property" "$sc" check --property nope
+expect_rc 2 "unavailable backend" "$sc" check --backend mpi builtin:all_gather
+expect_grep "unavailable" "$tmp/err" "unavailable backend message"
+expect_rc 2 "missing file" "$sc" check does/not/exist.sc
+
+# a malformed spec: file:line:col, exit 2, nothing run
+printf 'dims s b\ninput shard s\noutput shard s\nreshape [s, q]\n' >"$tmp/bad.sc"
+expect_rc 2 "malformed spec" "$sc" check "$tmp/bad.sc"
+expect_grep "bad.sc:4:13: unknown name 'q'" "$tmp/err" "spec error location"
+expect_grep "nothing run" "$tmp/err" "nothing run"
+
+# the corpus meets every expectation; a buggy spec exits 1 with provenance
+expect_rc 0 "corpus" "$sc" check corpus --seed 3 --cases 200 -q
+expect_rc 1 "buggy spec" "$sc" check corpus/deepspeed/sf-head2seq-before-5664.sc --property semantics --seed 3
+expect_grep "minimal case: world=2 s=2 b=2 h=2 d=1 dtype=i32 seed=0" "$tmp/out" "minimal DeepSpeed case"
+expect_grep "holds X\[" "$tmp/out" "provenance of wrong elements"
+expect_grep "replay: shardcheck eval" "$tmp/out" "replay command"
+expect_rc 0 "builtins" "$sc" check --seed 4 --cases 300 -q
+
+# the same seed replays the same run
+"$sc" check builtin:all_to_all corpus/neuronx --seed 11 --cases 100 --json "$tmp/a.json" >/dev/null 2>&1
+"$sc" check builtin:all_to_all corpus/neuronx --seed 11 --cases 100 --json "$tmp/b.json" >/dev/null 2>&1
+if python3 - "$tmp/a.json" "$tmp/b.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+strip = lambda d: [{k: v for k, v in r.items() if k != "seconds" and k != "counterexample"} | ({"cx": {k: v for k, v in r["counterexample"].items() if k != "shrink_seconds"}} if r["counterexample"] else {}) for r in d["results"]]
+assert strip(a) == strip(b), "runs differ"
+assert a["seed"] == "11"
+PY
+then ok; else bad "--seed replay"; fi
+
+# --json - : stdout is the JSON document alone
+"$sc" check corpus/slapo --seed 2 --cases 50 --json - >"$tmp/j.out" 2>"$tmp/j.err"
+if python3 - "$tmp/j.out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["tool"] == "shardcheck" and d["backend"] == "sim"
+fails = [r for r in d["results"] if r["verdict"] == "fail"]
+assert fails and all(r["expected"] == "fail" for r in fails)
+cx = fails[0]["counterexample"]
+for k in ("world", "sizes", "dtype", "seed", "shrink_steps", "wrong", "first_wrong"):
+    assert k in cx, k
+PY
+then ok; else bad "--json - output"; fi
+expect_grep "checks:" "$tmp/j.err" "human lines on stderr with --json -"
+
+# eval: a passing case, a failing case, a runtime failure, dumps numpy loads
+expect_rc 0 "eval pass" "$sc" eval corpus/deepspeed/sf-head2seq-batchdim.sc --world 2 --sizes s=4,b=2,h=4,d=1 --dump "$tmp/d1"
+expect_rc 1 "eval fail" "$sc" eval corpus/deepspeed/sf-head2seq-before-5664.sc --world 2 --sizes s=2,b=2,h=2,d=1 --dtype bf16 --dump "$tmp/d2"
+expect_rc 1 "eval runtime failure" "$sc" eval corpus/deepspeed/bf-head2seq-before-5664.sc --world 2 --sizes b=2,s=2,h=2,d=1 --dump "$tmp/d3"
+expect_grep "is invalid for input of size" "$tmp/out" "runtime failure message"
+if [ ! -e "$tmp/d3/rank0.output.npy" ] && [ -e "$tmp/d3/rank0.input.npy" ]; then ok; else bad "runtime failure writes no output file"; fi
+expect_rc 2 "eval invalid case" "$sc" eval corpus/deepspeed/sf-head2seq-batchdim.sc --world 3 --sizes s=4,b=2,h=4,d=1
+expect_rc 0 "eval builtin" "$sc" eval builtin:all_to_all --params dim=0,concat=1 --world 2 --sizes d0=2,d1=4
+if python3 -c "import numpy" 2>/dev/null; then
+	if python3 - "$tmp/d1" "$tmp/d2" <<'PY'
+import numpy as np, sys
+d1, d2 = sys.argv[1:3]
+for r in range(2):
+    o = np.load(f"{d1}/rank{r}.output.npy"); e = np.load(f"{d1}/rank{r}.expected.npy")
+    assert o.shape == (2, 2, 4, 1) and o.dtype == np.int32 and (o == e).all()
+o = np.load(f"{d2}/rank0.output.npy"); e = np.load(f"{d2}/rank0.expected.npy")
+assert o.dtype == np.uint16 and (o != e).any()
+PY
+	then ok; else bad "npy files load in numpy"; fi
+else
+	head -c 6 "$tmp/d1/rank0.output.npy" | grep -q NUMPY && ok || bad "npy magic"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
