@@ -84,8 +84,10 @@ expect_grep "is invalid for input of size" "$tmp/out" "runtime failure message"
 if [ ! -e "$tmp/d3/rank0.output.npy" ] && [ -e "$tmp/d3/rank0.input.npy" ]; then ok; else bad "runtime failure writes no output file"; fi
 expect_rc 2 "eval invalid case" "$sc" eval corpus/deepspeed/sf-head2seq-batchdim.sc --world 3 --sizes s=4,b=2,h=4,d=1
 expect_rc 0 "eval builtin" "$sc" eval builtin:all_to_all --params dim=0,concat=1 --world 2 --sizes d0=2,d1=4
-if python3 -c "import numpy" 2>/dev/null; then
-	if python3 - "$tmp/d1" "$tmp/d2" <<'PY'
+npy=""
+for py in /usr/bin/python3 python3; do "$py" -c "import numpy" 2>/dev/null && { npy=$py; break; }; done
+if [ -n "$npy" ]; then
+	if "$npy" - "$tmp/d1" "$tmp/d2" <<'PY'
 import numpy as np, sys
 d1, d2 = sys.argv[1:3]
 for r in range(2):
