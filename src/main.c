@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sc_casefile.h"
 #include "sc_check.h"
 #include "sc_npy.h"
 #include "sc_report.h"
@@ -31,6 +32,7 @@ static const char *const usage_main =
 	"                                builtin:all (the default)\n"
 	"  eval SPEC --world P --sizes n=v,... [--dtype T] [--seed S] [--dump DIR]\n"
 	"                                run one explicit case and show the result\n"
+	"  repro CASE [--dump DIR]       replay a .case file: expected and actual per rank\n"
 	"  list                          builtins, properties, dtypes, backends\n"
 	"  help COMMAND                  help on a command\n"
 	"\n"
@@ -43,7 +45,8 @@ static const char *const usage_main =
 static const char *const usage_check =
 	"usage: shardcheck check [options] [TARGET...]\n"
 	"\n"
-	"TARGET: a .sc spec, a directory (every .sc below it), builtin:NAME, builtin:all.\n"
+	"TARGET: a .sc spec, a .case file, a directory (every .sc and .case below it),\n"
+	"builtin:NAME, builtin:all.\n"
 	"No target: builtin:all.\n"
 	"\n"
 	"  --backend NAME      sim (default); mpi, cuda, nccl when compiled in\n"
@@ -58,7 +61,8 @@ static const char *const usage_check =
 	"  --chain A.sc,B.sc   check a chain of specs (compose; roundtrip when it returns\n"
 	"                      to its input placement)\n"
 	"  --no-shrink         report the first failing case as found\n"
-	"  --report DIR        write DIR/report.json\n"
+	"  --report DIR        write DIR/report.json, junit.xml, summary.md and\n"
+	"                      failures/NAME.case + NAME.md (each as soon as it is shrunk)\n"
 	"  --json FILE|-       write the JSON report to FILE, or alone to stdout\n"
 	"  -q, -v              quiet (failures and the summary only) / verbose\n";
 
@@ -75,6 +79,14 @@ static const char *const usage_eval =
 	"  --property NAME     property to check (default semantics)\n"
 	"  --dump DIR          write DIR/rank<r>.{input,output,expected}.npy\n"
 	"exit: 0 the property holds, 1 it fails (or a step fails at run time), 2 error\n";
+
+static const char *const usage_repro =
+	"usage: shardcheck repro CASE [--dump DIR] [--backend NAME]\n"
+	"\n"
+	"Replays one .case file exactly: prints, per rank, the expected and actual\n"
+	"tensors in full when small (wrong elements marked '!'), and the first wrong\n"
+	"elements with coordinates and provenance.\n"
+	"exit: 0 the case passes now, 1 it still fails, 2 error\n";
 
 struct cli {
 	struct sc_check_opts co;
@@ -286,7 +298,7 @@ static int collect_dir(const char *dir, char **out, int *n, int max)
 		if (stat(names[i], &st) == 0 && S_ISDIR(st.st_mode)) {
 			collect_dir(names[i], out, n, max);
 			free(names[i]);
-		} else if (ends_with(names[i], ".sc") && *n < max) {
+		} else if ((ends_with(names[i], ".sc") || ends_with(names[i], ".case")) && *n < max) {
 			out[(*n)++] = names[i];
 		} else {
 			free(names[i]);
@@ -344,11 +356,7 @@ static int load_targets(struct cli *c, struct sc_target *t, int *nt, FILE *log)
 		if (S_ISDIR(st.st_mode)) {
 			collect_dir(a, files, &nf, MAX_TARGETS);
 			if (nf == 0)
-				fprintf(log, "shardcheck: %s: no .sc specs found\n", a);
-		} else if (ends_with(a, ".case")) {
-			fprintf(log, "shardcheck: %s: .case files are not supported by this version; replay with shardcheck eval\n", a);
-			*nt = n;
-			return 2;
+				fprintf(log, "shardcheck: %s: no .sc specs or .case files found\n", a);
 		} else {
 			files[nf++] = strdup(a);
 		}
@@ -358,7 +366,11 @@ static int load_targets(struct cli *c, struct sc_target *t, int *nt, FILE *log)
 				free(files[k]);
 				continue;
 			}
-			if (!bad && sc_target_from_spec_file(&t[n], files[k], &e) != SC_OK) {
+			enum sc_status ls = SC_OK;
+			if (!bad)
+				ls = ends_with(files[k], ".case") ? sc_casefile_load(files[k], &t[n], &e)
+								  : sc_target_from_spec_file(&t[n], files[k], &e);
+			if (!bad && ls != SC_OK) {
 				fprintf(log, "%s\n", e.msg);
 				bad = 1;
 			} else if (!bad) {
@@ -373,6 +385,18 @@ static int load_targets(struct cli *c, struct sc_target *t, int *nt, FILE *log)
 	}
 	*nt = n;
 	return 0;
+}
+
+/* Progress on a terminal: one line on stderr, rewritten in place. */
+static void progress(void *u, const char *target, const char *property, long cases, long total,
+		     double elapsed)
+{
+	(void)u;
+	if (elapsed < 0.5)
+		return;
+	fprintf(stderr, "\r\033[K  %s %s: %ld/%ld cases, %.0f cases/s", target, property, cases, total,
+		cases / elapsed);
+	fflush(stderr);
 }
 
 static uint64_t random_seed(void)
@@ -415,6 +439,9 @@ static int cmd_check(int argc, char **argv, int full_argc, char **full_argv)
 		return 2;
 	}
 	struct sc_ctx *ctx = sc_ctx_new(be, c.co.gen.dtypes);
+	const int tty = isatty(2) && !c.quiet;
+	if (tty)
+		c.co.progress = progress;
 	const struct sc_property *const *props;
 	int np = sc_properties(&props);
 	struct sc_result *res = calloc((size_t)nt * (size_t)np + 1, sizeof *res);
@@ -437,6 +464,11 @@ static int cmd_check(int argc, char **argv, int full_argc, char **full_argv)
 				continue;
 			struct sc_result *r = &res[nres];
 			sc_check_run(ctx, t, p, &c.co, r);
+			if (tty)
+				fprintf(stderr, "\r\033[K");
+			if (r->verdict == SC_V_FAIL && c.report_dir && !t->has_case &&
+			    sc_report_write_failure(c.report_dir, r, c.backend, &e) != SC_OK)
+				fprintf(stderr, "shardcheck: %s\n", e.msg);
 			if (r->verdict == SC_V_SKIP) {
 				if (c.verbose)
 					fprintf(out, "skip  %-44s %-18s not applicable to these cases\n", r->target, p->name);
@@ -494,7 +526,7 @@ static int cmd_check(int argc, char **argv, int full_argc, char **full_argv)
 			fprintf(stderr, "shardcheck: %s\n", e.msg);
 			code = 2;
 		} else {
-			fprintf(out, "report: %s/report.json\n", c.report_dir);
+			fprintf(out, "report: %s/{report.json,junit.xml,summary.md}\n", c.report_dir);
 		}
 	}
 	if (c.json) {
@@ -574,6 +606,75 @@ static int parse_params(struct sc_target *t, const char *arg, struct sc_case *cs
 	if (!have_dim || (t->bi == SC_BI_ALL_TO_ALL && !have_concat))
 		return die_usage("builtin targets need --params dim=I%s", t->bi == SC_BI_ALL_TO_ALL ? ",concat=J" : "");
 	return 0;
+}
+
+/* Rank's expected local tensor (for partial outputs: the whole X). */
+static enum sc_status expected_tensor(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *cs,
+				      const struct sc_layout *ol, int rank, struct sc_tensor *et,
+				      struct sc_err *e)
+{
+	struct sc_layout l = *ol;
+	if (l.kind == SC_PARTIAL)
+		l.kind = SC_REPLICATE;
+	struct sc_map m;
+	sc_layout_map(&l, cs->sizes, cs->ndims, cs->world, rank, &m);
+	SC_CHECK(sc_tensor_empty(&ctx->arena, m.lshape, m.lndim, (unsigned)sc_dtype_size(cs->dtype), et, e));
+	struct sc_iter it;
+	sc_iter_init(&it, m.shape, m.stride, m.ndim, m.offset);
+	const unsigned es = et->buf->esize;
+	for (int64_t k = 0; k < sc_tensor_numel(et); k++) {
+		sc_store_bits(et->buf->data + (size_t)k * es, es, sc_expected_bits(t, cs, (uint64_t)it.off));
+		sc_iter_next(&it);
+	}
+	return SC_OK;
+}
+
+/* Writes DIR/rank<r>.{input,output,expected}.npy for one case (no output
+ * file when a step fails at run time). Returns 0, or 2 on an error. */
+static int dump_case(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *cs, const char *dir)
+{
+	struct sc_err e;
+	int code = 0;
+	const struct sc_spec *s[SC_MAX_CHAIN];
+	if (sc_target_specs(t, cs, s, &e) < 1) {
+		fprintf(stderr, "shardcheck: %s\n", e.msg);
+		return 2;
+	}
+	if (sc_mkdirs(dir, &e) != SC_OK) {
+		fprintf(stderr, "shardcheck: %s\n", e.msg);
+		return 2;
+	}
+	sc_ctx_begin(ctx, 0, 0);
+	struct sc_tensor in[SC_MAX_WORLD];
+	enum sc_status st = sc_target_run(t, cs, &ctx->x, in, &e);
+	struct sc_exec *x = &ctx->x;
+	char path[4096];
+	const struct sc_layout *ol = &s[sc_target_specs(t, cs, s, NULL) - 1]->out;
+	for (int rr = 0; rr < x->nlocal && code != 2; rr++) {
+		const int rank = x->first + rr;
+		snprintf(path, sizeof path, "%s/rank%d.input.npy", dir, rank);
+		if (sc_npy_write(path, &in[rr], cs->dtype, &e) != SC_OK)
+			code = 2;
+		if (st == SC_OK) {
+			snprintf(path, sizeof path, "%s/rank%d.output.npy", dir, rank);
+			if (sc_npy_write(path, &x->t[rr], cs->dtype, &e) != SC_OK)
+				code = 2;
+		}
+		struct sc_tensor et;
+		if (expected_tensor(ctx, t, cs, ol, rank, &et, &e) != SC_OK) {
+			code = 2;
+			break;
+		}
+		snprintf(path, sizeof path, "%s/rank%d.expected.npy", dir, rank);
+		if (sc_npy_write(path, &et, cs->dtype, &e) != SC_OK)
+			code = 2;
+	}
+	if (code == 2)
+		fprintf(stderr, "shardcheck: %s\n", e.msg);
+	else
+		printf("wrote %s/rank*.{input%s,expected}.npy for %d ranks\n", dir,
+		       st == SC_OK ? ",output" : "", x->nlocal);
+	return code;
 }
 
 static int cmd_eval(int argc, char **argv)
@@ -657,57 +758,136 @@ static int cmd_eval(int argc, char **argv)
 		code = 1;
 		break;
 	}
-	if (c.dump && code != 2) {
-		if (sc_mkdirs(c.dump, &e) != SC_OK) {
-			fprintf(stderr, "shardcheck: %s\n", e.msg);
-			code = 2;
-			goto out;
-		}
-		sc_ctx_begin(ctx, 0, 0);
-		struct sc_tensor in[SC_MAX_WORLD];
-		enum sc_status st = sc_target_run(&t, &cs, &ctx->x, in, &e);
-		struct sc_exec *x = &ctx->x;
-		char path[4096];
-		const struct sc_layout *ol = &s[sc_target_specs(&t, &cs, s, NULL) - 1]->out;
-		for (int rr = 0; rr < x->nlocal && code != 2; rr++) {
-			const int rank = x->first + rr;
-			snprintf(path, sizeof path, "%s/rank%d.input.npy", c.dump, rank);
-			if (sc_npy_write(path, &in[rr], cs.dtype, &e) != SC_OK)
-				code = 2;
-			if (st == SC_OK) {
-				snprintf(path, sizeof path, "%s/rank%d.output.npy", c.dump, rank);
-				if (sc_npy_write(path, &x->t[rr], cs.dtype, &e) != SC_OK)
-					code = 2;
-			}
-			/* expected: this rank's share of X (the whole X for partial outputs) */
-			struct sc_layout l = *ol;
-			if (l.kind == SC_PARTIAL)
-				l.kind = SC_REPLICATE;
-			struct sc_map m;
-			sc_layout_map(&l, cs.sizes, cs.ndims, cs.world, rank, &m);
-			struct sc_tensor et;
-			if (sc_tensor_empty(&ctx->arena, m.lshape, m.lndim, (unsigned)sc_dtype_size(cs.dtype), &et, &e) != SC_OK) {
-				code = 2;
-				break;
-			}
-			struct sc_iter it;
-			sc_iter_init(&it, m.shape, m.stride, m.ndim, m.offset);
-			const unsigned es = et.buf->esize;
-			for (int64_t k = 0; k < sc_tensor_numel(&et); k++) {
-				sc_store_bits(et.buf->data + (size_t)k * es, es, sc_expected_bits(&t, &cs, (uint64_t)it.off));
-				sc_iter_next(&it);
-			}
-			snprintf(path, sizeof path, "%s/rank%d.expected.npy", c.dump, rank);
-			if (sc_npy_write(path, &et, cs.dtype, &e) != SC_OK)
-				code = 2;
-		}
-		if (code == 2)
-			fprintf(stderr, "shardcheck: %s\n", e.msg);
-		else
-			printf("wrote %s/rank*.{input%s,expected}.npy for %d ranks\n", c.dump,
-			       st == SC_OK ? ",output" : "", x->nlocal);
+	if (c.dump && code != 2 && dump_case(ctx, &t, &cs, c.dump) != 0)
+		code = 2;
+	sc_ctx_free(ctx);
+	sc_backend_close(be);
+	sc_target_free(&t);
+	return code;
+}
+
+static void short_value(enum sc_dtype dt, uint64_t bits, char *buf, size_t n)
+{
+	char full[96];
+	sc_dtype_format(dt, bits, full, sizeof full);
+	const char *paren = strchr(full, '(');
+	if (paren) { /* floats: the value only */
+		snprintf(buf, n, "%.*s", (int)(strcspn(paren + 1, ")")), paren + 1);
+		return;
 	}
-out:
+	snprintf(buf, n, "%s", full);
+}
+
+/* Prints a tensor row by row (rows along the last dim); with ref, marks
+ * the elements that differ with '!'. */
+static void print_tensor(const char *title, const struct sc_tensor *t, const struct sc_tensor *ref,
+			 enum sc_dtype dt)
+{
+	char sh[160];
+	sc_shape_format(t->shape, t->ndim, sh, sizeof sh);
+	printf("    %s %s:\n", title, sh);
+	struct sc_iter it, ir;
+	sc_iter_init(&it, t->shape, t->stride, t->ndim, t->offset);
+	if (ref)
+		sc_iter_init(&ir, ref->shape, ref->stride, ref->ndim, ref->offset);
+	const int64_t n = sc_tensor_numel(t), row = t->ndim ? t->shape[t->ndim - 1] : 1;
+	const unsigned es = t->buf->esize;
+	for (int64_t k = 0; k < n; k++) {
+		if (k % row == 0) {
+			char idx[160];
+			sc_shape_format(it.idx, t->ndim ? t->ndim - 1 : 0, idx, sizeof idx);
+			printf("      %-14s", t->ndim > 1 ? idx : "");
+		}
+		uint64_t v = sc_load_bits(t->buf->data + (size_t)it.off * es, es);
+		int differs = 0;
+		if (ref) {
+			differs = v != sc_load_bits(ref->buf->data + (size_t)ir.off * es, es);
+			sc_iter_next(&ir);
+		}
+		char val[96];
+		short_value(dt, v, val, sizeof val);
+		printf(" %12s%s", val, differs ? "!" : " ");
+		if (k % row == row - 1)
+			printf("\n");
+		sc_iter_next(&it);
+	}
+}
+
+static int cmd_repro(int argc, char **argv)
+{
+	static struct cli c;
+	memset(&c, 0, sizeof c);
+	int rc = parse_args(&c, argc, argv, 1);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (c.ntargets != 1)
+		return die_usage("repro takes one .case file%s", "");
+	static struct sc_target t;
+	struct sc_err e;
+	if (sc_casefile_load(c.targets[0], &t, &e) != SC_OK) {
+		fprintf(stderr, "%s\n", e.msg);
+		return 2;
+	}
+	const char *bname = c.backend ? c.backend : t.fixed_backend;
+	struct sc_backend *be;
+	if (sc_backend_open(bname, &be, &e) != SC_OK) {
+		fprintf(stderr, "shardcheck: %s\n", e.msg);
+		sc_target_free(&t);
+		return 2;
+	}
+	struct sc_ctx *ctx = sc_ctx_new(be, 0);
+	const struct sc_property *p = sc_property_find(t.fixed_property);
+	const struct sc_case *cs = &t.fixed;
+	struct sc_result r;
+	memset(&r, 0, sizeof r);
+	r.tgt = &t;
+	r.property = p->name;
+	r.cx = *cs;
+	snprintf(r.target, sizeof r.target, "%s", t.name);
+	char desc[512];
+	sc_case_format(&t, cs, desc, sizeof desc);
+	printf("replay %s: %s %s on %s\n  %s\n", c.targets[0], t.name, p->name, bname, desc);
+	r.verdict = sc_check_case(ctx, &t, p, cs, &r.fail);
+	int code = r.verdict == SC_V_FAIL ? 1 : r.verdict == SC_V_ERROR ? 2 : 0;
+	if (r.verdict == SC_V_ERROR)
+		fprintf(stderr, "shardcheck: %s\n", ctx->err.msg);
+	/* per rank, expected and actual: in full when small */
+	const struct sc_spec *s[SC_MAX_CHAIN];
+	int ns = sc_target_specs(&t, cs, s, &e);
+	if (code != 2 && ns > 0) {
+		sc_ctx_begin(ctx, 0, 0);
+		enum sc_status st = sc_target_run(&t, cs, &ctx->x, NULL, &e);
+		struct sc_exec *x = &ctx->x;
+		int64_t per_rank = sc_tensor_numel(&x->t[0]);
+		if (st == SC_E_RUNTIME) {
+			printf("  a step fails at run time: %s\n", e.msg);
+		} else if (st == SC_OK && per_rank <= 256 && strcmp(p->name, "semantics") == 0) {
+			const struct sc_layout *ol = &s[ns - 1]->out;
+			for (int rr = 0; rr < x->nlocal; rr++) {
+				struct sc_tensor et;
+				if (expected_tensor(ctx, &t, cs, ol, x->first + rr, &et, &e) != SC_OK)
+					break;
+				printf("  rank %d:\n", x->first + rr);
+				print_tensor("expected", &et, NULL, cs->dtype);
+				int same_shape = et.ndim == x->t[rr].ndim;
+				for (int d = 0; same_shape && d < et.ndim; d++)
+					same_shape = et.shape[d] == x->t[rr].shape[d];
+				print_tensor(ol->kind == SC_PARTIAL ? "actual (this rank's partial)" : "actual",
+					     &x->t[rr], same_shape && ol->kind != SC_PARTIAL ? &et : NULL, cs->dtype);
+			}
+		}
+	}
+	if (r.verdict == SC_V_FAIL) {
+		printf("FAIL  %s %s: the case still fails\n", t.name, p->name);
+		r.have_cx = 1;
+		snprintf(r.case_file, sizeof r.case_file, "%.590s", c.targets[0]);
+		sc_report_failure_text(stdout, &r, "      ");
+	} else if (r.verdict == SC_V_PASS) {
+		printf("pass  %s %s: the case no longer fails%s\n", t.name, p->name,
+		       t.expect == 1 ? " (the case file expects a failure)" : "");
+	}
+	if (c.dump && code != 2 && dump_case(ctx, &t, cs, c.dump) != 0)
+		code = 2;
 	sc_ctx_free(ctx);
 	sc_backend_close(be);
 	sc_target_free(&t);
@@ -753,7 +933,10 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "help") == 0) {
 		const char *w = argc > 2 ? argv[2] : "";
-		fputs(strcmp(w, "check") == 0 ? usage_check : strcmp(w, "eval") == 0 ? usage_eval : usage_main,
+		fputs(strcmp(w, "check") == 0   ? usage_check
+	      : strcmp(w, "eval") == 0  ? usage_eval
+	      : strcmp(w, "repro") == 0 ? usage_repro
+					: usage_main,
 		      stdout);
 		return 0;
 	}
@@ -763,6 +946,8 @@ int main(int argc, char **argv)
 		return cmd_eval(argc - 2, argv + 2);
 	if (strcmp(cmd, "list") == 0)
 		return cmd_list();
+	if (strcmp(cmd, "repro") == 0)
+		return cmd_repro(argc - 2, argv + 2);
 	fprintf(stderr, "shardcheck: unknown command '%s'\n\n%s", cmd, usage_main);
 	return 2;
 }

@@ -53,8 +53,21 @@ enum sc_status sc_check_run(struct sc_ctx *ctx, struct sc_target *t, const struc
 	res->tgt = t;
 	res->expected = t->expect;
 	const double t0 = sc_now();
-	if (!p->applies(t)) {
+	if (!p->applies(t) || (t->has_case && strcmp(t->fixed_property, p->name) != 0)) {
 		res->verdict = SC_V_SKIP;
+		return SC_OK;
+	}
+	if (t->has_case) {
+		/* a .case file: exactly that case, already minimal */
+		snprintf(res->target, sizeof res->target, "%s", t->case_path);
+		res->cases = 1;
+		res->cx = t->fixed;
+		res->verdict = sc_check_case(ctx, t, p, &t->fixed, &res->fail);
+		if (res->verdict == SC_V_FAIL)
+			res->have_cx = 1;
+		if (res->verdict == SC_V_ERROR)
+			snprintf(res->error, sizeof res->error, "%s", ctx->err.msg);
+		res->seconds = sc_now() - t0;
 		return SC_OK;
 	}
 	const long ncases = o->cases > 0 ? o->cases : 1000;
@@ -62,8 +75,13 @@ enum sc_status sc_check_run(struct sc_ctx *ctx, struct sc_target *t, const struc
 	res->verdict = SC_V_PASS;
 	long skipped = 0;
 	for (long i = 0; i < ncases; i++) {
-		if (o->seconds > 0 && (i & 63) == 0 && sc_now() - t0 > o->seconds)
-			break;
+		if ((i & 255) == 255 && (o->seconds > 0 || o->progress)) {
+			double el = sc_now() - t0;
+			if (o->seconds > 0 && el > o->seconds)
+				break;
+			if (o->progress)
+				o->progress(o->progress_ctx, t->name, p->name, i, ncases, el);
+		}
 		struct sc_choices ch;
 		uint64_t st = base + (uint64_t)i;
 		sc_choices_prng(&ch, sc_splitmix64(&st));

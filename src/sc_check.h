@@ -12,6 +12,10 @@ struct sc_check_opts {
 	double seconds;  /* per target and property; 0: no limit */
 	uint64_t seed;
 	int no_shrink;
+	/* called every 256 cases while a check runs (may be NULL) */
+	void (*progress)(void *u, const char *target, const char *property, long cases, long total,
+			 double elapsed);
+	void *progress_ctx;
 };
 
 struct sc_result {
@@ -29,6 +33,7 @@ struct sc_result {
 	struct sc_shrink_stats shrink;
 	double shrink_seconds;
 	char error[SC_ERR_MAX];
+	char case_file[600]; /* written failures/NAME.case, or empty */
 };
 
 /* Runs property p on target t; fills res. Returns SC_OK unless the run

@@ -1,10 +1,12 @@
 /* sc_report: JSON and text renderings of results. */
 #include "sc_report.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sc_casefile.h"
 #include "sc_npy.h"
 
 struct sb {
@@ -98,6 +100,10 @@ void sc_report_replay_cmd(const struct sc_result *r, char *buf, size_t n)
 {
 	char sizes[256], params[96] = "";
 	const struct sc_case *c = &r->cx;
+	if (r->case_file[0]) {
+		snprintf(buf, n, "shardcheck repro %s", r->case_file);
+		return;
+	}
 	sc_case_sizes_arg(r->tgt, c, sizes, sizeof sizes);
 	if (r->tgt->kind == SC_TGT_BUILTIN) {
 		int k = snprintf(params, sizeof params, " --params dim=%d", c->p0);
@@ -178,7 +184,12 @@ char *sc_report_json(const struct sc_report_meta *m, const struct sc_result *res
 			sb_put(&b, "null");
 		char replay[1024];
 		sc_report_replay_cmd(r, replay, sizeof replay);
-		sb_put(&b, ", \"case_file\": null, \"replay\": ");
+		sb_put(&b, ", \"case_file\": ");
+		if (r->case_file[0])
+			sb_str(&b, r->case_file);
+		else
+			sb_put(&b, "null");
+		sb_put(&b, ", \"replay\": ");
 		sb_str(&b, replay);
 		sb_put(&b, ", \"first_wrong\": [");
 		for (int k = 0; k < r->fail.nfirst; k++) {
@@ -206,17 +217,257 @@ char *sc_report_json(const struct sc_report_meta *m, const struct sc_result *res
 	return b.s;
 }
 
+static int expected_fail(const struct sc_result *r)
+{
+	return r->verdict == SC_V_FAIL && r->expected == 1 && r->tgt && r->tgt->corpus;
+}
+
+/* "deepspeed-sf-head2seq-before-5664-semantics" from the target and property */
+static void failure_name(const struct sc_result *r, char *buf, size_t n)
+{
+	char tmp[512];
+	const char *name = r->target;
+	const char *slash = strrchr(name, '/');
+	const char *start = name;
+	if (slash) { /* keep the parent folder: corpus/deepspeed/x.sc -> deepspeed-x */
+		const char *p = slash;
+		while (p > name && p[-1] != '/')
+			p--;
+		start = p > name ? p : name;
+		if (p == name && slash)
+			start = name;
+	}
+	snprintf(tmp, sizeof tmp, "%s", start);
+	char *dot = strrchr(tmp, '.');
+	if (dot && (strcmp(dot, ".sc") == 0 || strcmp(dot, ".case") == 0))
+		*dot = '\0';
+	for (char *c = tmp; *c; c++)
+		if (!(isalnum((unsigned char)*c) || *c == '-' || *c == '_'))
+			*c = '-';
+	snprintf(buf, n, "%.480s-%.40s", tmp, r->property);
+}
+
+enum sc_status sc_report_write_failure(const char *dir, struct sc_result *r, const char *backend,
+				       struct sc_err *e)
+{
+	char fdir[1024], name[600], path[1700];
+	snprintf(fdir, sizeof fdir, "%.1000s/failures", dir);
+	SC_CHECK(sc_mkdirs(fdir, e));
+	failure_name(r, name, sizeof name);
+	char text[4096];
+	SC_CHECK(sc_casefile_format(r->tgt, r->property, backend, &r->cx,
+				    r->tgt->corpus ? r->expected : -1, text, sizeof text, e));
+	snprintf(path, sizeof path, "%s/%s.case", fdir, name);
+	SC_CHECK(sc_write_atomic(path, text, strlen(text), e));
+	snprintf(r->case_file, sizeof r->case_file, "%.590s", path);
+	char *md = NULL;
+	size_t mdlen = 0;
+	FILE *m = open_memstream(&md, &mdlen);
+	if (!m)
+		return SC_ERR(e, SC_E_NOMEM, "out of memory");
+	fprintf(m, "# %s: %s\n\n", r->target, r->property);
+	if (expected_fail(r))
+		fprintf(m, "Expected failure (the spec says `expect fail`).\n\n");
+	fprintf(m, "```\n");
+	sc_report_failure_text(m, r, "");
+	fprintf(m, "```\n\nCase file (`%s`):\n\n```\n%s```\n", path, text);
+	fclose(m);
+	snprintf(path, sizeof path, "%s/%s.md", fdir, name);
+	enum sc_status st = sc_write_atomic(path, md, mdlen, e);
+	free(md);
+	return st;
+}
+
+static void xml_str(struct sb *b, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&': sb_put(b, "&amp;"); break;
+		case '<': sb_put(b, "&lt;"); break;
+		case '>': sb_put(b, "&gt;"); break;
+		case '"': sb_put(b, "&quot;"); break;
+		case '\'': sb_put(b, "&apos;"); break;
+		default:
+			if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t')
+				sb_put(b, " ");
+			else
+				sb_put(b, "%c", *s);
+		}
+	}
+}
+
+static char *failure_block(const struct sc_result *r)
+{
+	char *txt = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&txt, &len);
+	if (!m)
+		return NULL;
+	sc_report_failure_text(m, r, "");
+	fclose(m);
+	return txt;
+}
+
+/* A target's expectation unmet: expect fail but nothing failed, or the reverse. */
+static int unmet(const struct sc_result *res, int n, int i)
+{
+	const struct sc_target *t = res[i].tgt;
+	if (!t || !t->corpus || t->expect < 0)
+		return 0;
+	for (int k = 0; k < i; k++)
+		if (res[k].tgt == t)
+			return 0; /* judged once, at the target's first result */
+	int failed = 0;
+	for (int k = 0; k < n; k++)
+		if (res[k].tgt == t && res[k].verdict == SC_V_FAIL)
+			failed = 1;
+	return (t->expect == 1) != failed;
+}
+
+static char *junit_xml(const struct sc_report_meta *m, const struct sc_result *res, int n)
+{
+	struct sb b = {0};
+	int fails = 0, errors = 0, tests = 0;
+	double secs = 0;
+	for (int i = 0; i < n; i++) {
+		tests++;
+		secs += res[i].seconds;
+		if (res[i].verdict == SC_V_ERROR)
+			errors++;
+		else if (res[i].verdict == SC_V_FAIL && !expected_fail(&res[i]))
+			fails++;
+		if (unmet(res, n, i)) {
+			tests++;
+			fails++;
+		}
+	}
+	sb_put(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	sb_put(&b, "<testsuites name=\"shardcheck\" tests=\"%d\" failures=\"%d\" errors=\"%d\" time=\"%.3f\">\n",
+	       tests, fails, errors, secs);
+	sb_put(&b, "  <testsuite name=\"shardcheck seed %llu backend ", (unsigned long long)m->seed);
+	xml_str(&b, m->backend);
+	sb_put(&b, "\" tests=\"%d\" failures=\"%d\" errors=\"%d\" time=\"%.3f\">\n", tests, fails, errors, secs);
+	for (int i = 0; i < n; i++) {
+		const struct sc_result *r = &res[i];
+		if (unmet(res, n, i)) {
+			sb_put(&b, "    <testcase classname=\"");
+			xml_str(&b, r->target);
+			sb_put(&b, "\" name=\"expect %s\" time=\"0\">\n      <failure message=\"expected %s\" type=\"expectation\"/>\n    </testcase>\n",
+			       r->tgt->expect ? "fail" : "pass",
+			       r->tgt->expect ? "a failure, but every property held" : "every property to hold, but one failed");
+		}
+		sb_put(&b, "    <testcase classname=\"");
+		xml_str(&b, r->target);
+		sb_put(&b, "\" name=\"");
+		xml_str(&b, r->property);
+		sb_put(&b, "\" time=\"%.4f\">", r->seconds);
+		char replay[1024] = "";
+		if (r->have_cx)
+			sc_report_replay_cmd(r, replay, sizeof replay);
+		if (r->verdict == SC_V_ERROR) {
+			sb_put(&b, "\n      <error message=\"");
+			xml_str(&b, r->error);
+			sb_put(&b, "\" type=\"error\"/>\n    ");
+		} else if (r->verdict == SC_V_FAIL) {
+			char *txt = failure_block(r);
+			if (expected_fail(r)) {
+				sb_put(&b, "\n      <system-out>expected failure (expect fail)\n");
+				xml_str(&b, txt);
+				sb_put(&b, "</system-out>\n    ");
+			} else {
+				char cs[512];
+				sc_case_format(r->tgt, &r->cx, cs, sizeof cs);
+				sb_put(&b, "\n      <failure message=\"");
+				xml_str(&b, replay);
+				sb_put(&b, "\" type=\"counterexample\">");
+				xml_str(&b, txt);
+				sb_put(&b, "</failure>\n    ");
+			}
+			free(txt);
+		}
+		sb_put(&b, "</testcase>\n");
+	}
+	sb_put(&b, "  </testsuite>\n</testsuites>\n");
+	if (b.oom) {
+		free(b.s);
+		return NULL;
+	}
+	return b.s;
+}
+
+static char *summary_md(const struct sc_report_meta *m, const struct sc_result *res, int n)
+{
+	struct sb b = {0};
+	int pass = 0, fail = 0, exp = 0, err = 0, um = 0;
+	for (int i = 0; i < n; i++) {
+		pass += res[i].verdict == SC_V_PASS;
+		fail += res[i].verdict == SC_V_FAIL;
+		exp += expected_fail(&res[i]);
+		err += res[i].verdict == SC_V_ERROR;
+		um += unmet(res, n, i);
+	}
+	const int ok = err == 0 && um == 0 && fail == exp;
+	sb_put(&b, "# shardcheck: %s\n\n", ok ? "every check passed" : "failures found");
+	sb_put(&b, "%d checks: %d pass, %d fail (%d expected), %d error; %d expectation%s unmet. "
+		   "Seed `%llu`, backend `%s`, shardcheck %s.\n\n",
+	       n, pass, fail, exp, err, um, um == 1 ? "" : "s", (unsigned long long)m->seed, m->backend,
+	       m->version);
+	sb_put(&b, "| target | property | verdict | cases | seconds |\n|---|---|---|---|---|\n");
+	for (int i = 0; i < n; i++) {
+		const struct sc_result *r = &res[i];
+		const char *v = r->verdict == SC_V_PASS ? "pass"
+				: r->verdict == SC_V_ERROR ? "**error**"
+				: expected_fail(r) ? "fail (expected)" : "**FAIL**";
+		sb_put(&b, "| `%s` | %s | %s | %ld | %.2f |\n", r->target, r->property, v, r->cases, r->seconds);
+	}
+	int first = 1;
+	for (int i = 0; i < n; i++) {
+		const struct sc_result *r = &res[i];
+		if (r->verdict == SC_V_ERROR) {
+			sb_put(&b, "%s### `%s` %s: error\n\n%s\n\n", first ? "\n## Details\n\n" : "", r->target,
+			       r->property, r->error);
+			first = 0;
+		}
+		if (unmet(res, n, i)) {
+			sb_put(&b, "%s### `%s`: expectation unmet\n\nThe spec says `expect %s`.\n\n",
+			       first ? "\n## Details\n\n" : "", r->target, r->tgt->expect ? "fail" : "pass");
+			first = 0;
+		}
+		if (r->verdict != SC_V_FAIL)
+			continue;
+		char *txt = failure_block(r);
+		char replay[1024];
+		sc_report_replay_cmd(r, replay, sizeof replay);
+		sb_put(&b, "%s### `%s` %s%s\n\n```\n%s```\n\nReplay: `%s`\n\n", first ? "\n## Minimal repros\n\n" : "",
+		       r->target, r->property, expected_fail(r) ? " (expected)" : "", txt ? txt : "", replay);
+		first = 0;
+		free(txt);
+	}
+	if (b.oom) {
+		free(b.s);
+		return NULL;
+	}
+	return b.s;
+}
+
 enum sc_status sc_report_write(const char *dir, const struct sc_report_meta *m,
 			       const struct sc_result *res, int n, struct sc_err *e)
 {
 	SC_CHECK(sc_mkdirs(dir, e));
-	char *doc = sc_report_json(m, res, n);
-	if (!doc)
-		return SC_ERR(e, SC_E_NOMEM, "out of memory");
 	char path[4096];
-	snprintf(path, sizeof path, "%s/report.json", dir);
-	enum sc_status st = sc_write_atomic(path, doc, strlen(doc), e);
-	free(doc);
+	char *doc[3] = {sc_report_json(m, res, n), junit_xml(m, res, n), summary_md(m, res, n)};
+	static const char *const names[3] = {"report.json", "junit.xml", "summary.md"};
+	enum sc_status st = SC_OK;
+	for (int i = 0; i < 3; i++) {
+		if (!doc[i]) {
+			st = SC_ERR(e, SC_E_NOMEM, "out of memory");
+			continue;
+		}
+		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+		if (st == SC_OK)
+			st = sc_write_atomic(path, doc[i], strlen(doc[i]), e);
+		free(doc[i]);
+	}
 	return st;
 }
 

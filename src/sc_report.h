@@ -17,7 +17,11 @@ struct sc_report_meta {
 
 /* Returns a malloc'd JSON document (caller frees), or NULL. */
 char *sc_report_json(const struct sc_report_meta *m, const struct sc_result *res, int n);
-/* Writes DIR/report.json atomically. */
+/* Writes DIR/failures/NAME.case and NAME.md for a failing result, at once
+ * and atomically, and sets r->case_file. */
+enum sc_status sc_report_write_failure(const char *dir, struct sc_result *r, const char *backend,
+				       struct sc_err *e);
+/* Writes DIR/report.json, DIR/junit.xml and DIR/summary.md atomically. */
 enum sc_status sc_report_write(const char *dir, const struct sc_report_meta *m,
 			       const struct sc_result *res, int n, struct sc_err *e);
 /* The failure block printed under a FAIL line. */

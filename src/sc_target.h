@@ -54,6 +54,12 @@ struct sc_target {
 	int corpus;  /* found in a directory: its expectation decides the exit code */
 	sc_fault_fn fault;
 	void *fault_ctx;
+	/* a .case file: exactly this case, for this property, on this backend */
+	int has_case;
+	struct sc_case fixed;
+	char fixed_property[32];
+	char fixed_backend[16];
+	char case_path[512];
 };
 
 const char *sc_builtin_name(enum sc_builtin b);

@@ -101,5 +101,59 @@ else
 	head -c 6 "$tmp/d1/rank0.output.npy" | grep -q NUMPY && ok || bad "npy magic"
 fi
 
+
+# reports: report.json, junit.xml, summary.md, failures/*.case + *.md
+"$sc" check corpus/deepspeed/sf-head2seq-before-5664.sc builtin:all_gather --seed 5 --cases 100 --report "$tmp/rep" >"$tmp/rep.out" 2>&1
+for f in report.json junit.xml summary.md failures/deepspeed-sf-head2seq-before-5664-semantics.case failures/deepspeed-sf-head2seq-before-5664-semantics.md; do
+	[ -s "$tmp/rep/$f" ] && ok || bad "report file $f missing"
+done
+if ls "$tmp/rep" | grep -q tmp; then bad "temporary files left in the report folder"; else ok; fi
+if python3 - "$tmp/rep" <<'PY'
+import json, sys, xml.etree.ElementTree as ET
+d = sys.argv[1]
+r = json.load(open(f"{d}/report.json"))
+for k in ("tool", "version", "argv", "seed", "backend", "results"):
+    assert k in r, k
+fail = [x for x in r["results"] if x["verdict"] == "fail"]
+assert len(fail) == 1, fail
+x = fail[0]
+for k in ("target", "property", "verdict", "expected", "cases", "seconds", "counterexample"):
+    assert k in x, k
+cx = x["counterexample"]
+assert cx["world"] == 2 and cx["sizes"] == {"s": 2, "b": 2, "h": 2, "d": 1}, cx
+assert cx["dtype"] == "i32" and cx["seed"] == 0 and cx["wrong"] == 4 and cx["shrink_steps"] > 0
+assert cx["case_file"].endswith("failures/deepspeed-sf-head2seq-before-5664-semantics.case")
+w = cx["first_wrong"][0]
+assert w["rank"] == 0 and w["index"] == [0, 0, 1, 0] and w["expected_from"] == [0, 0, 1, 0] and w["actual_from"] == [0, 1, 0, 0], w
+root = ET.parse(f"{d}/junit.xml").getroot()
+assert root.tag == "testsuites" and int(root.get("failures")) == 1, root.attrib
+cases = root.findall(".//testcase")
+assert len(cases) == int(root.get("tests")) and len(cases) >= 6
+f = [c for c in cases if c.find("failure") is not None]
+assert len(f) == 1 and "shardcheck repro" in f[0].find("failure").get("message")
+md = open(f"{d}/summary.md").read()
+assert "| target | property | verdict |" in md and "shardcheck repro" in md
+PY
+then ok; else bad "report.json / junit.xml / summary.md content"; fi
+
+# repro replays the written case with the same wrong elements
+grep "holds X\[" "$tmp/rep.out" | sed 's/^ *//' >"$tmp/wrong.check"
+expect_rc 1 "repro" "$sc" repro "$tmp/rep/failures/deepspeed-sf-head2seq-before-5664-semantics.case" --dump "$tmp/rd"
+grep "holds X\[" "$tmp/out" | sed 's/^ *//' >"$tmp/wrong.repro"
+if [ -s "$tmp/wrong.check" ] && cmp -s "$tmp/wrong.check" "$tmp/wrong.repro"; then ok; else bad "repro shows other wrong elements"; fi
+expect_grep "actual \[1, 2, 2, 1\]" "$tmp/out" "repro prints tensors in full"
+expect_grep "!" "$tmp/out" "repro marks wrong elements"
+[ -e "$tmp/rd/rank1.output.npy" ] && ok || bad "repro --dump"
+# check accepts a .case file and a directory of them; the corpus regression holds
+expect_rc 1 "check .case" "$sc" check "$tmp/rep/failures/deepspeed-sf-head2seq-before-5664-semantics.case"
+expect_rc 1 "check dir of .case" "$sc" check "$tmp/rep/failures"
+expect_rc 1 "repro corpus regression" "$sc" repro corpus/deepspeed/sf-head2seq-before-5664.case
+printf 'shardcheck-case 9\n' >"$tmp/v9.case"
+expect_rc 2 "unsupported case version" "$sc" repro "$tmp/v9.case"
+expect_grep "v9.case:1: case file version 9" "$tmp/err" "case file error location"
+printf 'shardcheck-case 1\ntarget corpus/deepspeed/sf-head2seq-batchdim.sc\nproperty semantics\nworld 2\nsizes s=4 b=2 h=2 q=1\ndtype i32\n' >"$tmp/bad.case"
+expect_rc 2 "bad case sizes" "$sc" repro "$tmp/bad.case"
+expect_grep "bad.case:5: 'q' is not a dim" "$tmp/err" "case sizes error"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,0 +1,33 @@
+/* sc_casefile: .case files, the replayable record of one case.
+ *
+ * A small line-based text format, versioned on its first line:
+ *
+ *   shardcheck-case 1
+ *   target corpus/deepspeed/sf-head2seq-before-5664.sc   (or builtin:NAME, or chain A.sc,B.sc)
+ *   property semantics
+ *   backend sim
+ *   world 2
+ *   sizes s=2 b=2 h=2 d=1
+ *   params dim=0 concat=1 op=sum                         (built-ins only)
+ *   dtype i32
+ *   seed 0
+ *   expect fail                                          (optional: a corpus entry)
+ *
+ * '#' starts a comment. A relative target path is tried as written (from
+ * the working directory), then relative to the case file's directory. */
+#ifndef SC_CASEFILE_H
+#define SC_CASEFILE_H
+
+#include "sc_target.h"
+
+#define SC_CASEFILE_VERSION 1
+
+/* Text of a case file for (t, property, backend, c); expect -1 for none. */
+enum sc_status sc_casefile_format(struct sc_target *t, const char *property, const char *backend,
+				  const struct sc_case *c, int expect, char *buf, size_t n,
+				  struct sc_err *e);
+/* Loads a case file into a target that replays exactly that case
+ * (t->has_case). Errors are "path:line: message". */
+enum sc_status sc_casefile_load(const char *path, struct sc_target *t, struct sc_err *e);
+
+#endif

@@ -1,0 +1,176 @@
+/* Shrinking: for every `expect fail` spec of the corpus, the shrunk case
+ * equals the smallest failing case an exhaustive search finds over every
+ * world 1..4 and every dim 1..6 (ordered by world, then elements, then
+ * sizes left to right, i32, seed 0), for several run seeds; and no single
+ * move from the result (a smaller world, one smaller dim, a simpler dtype)
+ * still fails.  Usage: test_shrink CORPUS_DIR */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sc_check.h"
+#include "sc_test.h"
+
+static struct sc_ctx *ctx;
+static const struct sc_property *sem;
+
+static int fails(struct sc_target *t, const struct sc_case *c)
+{
+	struct sc_failure f;
+	return sc_check_case(ctx, t, sem, c, &f) == SC_V_FAIL;
+}
+
+static int64_t numel(const struct sc_case *c)
+{
+	int64_t n = 1;
+	for (int d = 0; d < c->ndims; d++)
+		n *= c->sizes[d];
+	return n;
+}
+
+/* 1 when a precedes b in the minimality order */
+static int before(const struct sc_case *a, const struct sc_case *b)
+{
+	if (a->world != b->world)
+		return a->world < b->world;
+	if (numel(a) != numel(b))
+		return numel(a) < numel(b);
+	for (int d = 0; d < a->ndims; d++)
+		if (a->sizes[d] != b->sizes[d])
+			return a->sizes[d] < b->sizes[d];
+	return 0;
+}
+
+static int exhaustive_min(struct sc_target *t, const struct sc_gen_opts *o, int nd, struct sc_case *best)
+{
+	int found = 0;
+	struct sc_case c;
+	memset(&c, 0, sizeof c);
+	c.ndims = nd;
+	c.dtype = SC_I32;
+	for (c.world = 1; c.world <= 4; c.world++) {
+		long total = 1;
+		for (int d = 0; d < nd; d++)
+			total *= 6;
+		for (long k = 0; k < total; k++) {
+			long r = k;
+			for (int d = nd - 1; d >= 0; d--) {
+				c.sizes[d] = 1 + r % 6;
+				r /= 6;
+			}
+			if (found && !before(&c, best))
+				continue;
+			if (!sc_case_valid(t, o, &c, NULL, 0) || !fails(t, &c))
+				continue;
+			*best = c;
+			found = 1;
+		}
+		if (found)
+			return 1; /* the smallest world decides first */
+	}
+	return 0;
+}
+
+static void single_moves_pass(struct sc_target *t, const struct sc_gen_opts *o, const struct sc_case *m)
+{
+	for (int w = 1; w < m->world; w++)
+		for (int d = -1; d < m->ndims; d++) {
+			/* a smaller world with sizes kept, or with one dim rescaled */
+			struct sc_case k = *m;
+			k.world = w;
+			if (d >= 0)
+				k.sizes[d] = m->sizes[d] / m->world * w;
+			if (sc_case_valid(t, o, &k, NULL, 0))
+				T_CHECK(!fails(t, &k), "%s: smaller world %d still fails", t->name, w);
+		}
+	for (int d = 0; d < m->ndims; d++)
+		for (int64_t v = 1; v < m->sizes[d]; v++) {
+			struct sc_case k = *m;
+			k.sizes[d] = v;
+			if (sc_case_valid(t, o, &k, NULL, 0))
+				T_CHECK(!fails(t, &k), "%s: dim %d = %lld still fails", t->name, d, (long long)v);
+		}
+	for (int dt = 0; dt < (int)m->dtype; dt++) {
+		struct sc_case k = *m;
+		k.dtype = (enum sc_dtype)dt;
+		T_CHECK(!fails(t, &k), "%s: simpler dtype still fails", t->name);
+	}
+}
+
+static int nspecs;
+
+static void check_dir(const char *dir)
+{
+	DIR *dd = opendir(dir);
+	if (!dd)
+		return;
+	struct dirent *de;
+	while ((de = readdir(dd))) {
+		char path[1024];
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+		size_t l = strlen(path);
+		if (l < 3 || strcmp(path + l - 3, ".sc") != 0) {
+			if (!strchr(de->d_name, '.'))
+				check_dir(path);
+			continue;
+		}
+		struct sc_target t;
+		struct sc_err e;
+		if (sc_target_from_spec_file(&t, path, &e) != SC_OK) {
+			T_CHECK(0, "%s", e.msg);
+			continue;
+		}
+		if (t.expect != 1) {
+			sc_target_free(&t);
+			continue;
+		}
+		nspecs++;
+		struct sc_gen_opts o = {.world_lo = 1, .world_hi = 8};
+		sc_gen_defaults(&o);
+		struct sc_case best;
+		int have = exhaustive_min(&t, &o, t.spec->ndims, &best);
+		T_CHECK(have, "%s: no failing case with P <= 4 and dims <= 6", path);
+		for (uint64_t seed = 1; have && seed <= 4; seed++) {
+			struct sc_check_opts co;
+			memset(&co, 0, sizeof co);
+			co.gen = o;
+			co.cases = 2000;
+			co.seed = seed;
+			struct sc_result r;
+			sc_check_run(ctx, &t, sem, &co, &r);
+			T_CHECK(r.verdict == SC_V_FAIL, "%s seed %llu: not found", path, (unsigned long long)seed);
+			if (r.verdict != SC_V_FAIL)
+				continue;
+			int same = r.cx.world == best.world && r.cx.dtype == SC_I32 && r.cx.seed == 0;
+			for (int d = 0; d < best.ndims; d++)
+				same &= r.cx.sizes[d] == best.sizes[d];
+			char a[256], b[256];
+			sc_case_format(&t, &r.cx, a, sizeof a);
+			sc_case_format(&t, &best, b, sizeof b);
+			T_CHECK(same, "%s seed %llu: shrunk to %s, exhaustive minimum %s", path,
+				(unsigned long long)seed, a, b);
+			if (seed == 1) {
+				printf("%-60s %s (%d steps, %.4f s)\n", path, a, r.shrink.steps, r.shrink_seconds);
+				single_moves_pass(&t, &o, &r.cx);
+			}
+		}
+		sc_target_free(&t);
+	}
+	closedir(dd);
+}
+
+int main(int argc, char **argv)
+{
+	struct sc_backend *be;
+	sc_backend_sim_open(&be, NULL);
+	ctx = sc_ctx_new(be, 0);
+	sem = sc_property_find("semantics");
+	check_dir(argc > 1 ? argv[1] : "corpus");
+	T_CHECK(nspecs >= 8, "only %d expect-fail specs found", nspecs);
+	printf("%d expect-fail specs compared with the exhaustive minimum\n", nspecs);
+	sc_ctx_free(ctx);
+	sc_backend_close(be);
+	T_DONE();
+}
