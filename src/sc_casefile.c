@@ -83,8 +83,8 @@ enum sc_status sc_casefile_load(const char *path, struct sc_target *t, struct sc
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return SC_ERR(e, SC_E_IO, "%s: cannot open: %s", path, strerror(errno));
-	char line[2048], target[1024] = "", sizes[1024] = "", params[256] = "", property[64] = "",
-	     backend[32] = "sim";
+	char line[2048], target[1024] = "", sizes[1024] = "", params[256] = "", property[32] = "",
+	     backend[16] = "sim";
 	int lineno = 0, is_chain = 0, have_world = 0, have_dtype = 0, expect = -1;
 	int size_line = 0, params_line = 0;
 	struct sc_case c;
@@ -118,6 +118,8 @@ enum sc_status sc_casefile_load(const char *path, struct sc_target *t, struct sc
 				FAIL_("%s:%d: unknown property '%s'", path, lineno, val);
 			snprintf(property, sizeof property, "%s", val);
 		} else if (strcmp(s, "backend") == 0) {
+			if (strlen(val) >= sizeof backend || !*val)
+				FAIL_("%s:%d: unknown backend '%s'", path, lineno, val);
 			snprintf(backend, sizeof backend, "%s", val);
 		} else if (strcmp(s, "world") == 0) {
 			long w = strtol(val, &end, 10);

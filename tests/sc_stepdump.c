@@ -49,20 +49,23 @@ int main(int argc, char **argv)
 	inputs_only->nsteps = 0;
 	struct sc_target t0;
 	sc_target_from_spec(&t0, inputs_only);
+	int rc = 0;
 	sc_ctx_begin(ctx, 1, 0);
 	if (sc_target_run(&t0, &c, &ctx->x, NULL, &e) != SC_OK) {
 		fprintf(stderr, "%s\n", e.msg);
-		return 2;
+		rc = 2;
+		goto out;
 	}
 	for (int i = 0; i < s->nsteps; i++) {
 		enum sc_status st = sc_exec_step(&ctx->x, s, &s->steps[i], c.sizes, &e);
 		if (st == SC_E_RUNTIME) {
 			printf("err %s\n", e.msg);
-			return 0;
+			goto out;
 		}
 		if (st != SC_OK) {
 			fprintf(stderr, "%s\n", e.msg);
-			return 2;
+			rc = 2;
+			goto out;
 		}
 		dump(&ctx->x.t[0]);
 	}
@@ -75,9 +78,10 @@ int main(int argc, char **argv)
 		sc_iter_next(&it);
 	}
 	printf("\n");
+out:
 	sc_target_free(&t0);
 	sc_target_free(&t);
 	sc_ctx_free(ctx);
 	sc_backend_close(be);
-	return 0;
+	return rc;
 }
