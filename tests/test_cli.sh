@@ -155,5 +155,23 @@ printf 'shardcheck-case 1\ntarget corpus/deepspeed/sf-head2seq-batchdim.sc\nprop
 expect_rc 2 "bad case sizes" "$sc" repro "$tmp/bad.case"
 expect_grep "bad.case:5: 'q' is not a dim" "$tmp/err" "case sizes error"
 
+# every expect-fail spec: check --json - and --report, then repro the written
+# case: the same failure, the same wrong elements
+for spec in $(grep -l "^expect fail" $(find corpus -name '*.sc' | sort)); do
+	name=$(basename "$(dirname "$spec")")-$(basename "$spec" .sc)
+	"$sc" check "$spec" --property semantics --seed 8 --json - --report "$tmp/all" >"$tmp/all.json" 2>"$tmp/all.txt"
+	cf="$tmp/all/failures/$name-semantics.case"
+	if ! python3 - "$tmp/all.json" "$cf" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"][0]
+assert r["verdict"] == "fail" and r["counterexample"]["case_file"] == sys.argv[2], r
+PY
+	then bad "$spec: --json - result"; continue; fi
+	grep -E "holds|runtime|invalid|Tensors" "$tmp/all.txt" | grep -v replay | sed 's/^ *//' >"$tmp/w1"
+	"$sc" repro "$cf" >"$tmp/rp.out" 2>&1; rc=$?
+	sed -n '/still fails/,$p' "$tmp/rp.out" | grep -E "holds|runtime|invalid|Tensors" | grep -v replay | sed 's/^ *//' >"$tmp/w2"
+	if [ "$rc" -eq 1 ] && [ -s "$tmp/w1" ] && cmp -s "$tmp/w1" "$tmp/w2"; then ok; else bad "$spec: repro differs (rc $rc)"; diff "$tmp/w1" "$tmp/w2" >&2; fi
+done
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
