@@ -85,10 +85,8 @@ static enum sc_verdict check(struct sc_ctx *ctx, struct sc_target *t, const stru
 			}
 			k += (size_t)n * 8;
 		}
-		if (f->wrong) {
-			/* report the failing dtype as the case's */
-			return SC_V_FAIL;
-		}
+		if (sc_any(ctx, c, f->wrong > 0))
+			return f->wrong ? SC_V_FAIL : SC_V_PASS;
 	}
 	return SC_V_PASS;
 }

@@ -21,7 +21,7 @@ static enum sc_verdict semantics(struct sc_ctx *ctx, struct sc_target *t, const 
 		ctx->err = e;
 		return SC_V_ERROR;
 	}
-	if (wrong == 0 && sc_target_has_reduction(t, c)) {
+	if (!sc_any(ctx, c, wrong > 0) && sc_target_has_reduction(t, c)) {
 		sc_ctx_begin(ctx, 1, 0);
 		if ((v = sc_run_or_fail(ctx, t, c, NULL, f)) != SC_V_PASS)
 			return v;
@@ -31,11 +31,11 @@ static enum sc_verdict semantics(struct sc_ctx *ctx, struct sc_target *t, const 
 			return SC_V_ERROR;
 		}
 	}
-	if (wrong == 0)
+	if (!sc_any(ctx, c, wrong > 0))
 		return SC_V_PASS;
-	if (!f->msg[0] && !(f->nfirst && f->first[0].have_prov))
+	if (sc_any(ctx, c, wrong > 0 && !f->msg[0] && !(f->nfirst && f->first[0].have_prov)))
 		sc_explain(ctx, t, c, f);
-	return SC_V_FAIL;
+	return wrong > 0 ? SC_V_FAIL : SC_V_PASS;
 }
 
 static int applies_all(const struct sc_target *t)

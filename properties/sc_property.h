@@ -39,6 +39,13 @@ struct sc_property {
 int sc_properties(const struct sc_property *const **list);
 const struct sc_property *sc_property_find(const char *name);
 
+/* 1 when flag is set on any process holding ranks of the case: decisions
+ * that lead to more collectives must be the same on every rank. */
+static inline int sc_any(struct sc_ctx *ctx, const struct sc_case *c, int flag)
+{
+	return sc_backend_combine(ctx->be, c->world, flag != 0);
+}
+
 /* Shared by the property files. */
 void sc_ctx_begin(struct sc_ctx *ctx, int prov, int poison);
 enum sc_verdict sc_run_or_fail(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c,

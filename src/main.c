@@ -7,6 +7,8 @@
  * was not met), 2 usage, spec or environment error. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +63,9 @@ static const char *const usage_check =
 	"  --chain A.sc,B.sc   check a chain of specs (compose; roundtrip when it returns\n"
 	"                      to its input placement)\n"
 	"  --no-shrink         report the first failing case as found\n"
+	"  --timeout SECONDS   abort when one case runs longer (a hung or crashed rank):\n"
+	"                      the case is saved first (DIR/failures/inflight.case with\n"
+	"                      --report, else ./shardcheck-inflight.case)\n"
 	"  --report DIR        write DIR/report.json, junit.xml, summary.md and\n"
 	"                      failures/NAME.case + NAME.md (each as soon as it is shrunk)\n"
 	"  --json FILE|-       write the JSON report to FILE, or alone to stdout\n"
@@ -99,6 +104,7 @@ struct cli {
 	const char *params;
 	const char *dump;
 	int quiet, verbose, seed_given, world;
+	double timeout;
 	enum sc_dtype dtype;
 	const char *targets[MAX_TARGETS];
 	int ntargets;
@@ -192,6 +198,12 @@ static int parse_args(struct cli *c, int argc, char **argv, int is_eval)
 			return -1;
 		} else if (strcmp(key, "--no-shrink") == 0) {
 			c->co.no_shrink = 1;
+		} else if (strcmp(key, "--timeout") == 0) {
+			char *end;
+			double s = strtod(val, &end);
+			if (*end || s <= 0 || s > 86400)
+				return die_usage("--timeout needs seconds in (0, 86400], got '%s'", val);
+			c->timeout = s;
 		} else if (strcmp(key, "--backend") == 0) {
 			c->backend = val;
 		} else if (strcmp(key, "--cases") == 0) {
@@ -399,6 +411,83 @@ static void progress(void *u, const char *target, const char *property, long cas
 	fflush(stderr);
 }
 
+/* The case in flight, for the timeout and termination handlers: text
+ * formatted before each case, written from the handler with write(2) only.
+ * Signal handlers can reach no other state, hence file scope. */
+static struct {
+	char path[1024], tmp[1040];
+	char text[4096];
+	volatile sig_atomic_t len;
+	int leader;
+	double seconds;
+} inflight;
+
+static void inflight_handler(int sig)
+{
+	if (inflight.leader && inflight.len > 0) {
+		int fd = open(inflight.tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd >= 0) {
+			ssize_t w = write(fd, inflight.text, (size_t)inflight.len);
+			(void)w;
+			close(fd);
+			rename(inflight.tmp, inflight.path);
+		}
+		static const char m1[] = "\nshardcheck: aborting: the running case ";
+		static const char m2[] = "exceeded --timeout (a rank hung or crashed); saved to ";
+		static const char m3[] = "was terminated (a rank crashed or was killed); saved to ";
+		ssize_t w = write(2, m1, sizeof m1 - 1);
+		w = sig == SIGALRM ? write(2, m2, sizeof m2 - 1) : write(2, m3, sizeof m3 - 1);
+		w = write(2, inflight.path, strlen(inflight.path));
+		w = write(2, "\n", 1);
+		w = write(2, inflight.text, (size_t)inflight.len);
+		(void)w;
+	}
+	_exit(3);
+}
+
+static void on_case(void *u, struct sc_target *t, const struct sc_property *p, const struct sc_case *c)
+{
+	const char *backend = u;
+	char text[sizeof inflight.text];
+	if (inflight.leader &&
+	    sc_casefile_format(t, p->name, backend, c, -1, text, sizeof text, NULL) == SC_OK) {
+		inflight.len = 0;
+		memcpy(inflight.text, text, strlen(text));
+		inflight.len = (sig_atomic_t)strlen(text);
+	}
+	alarm((unsigned)(inflight.seconds + 0.999));
+}
+
+static void arm_inflight(struct cli *c, struct sc_backend *be)
+{
+	inflight.leader = sc_backend_leader(be);
+	inflight.seconds = c->timeout;
+	snprintf(inflight.path, sizeof inflight.path, "%s%s", c->report_dir ? c->report_dir : ".",
+		 c->report_dir ? "/failures/inflight.case" : "/shardcheck-inflight.case");
+	if (c->report_dir) {
+		char dir[1100];
+		snprintf(dir, sizeof dir, "%s/failures", c->report_dir);
+		sc_mkdirs(dir, NULL);
+	}
+	snprintf(inflight.tmp, sizeof inflight.tmp, "%s.tmp", inflight.path);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = inflight_handler;
+	sigaction(SIGALRM, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	c->co.on_case = on_case;
+	c->co.on_case_ctx = (void *)c->backend;
+}
+
+/* Only process 0 talks: the others' stdout and stderr go nowhere. */
+static void quiet_followers(struct sc_backend *be)
+{
+	if (sc_backend_leader(be))
+		return;
+	if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+		return;
+}
+
 static uint64_t random_seed(void)
 {
 	struct timespec ts;
@@ -421,6 +510,24 @@ static int cmd_check(int argc, char **argv, int full_argc, char **full_argv)
 	const int json_stdout = c.json && strcmp(c.json, "-") == 0;
 	FILE *out = json_stdout ? stderr : stdout;
 
+	struct sc_err e;
+	struct sc_backend *be = NULL;
+	if (sc_backend_open(c.backend, &be, &e) != SC_OK) {
+		fprintf(stderr, "shardcheck: %s\n", e.msg);
+		return 2;
+	}
+	quiet_followers(be);
+	/* one seed and one world range for every process */
+	sc_backend_bcast(be, &c.co.seed, sizeof c.co.seed, 0);
+	const int maxw = sc_backend_max_world(be);
+	if (c.co.gen.world_lo > maxw) {
+		fprintf(stderr, "shardcheck: --world %d..%d needs at least %d processes, this launch has %d (mpirun -np)\n",
+			c.co.gen.world_lo, c.co.gen.world_hi, c.co.gen.world_lo, maxw);
+		sc_backend_close(be);
+		return 2;
+	}
+	if (c.co.gen.world_hi > maxw)
+		c.co.gen.world_hi = maxw;
 	static struct sc_target targets[MAX_TARGETS];
 	int nt = 0;
 	rc = load_targets(&c, targets, &nt, stderr);
@@ -428,18 +535,13 @@ static int cmd_check(int argc, char **argv, int full_argc, char **full_argv)
 		fprintf(stderr, "shardcheck: nothing run\n");
 		for (int i = 0; i < nt; i++)
 			sc_target_free(&targets[i]);
+		sc_backend_close(be);
 		return rc;
 	}
-	struct sc_err e;
-	struct sc_backend *be = NULL;
-	if (sc_backend_open(c.backend, &be, &e) != SC_OK) {
-		fprintf(stderr, "shardcheck: %s\n", e.msg);
-		for (int i = 0; i < nt; i++)
-			sc_target_free(&targets[i]);
-		return 2;
-	}
+	if (c.timeout > 0)
+		arm_inflight(&c, be);
 	struct sc_ctx *ctx = sc_ctx_new(be, c.co.gen.dtypes);
-	const int tty = isatty(2) && !c.quiet;
+	const int tty = isatty(2) && !c.quiet && sc_backend_leader(be);
 	if (tty)
 		c.co.progress = progress;
 	const struct sc_property *const *props;
@@ -464,9 +566,11 @@ static int cmd_check(int argc, char **argv, int full_argc, char **full_argv)
 				continue;
 			struct sc_result *r = &res[nres];
 			sc_check_run(ctx, t, p, &c.co, r);
+			if (c.timeout > 0)
+				alarm(0);
 			if (tty)
 				fprintf(stderr, "\r\033[K");
-			if (r->verdict == SC_V_FAIL && c.report_dir && !t->has_case &&
+			if (r->verdict == SC_V_FAIL && c.report_dir && !t->has_case && sc_backend_leader(be) &&
 			    sc_report_write_failure(c.report_dir, r, c.backend, &e) != SC_OK)
 				fprintf(stderr, "shardcheck: %s\n", e.msg);
 			if (r->verdict == SC_V_SKIP) {
@@ -521,7 +625,7 @@ static int cmd_check(int argc, char **argv, int full_argc, char **full_argv)
 		nres, passes, fails, expected_fails, errors, unmet, unmet == 1 ? "" : "s",
 		(unsigned long long)c.co.seed);
 	struct sc_report_meta meta = {SC_VERSION, c.co.seed, c.backend, full_argc, full_argv};
-	if (c.report_dir) {
+	if (c.report_dir && sc_backend_leader(be)) {
 		if (sc_report_write(c.report_dir, &meta, res, nres, &e) != SC_OK) {
 			fprintf(stderr, "shardcheck: %s\n", e.msg);
 			code = 2;
@@ -529,7 +633,7 @@ static int cmd_check(int argc, char **argv, int full_argc, char **full_argv)
 			fprintf(out, "report: %s/{report.json,junit.xml,summary.md}\n", c.report_dir);
 		}
 	}
-	if (c.json) {
+	if (c.json && sc_backend_leader(be)) {
 		char *doc = sc_report_json(&meta, res, nres);
 		if (!doc) {
 			code = 2;

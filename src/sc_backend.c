@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define SC_MAX_WORLD_ANY 256
+
 static int sim_local(struct sc_backend *be, int world, int *first)
 {
 	(void)be;
@@ -91,15 +93,39 @@ enum sc_status sc_backend_sim_open(struct sc_backend **out, struct sc_err *e)
 	return SC_OK;
 }
 
-static const struct sc_backend_info backends[] = {
+int sc_backend_combine(struct sc_backend *be, int world, int value)
+{
+	return be->ops->combine ? be->ops->combine(be, world, value) : value;
+}
+
+void sc_backend_bcast(struct sc_backend *be, void *buf, size_t n, int root)
+{
+	if (be->ops->bcast)
+		be->ops->bcast(be, buf, n, root);
+}
+
+int sc_backend_proc(struct sc_backend *be) { return be->ops->proc ? be->ops->proc(be) : 0; }
+int sc_backend_nprocs(struct sc_backend *be) { return be->ops->max_world ? be->ops->max_world(be) : 1; }
+int sc_backend_leader(struct sc_backend *be) { return sc_backend_proc(be) == 0; }
+
+int sc_backend_max_world(struct sc_backend *be)
+{
+	return be->ops->max_world ? be->ops->max_world(be) : SC_MAX_WORLD_ANY;
+}
+
+static struct sc_backend_info backends[] = {
 	{"sim", 1, "ranks as buffers in one process; collectives by memcpy"},
-	{"mpi", 0, "not compiled into this build (needs Open MPI)"},
+	{"mpi", 0, "not compiled into this build (needs Open MPI: apt-get install openmpi-bin libopenmpi-dev)"},
 	{"cuda", 0, "not compiled into this build (needs the CUDA toolkit and a GPU)"},
 	{"nccl", 0, "not compiled into this build (needs NCCL and one GPU per rank)"},
 };
 
 int sc_backend_list(const struct sc_backend_info **list)
 {
+	if (sc_backend_mpi_available()) {
+		backends[1].available = 1;
+		backends[1].note = "one process per rank (mpirun -np N); MPI_Alltoall and friends";
+	}
 	*list = backends;
 	return (int)(sizeof backends / sizeof backends[0]);
 }
@@ -108,6 +134,8 @@ enum sc_status sc_backend_open(const char *name, struct sc_backend **out, struct
 {
 	if (strcmp(name, "sim") == 0)
 		return sc_backend_sim_open(out, e);
+	if (strcmp(name, "mpi") == 0)
+		return sc_backend_mpi_open(out, e);
 	for (size_t i = 0; i < sizeof backends / sizeof backends[0]; i++)
 		if (strcmp(name, backends[i].name) == 0)
 			return SC_ERR(e, SC_E_UNAVAIL, "backend '%s' is unavailable: %s", name,

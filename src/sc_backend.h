@@ -36,6 +36,18 @@ struct sc_backend_ops {
 				     void *const *recv, size_t count, enum sc_dtype dt,
 				     enum sc_redop op, struct sc_err *e);
 	void (*destroy)(struct sc_backend *be);
+	/* Process-level hooks; NULL when one process holds every rank (sim).
+	 * combine: the maximum of value over the processes holding ranks of a
+	 *          world (world 0: over every process); only those call it.
+	 * bcast: n bytes from process root to every process.
+	 * gather: every process's n bytes, in process order, to every process.
+	 * proc: this process's index (0 prints and writes reports).
+	 * max_world: the largest world this launch can hold. */
+	int (*combine)(struct sc_backend *be, int world, int value);
+	void (*bcast)(struct sc_backend *be, void *buf, size_t n, int root);
+	void (*gather)(struct sc_backend *be, const void *mine, void *all, size_t n);
+	int (*proc)(struct sc_backend *be);
+	int (*max_world)(struct sc_backend *be);
 };
 
 struct sc_backend {
@@ -58,5 +70,17 @@ void sc_backend_close(struct sc_backend *be); /* NULL-safe */
 
 /* The in-process backend (also used directly by tests). */
 enum sc_status sc_backend_sim_open(struct sc_backend **out, struct sc_err *e);
+/* Open MPI: sc_backend_mpi.c when MPI was found, else a stub that answers
+ * SC_E_UNAVAIL (sc_backend_mpi_stub.c). */
+enum sc_status sc_backend_mpi_open(struct sc_backend **out, struct sc_err *e);
+int sc_backend_mpi_available(void);
+
+/* Helpers that work for every backend (one process: identity). */
+int sc_backend_combine(struct sc_backend *be, int world, int value);
+void sc_backend_bcast(struct sc_backend *be, void *buf, size_t n, int root);
+int sc_backend_proc(struct sc_backend *be);
+int sc_backend_nprocs(struct sc_backend *be);
+int sc_backend_leader(struct sc_backend *be);
+int sc_backend_max_world(struct sc_backend *be);
 
 #endif

@@ -6,6 +6,7 @@
 #include "sc_check.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -24,23 +25,63 @@ static uint64_t fnv1a(const char *s)
 	return h;
 }
 
+/* Every process checks its own ranks (a process outside the case's world
+ * has none); the verdicts are combined, and the failure seen by the lowest
+ * process that saw the worst verdict is shared, so every process continues
+ * (shrinks) alike and process 0 can report it. */
 enum sc_verdict sc_check_case(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p,
 			      const struct sc_case *c, struct sc_failure *f)
 {
 	memset(f, 0, sizeof *f);
-	return p->check(ctx, t, c, f);
+	int first;
+	const int mine = ctx->be->ops->local_ranks(ctx->be, c->world, &first) > 0;
+	enum sc_verdict v = mine ? p->check(ctx, t, c, f) : SC_V_SKIP;
+	if (!ctx->be->ops->combine)
+		return v;
+	static const int sev[] = {[SC_V_SKIP] = 0, [SC_V_PASS] = 1, [SC_V_FAIL] = 2, [SC_V_ERROR] = 3};
+	static const enum sc_verdict of[] = {SC_V_SKIP, SC_V_PASS, SC_V_FAIL, SC_V_ERROR};
+	const int all = sc_backend_combine(ctx->be, 0, sev[v]);
+	if (all == 3) {
+		const int me = sc_backend_proc(ctx->be);
+		const int owner = SC_MAX_WORLD - sc_backend_combine(ctx->be, 0, sev[v] == all ? SC_MAX_WORLD - me : 0);
+		sc_backend_bcast(ctx->be, &ctx->err, sizeof ctx->err, owner);
+		ctx->err.file = NULL;
+	} else if (all == 2 && ctx->be->ops->gather) {
+		/* merge: the first message, the sum of wrong elements, the first
+		 * wrong elements in rank order (processes hold ascending ranks) */
+		const int np = sc_backend_nprocs(ctx->be);
+		struct sc_failure *fs = malloc(sizeof *fs * (size_t)np);
+		if (!fs)
+			return SC_V_ERROR;
+		ctx->be->ops->gather(ctx->be, f, fs, sizeof *f);
+		memset(f, 0, sizeof *f);
+		for (int k = 0; k < np; k++) {
+			if (!f->msg[0] && fs[k].msg[0]) {
+				memcpy(f->msg, fs[k].msg, sizeof f->msg);
+				f->runtime_error = fs[k].runtime_error;
+			}
+			f->wrong += fs[k].wrong;
+			for (int i = 0; i < fs[k].nfirst && f->nfirst < SC_MAX_FIRST; i++)
+				f->first[f->nfirst++] = fs[k].first[i];
+		}
+		free(fs);
+	}
+	return of[all];
 }
 
 struct pred {
 	struct sc_ctx *ctx;
 	struct sc_target *t;
 	const struct sc_property *p;
+	const struct sc_check_opts *o;
 };
 
 static int still_fails(void *vp, const struct sc_case *c)
 {
 	struct pred *pr = vp;
 	struct sc_failure f;
+	if (pr->o->on_case)
+		pr->o->on_case(pr->o->on_case_ctx, pr->t, pr->p, c);
 	return sc_check_case(pr->ctx, pr->t, pr->p, c, &f) == SC_V_FAIL;
 }
 
@@ -77,7 +118,7 @@ enum sc_status sc_check_run(struct sc_ctx *ctx, struct sc_target *t, const struc
 	for (long i = 0; i < ncases; i++) {
 		if ((i & 255) == 255 && (o->seconds > 0 || o->progress)) {
 			double el = sc_now() - t0;
-			if (o->seconds > 0 && el > o->seconds)
+			if (o->seconds > 0 && sc_backend_combine(ctx->be, 0, el > o->seconds))
 				break;
 			if (o->progress)
 				o->progress(o->progress_ctx, t->name, p->name, i, ncases, el);
@@ -105,6 +146,8 @@ enum sc_status sc_check_run(struct sc_ctx *ctx, struct sc_target *t, const struc
 		}
 		res->cases++;
 		struct sc_failure f;
+		if (o->on_case)
+			o->on_case(o->on_case_ctx, t, p, &c);
 		enum sc_verdict v = sc_check_case(ctx, t, p, &c, &f);
 		if (v == SC_V_SKIP) {
 			skipped++;
@@ -120,7 +163,7 @@ enum sc_status sc_check_run(struct sc_ctx *ctx, struct sc_target *t, const struc
 			res->have_cx = 1;
 			res->cx = c;
 			if (!o->no_shrink) {
-				struct pred pr = {ctx, t, p};
+				struct pred pr = {ctx, t, p, o};
 				double s0 = sc_now();
 				sc_shrink(t, &o->gen, &res->cx, still_fails, &pr, &res->shrink);
 				res->shrink_seconds = sc_now() - s0;

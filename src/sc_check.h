@@ -16,6 +16,9 @@ struct sc_check_opts {
 	void (*progress)(void *u, const char *target, const char *property, long cases, long total,
 			 double elapsed);
 	void *progress_ctx;
+	/* called before every case is checked, shrinking included (may be NULL) */
+	void (*on_case)(void *u, struct sc_target *t, const struct sc_property *p, const struct sc_case *c);
+	void *on_case_ctx;
 };
 
 struct sc_result {

@@ -1,0 +1,252 @@
+/* sc_backend_mpi: one MPI process per rank (mpirun -np N).
+ *
+ * A case of world P < N runs on the sub-communicator of ranks 0..P-1 (one
+ * per P, split once at open, since MPI_Comm_split is collective and the
+ * processes outside a case do not take part in it). Data movement goes as
+ * bytes; reductions use MPI's own ops on integers, f32, f64 and u64 (the
+ * provenance runs), and user ops on f16, bf16 and the fp8 types, computed
+ * through sc_reduce exactly as on sim.
+ *
+ * Planted faults for tests: SC_MPI_FAULT=hang:R or crash:R makes rank R
+ * hang or crash in its first all-to-all of a world of 2 or more. */
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mpi.h>
+
+#include "sc_backend.h"
+#include "sc_interp.h"
+
+struct mpi_impl {
+	int rank, size;
+	MPI_Comm sub[SC_MAX_WORLD + 1];
+	MPI_Datatype dt[SC_NDTYPES];
+	MPI_Op ops[SC_NDTYPES][SC_NREDOPS];
+	int fault, fault_rank;
+	int inited_here;
+};
+
+#define MINI(DT, OP)                                                           \
+	static void red_##DT##_##OP(void *in, void *inout, int *len, MPI_Datatype *t) \
+	{                                                                      \
+		(void)t;                                                       \
+		sc_reduce(DT, OP, inout, in, (size_t)*len);                    \
+	}
+#define MINI4(DT) MINI(DT, SC_SUM) MINI(DT, SC_MAX) MINI(DT, SC_MIN) MINI(DT, SC_PROD)
+MINI4(SC_F16)
+MINI4(SC_BF16)
+MINI4(SC_F8E4M3)
+MINI4(SC_F8E5M2)
+
+static MPI_User_function *const mini_fn[4][SC_NREDOPS] = {
+	{red_SC_F16_SC_SUM, red_SC_F16_SC_MAX, red_SC_F16_SC_MIN, red_SC_F16_SC_PROD},
+	{red_SC_BF16_SC_SUM, red_SC_BF16_SC_MAX, red_SC_BF16_SC_MIN, red_SC_BF16_SC_PROD},
+	{red_SC_F8E4M3_SC_SUM, red_SC_F8E4M3_SC_MAX, red_SC_F8E4M3_SC_MIN, red_SC_F8E4M3_SC_PROD},
+	{red_SC_F8E5M2_SC_SUM, red_SC_F8E5M2_SC_MAX, red_SC_F8E5M2_SC_MIN, red_SC_F8E5M2_SC_PROD},
+};
+
+static struct mpi_impl *impl(struct sc_backend *be) { return be->impl; }
+
+static enum sc_status mpi_err(struct sc_err *e, int rc, const char *call, int rank)
+{
+	char msg[MPI_MAX_ERROR_STRING];
+	int len = 0;
+	MPI_Error_string(rc, msg, &len);
+	return SC_ERR(e, SC_E_INTERNAL, "rank %d: %s failed: %s", rank, call, msg);
+}
+
+static int mpi_local(struct sc_backend *be, int world, int *first)
+{
+	struct mpi_impl *m = impl(be);
+	*first = m->rank;
+	return m->rank < world && world <= m->size ? 1 : 0;
+}
+
+static void planted_fault(struct mpi_impl *m, int world)
+{
+	if (!m->fault || m->rank != m->fault_rank || world < 2)
+		return;
+	if (m->fault == 1)
+		for (;;)
+			pause(); /* a hung rank */
+	raise(SIGSEGV); /* a crashed rank */
+}
+
+static enum sc_status mpi_a2a(struct sc_backend *be, int world, void *const *send,
+			      void *const *recv, size_t chunk, struct sc_err *e)
+{
+	struct mpi_impl *m = impl(be);
+	if (m->rank >= world)
+		return SC_OK;
+	planted_fault(m, world);
+	if (chunk > INT_MAX)
+		return SC_ERR(e, SC_E_UNAVAIL, "mpi: chunks over 2 GiB are not supported");
+	int rc = MPI_Alltoall(send[0], (int)chunk, MPI_BYTE, recv[0], (int)chunk, MPI_BYTE, m->sub[world]);
+	return rc == MPI_SUCCESS ? SC_OK : mpi_err(e, rc, "MPI_Alltoall", m->rank);
+}
+
+static enum sc_status mpi_ag(struct sc_backend *be, int world, void *const *send,
+			     void *const *recv, size_t bytes, struct sc_err *e)
+{
+	struct mpi_impl *m = impl(be);
+	if (m->rank >= world)
+		return SC_OK;
+	if (bytes > INT_MAX)
+		return SC_ERR(e, SC_E_UNAVAIL, "mpi: buffers over 2 GiB are not supported");
+	int rc = MPI_Allgather(send[0], (int)bytes, MPI_BYTE, recv[0], (int)bytes, MPI_BYTE, m->sub[world]);
+	return rc == MPI_SUCCESS ? SC_OK : mpi_err(e, rc, "MPI_Allgather", m->rank);
+}
+
+static enum sc_status mpi_rs(struct sc_backend *be, int world, void *const *send,
+			     void *const *recv, size_t count, enum sc_dtype dt, enum sc_redop op,
+			     struct sc_err *e)
+{
+	struct mpi_impl *m = impl(be);
+	if (m->rank >= world)
+		return SC_OK;
+	if (count > INT_MAX)
+		return SC_ERR(e, SC_E_UNAVAIL, "mpi: counts over 2^31 are not supported");
+	int rc = MPI_Reduce_scatter_block(send[0], recv[0], (int)count, m->dt[dt], m->ops[dt][op],
+					  m->sub[world]);
+	return rc == MPI_SUCCESS ? SC_OK : mpi_err(e, rc, "MPI_Reduce_scatter_block", m->rank);
+}
+
+static enum sc_status mpi_ar(struct sc_backend *be, int world, void *const *send,
+			     void *const *recv, size_t count, enum sc_dtype dt, enum sc_redop op,
+			     struct sc_err *e)
+{
+	struct mpi_impl *m = impl(be);
+	if (m->rank >= world)
+		return SC_OK;
+	if (count > INT_MAX)
+		return SC_ERR(e, SC_E_UNAVAIL, "mpi: counts over 2^31 are not supported");
+	int rc = MPI_Allreduce(send[0], recv[0], (int)count, m->dt[dt], m->ops[dt][op], m->sub[world]);
+	return rc == MPI_SUCCESS ? SC_OK : mpi_err(e, rc, "MPI_Allreduce", m->rank);
+}
+
+static int mpi_combine(struct sc_backend *be, int world, int value)
+{
+	struct mpi_impl *m = impl(be);
+	MPI_Comm comm = world > 0 && world <= m->size ? m->sub[world] : MPI_COMM_WORLD;
+	if (comm == MPI_COMM_NULL)
+		return value;
+	MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT, MPI_MAX, comm);
+	return value;
+}
+
+static void mpi_bcast(struct sc_backend *be, void *buf, size_t n, int root)
+{
+	(void)be;
+	MPI_Bcast(buf, (int)n, MPI_BYTE, root, MPI_COMM_WORLD);
+}
+
+static void mpi_gather(struct sc_backend *be, const void *mine, void *all, size_t n)
+{
+	(void)be;
+	MPI_Allgather(mine, (int)n, MPI_BYTE, all, (int)n, MPI_BYTE, MPI_COMM_WORLD);
+}
+
+static int mpi_proc(struct sc_backend *be) { return impl(be)->rank; }
+static int mpi_max_world(struct sc_backend *be) { return impl(be)->size; }
+
+static void mpi_destroy(struct sc_backend *be)
+{
+	struct mpi_impl *m = impl(be);
+	if (m) {
+		for (int p = 1; p <= m->size && p <= SC_MAX_WORLD; p++)
+			if (m->sub[p] != MPI_COMM_NULL)
+				MPI_Comm_free(&m->sub[p]);
+		for (int d = SC_F16; d < SC_NDTYPES; d++) {
+			MPI_Type_free(&m->dt[d]);
+			for (int o = 0; o < SC_NREDOPS; o++)
+				MPI_Op_free(&m->ops[d][o]);
+		}
+		int fin = 0;
+		MPI_Finalized(&fin);
+		if (m->inited_here && !fin)
+			MPI_Finalize();
+		free(m);
+	}
+	free(be);
+}
+
+static const struct sc_backend_ops mpi_ops = {
+	.name = "mpi",
+	.local_ranks = mpi_local,
+	.all_to_all = mpi_a2a,
+	.all_gather = mpi_ag,
+	.reduce_scatter = mpi_rs,
+	.all_reduce = mpi_ar,
+	.destroy = mpi_destroy,
+	.combine = mpi_combine,
+	.bcast = mpi_bcast,
+	.proc = mpi_proc,
+	.gather = mpi_gather,
+	.max_world = mpi_max_world,
+};
+
+int sc_backend_mpi_available(void) { return 1; }
+
+enum sc_status sc_backend_mpi_open(struct sc_backend **out, struct sc_err *e)
+{
+	struct sc_backend *be = calloc(1, sizeof *be);
+	struct mpi_impl *m = calloc(1, sizeof *m);
+	if (!be || !m) {
+		free(be);
+		free(m);
+		return SC_ERR(e, SC_E_NOMEM, "out of memory");
+	}
+	int inited = 0;
+	MPI_Initialized(&inited);
+	if (!inited) {
+		if (MPI_Init(NULL, NULL) != MPI_SUCCESS) {
+			free(be);
+			free(m);
+			return SC_ERR(e, SC_E_UNAVAIL, "mpi: MPI_Init failed");
+		}
+		m->inited_here = 1;
+	}
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	MPI_Comm_rank(MPI_COMM_WORLD, &m->rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &m->size);
+	if (m->size > SC_MAX_WORLD) {
+		free(be);
+		free(m);
+		return SC_ERR(e, SC_E_UNAVAIL, "mpi: at most %d processes", SC_MAX_WORLD);
+	}
+	for (int p = 1; p <= m->size; p++) {
+		MPI_Comm_split(MPI_COMM_WORLD, m->rank < p ? 0 : MPI_UNDEFINED, m->rank, &m->sub[p]);
+		if (m->sub[p] != MPI_COMM_NULL)
+			MPI_Comm_set_errhandler(m->sub[p], MPI_ERRORS_RETURN);
+	}
+	static const MPI_Op builtin[SC_NREDOPS] = {MPI_SUM, MPI_MAX, MPI_MIN, MPI_PROD};
+	const MPI_Datatype native[] = {[SC_I32] = MPI_INT32_T, [SC_I64] = MPI_INT64_T,
+				       [SC_U32] = MPI_UINT32_T, [SC_U64] = MPI_UINT64_T,
+				       [SC_I8] = MPI_INT8_T,    [SC_U8] = MPI_UINT8_T,
+				       [SC_F32] = MPI_FLOAT,    [SC_F64] = MPI_DOUBLE};
+	for (int d = 0; d < SC_NDTYPES; d++) {
+		if (d < SC_F16) {
+			m->dt[d] = native[d];
+			for (int o = 0; o < SC_NREDOPS; o++)
+				m->ops[d][o] = builtin[o];
+			continue;
+		}
+		MPI_Type_contiguous((int)sc_dtype_size((enum sc_dtype)d), MPI_BYTE, &m->dt[d]);
+		MPI_Type_commit(&m->dt[d]);
+		for (int o = 0; o < SC_NREDOPS; o++)
+			MPI_Op_create(mini_fn[d - SC_F16][o], 1, &m->ops[d][o]);
+	}
+	const char *f = getenv("SC_MPI_FAULT");
+	if (f && (strncmp(f, "hang:", 5) == 0 || strncmp(f, "crash:", 6) == 0)) {
+		m->fault = f[0] == 'h' ? 1 : 2;
+		m->fault_rank = atoi(strchr(f, ':') + 1);
+	}
+	be->ops = &mpi_ops;
+	be->impl = m;
+	*out = be;
+	return SC_OK;
+}
