@@ -9,6 +9,13 @@ command -v cmake >/dev/null || need+=(cmake)
 command -v cc >/dev/null || need+=(gcc)
 command -v make >/dev/null || need+=(make)
 command -v python3 >/dev/null || need+=(python3)
+# Open MPI for the mpi backend (a build without it still works: the backend
+# then reports itself unavailable and its tests are skipped)
+if [ "${SC_NO_MPI:-0}" != 1 ]; then
+	command -v mpirun >/dev/null || need+=(openmpi-bin)
+	[ -e /usr/include/x86_64-linux-gnu/openmpi/mpi.h ] || [ -e /usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h ] \
+		|| command -v mpicc >/dev/null || need+=(libopenmpi-dev)
+fi
 if [ ${#need[@]} -gt 0 ]; then
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "setup: missing ${need[*]}; run as root or install them" >&2

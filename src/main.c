@@ -442,7 +442,7 @@ static void inflight_handler(int sig)
 		w = write(2, inflight.text, (size_t)inflight.len);
 		(void)w;
 	}
-	_exit(3);
+	_exit(1);
 }
 
 static void on_case(void *u, struct sc_target *t, const struct sc_property *p, const struct sc_case *c)
@@ -836,6 +836,13 @@ static int cmd_eval(int argc, char **argv)
 		fprintf(stderr, "shardcheck: %s\n", e.msg);
 		return 2;
 	}
+	quiet_followers(be);
+	if (cs.world > sc_backend_max_world(be)) {
+		fprintf(stderr, "shardcheck: world %d needs %d processes, this launch has %d\n", cs.world,
+			cs.world, sc_backend_max_world(be));
+		sc_backend_close(be);
+		return 2;
+	}
 	struct sc_ctx *ctx = sc_ctx_new(be, c.co.gen.dtypes);
 	const struct sc_property *p = sc_property_find(c.property ? c.property : "semantics");
 	struct sc_result r;
@@ -936,6 +943,14 @@ static int cmd_repro(int argc, char **argv)
 	struct sc_backend *be;
 	if (sc_backend_open(bname, &be, &e) != SC_OK) {
 		fprintf(stderr, "shardcheck: %s\n", e.msg);
+		sc_target_free(&t);
+		return 2;
+	}
+	quiet_followers(be);
+	if (t.fixed.world > sc_backend_max_world(be)) {
+		fprintf(stderr, "shardcheck: world %d needs %d processes, this launch has %d\n",
+			t.fixed.world, t.fixed.world, sc_backend_max_world(be));
+		sc_backend_close(be);
 		sc_target_free(&t);
 		return 2;
 	}

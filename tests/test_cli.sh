@@ -31,7 +31,7 @@ expect_rc 2 "unknown option" "$sc" check --frob
 expect_rc 2 "bad --world" "$sc" check --world 0..3
 expect_rc 2 "bad --dtypes" "$sc" check --dtypes f128
 expect_rc 2 "unknown property" "$sc" check --property nope
-expect_rc 2 "unavailable backend" "$sc" check --backend mpi builtin:all_gather
+expect_rc 2 "unavailable backend" "$sc" check --backend nccl builtin:all_gather
 expect_grep "unavailable" "$tmp/err" "unavailable backend message"
 expect_rc 2 "missing file" "$sc" check does/not/exist.sc
 

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# mpi suite: under mpirun with 2, 3 and 4 processes (oversubscribed), the
+# corpus and builtin:all give the same results as sim (verdicts, cases run,
+# shrunk cases, wrong elements); the same case gives the same per-rank bits;
+# a hung or crashed rank ends the job with a message and a saved case.
+# Usage: test_mpi.sh PATH/TO/shardcheck  (from the repository root); 77: skipped.
+set -u
+sc=$1
+if ! command -v mpirun >/dev/null || ! "$sc" list | grep -q "^  mpi *available"; then
+	echo "mpi: skipped: no mpirun or this build has no mpi backend (apt-get install openmpi-bin libopenmpi-dev)"
+	exit 77
+fi
+if [ "$(id -u)" -eq 0 ]; then
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+export OMPI_MCA_rmaps_base_oversubscribe=1 PRTE_MCA_rmaps_default_mapping_policy=:oversubscribe
+# Open MPI keeps allocations until exit; under LeakSanitizer they are not ours
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+run() { timeout 600 mpirun --oversubscribe "$@"; }
+pass=0 fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAILED: $*" >&2; }
+
+same_json() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+def key(d):
+    out = []
+    for r in d["results"]:
+        cx = r["counterexample"]
+        out.append((r["target"], r["property"], r["verdict"], r["cases"],
+                    None if not cx else (cx["world"], cx["sizes"], cx["dtype"], cx["seed"],
+                                         cx["wrong"], cx["first_wrong"], cx["error"])))
+    return out
+ka, kb = key(a), key(b)
+bad = [(x, y) for x, y in zip(ka, kb) if x != y]
+if len(ka) != len(kb) or bad:
+    print("differs:", len(ka), len(kb), bad[:1])
+    sys.exit(1)
+print(len(ka), "results identical")
+PY
+}
+
+for np in 2 3 4; do
+	"$sc" check corpus builtin:all --seed 21 --cases 300 --world 1..$np --json "$tmp/sim$np.json" -q >/dev/null 2>&1
+	run -np $np "$sc" check --backend mpi corpus builtin:all --seed 21 --cases 300 --world 1..$np \
+		--json "$tmp/mpi$np.json" -q >"$tmp/mpi$np.out" 2>&1
+	rc=$?
+	[ $rc -eq 0 ] && ok || { bad "np=$np: corpus+builtins exit $rc"; tail -5 "$tmp/mpi$np.out" >&2; }
+	same_json "$tmp/sim$np.json" "$tmp/mpi$np.json" && ok || bad "np=$np: mpi results differ from sim"
+done
+
+# a buggy spec: exit 1 and the same minimal case as sim
+spec=corpus/deepspeed/sf-head2seq-before-5664.sc
+run -np 4 "$sc" check --backend mpi "$spec" --property semantics --seed 3 >"$tmp/bug.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && ok || bad "buggy spec under mpi: exit $rc"
+grep -q "minimal case: world=2 s=2 b=2 h=2 d=1 dtype=i32 seed=0" "$tmp/bug.out" && ok || bad "minimal case under mpi"
+[ "$(grep -c 'shardcheck 0.1.0: seed' "$tmp/bug.out")" -eq 1 ] && ok || bad "only process 0 prints"
+
+# the same case gives the same per-rank bits on sim and mpi
+for args in "corpus/deepspeed/sf-head2seq-before-5664.sc --world 4 --sizes s=8,b=2,h=4,d=3 --dtype bf16 --seed 9" \
+	    "corpus/slapo/reduce-scatter-axis1.sc --world 3 --sizes b=2,s=6,h=5 --dtype f8e5m2 --seed 4" \
+	    "corpus/neuronx/split0-concat1-fixed.sc --world 2 --sizes n=4,m=6 --dtype f64 --seed 1"; do
+	# shellcheck disable=SC2086
+	"$sc" eval $args --dump "$tmp/bits-sim" >/dev/null 2>&1
+	np=$(echo "$args" | sed 's/.*--world \([0-9]*\).*/\1/')
+	# shellcheck disable=SC2086
+	run -np "$np" "$sc" eval $args --backend mpi --dump "$tmp/bits-mpi" >/dev/null 2>&1
+	n=$(ls "$tmp/bits-sim" | wc -l)
+	if [ "$n" -gt 0 ] && diff -r "$tmp/bits-sim" "$tmp/bits-mpi" >/dev/null; then ok; else bad "bits differ: $args"; fi
+	rm -rf "$tmp/bits-sim" "$tmp/bits-mpi"
+done
+
+# planted faults: a hung rank and a crashed rank
+for fault in hang crash; do
+	start=$(date +%s)
+	SC_MPI_FAULT=$fault:1 run -np 2 "$sc" check --backend mpi corpus/deepspeed/sf-head2seq-batchdim.sc \
+		--seed 1 --timeout 2 --report "$tmp/$fault" -q >"$tmp/$fault.out" 2>&1
+	rc=$?
+	took=$(( $(date +%s) - start ))
+	[ $rc -ne 0 ] && [ $took -lt 60 ] && ok || bad "$fault: exit $rc after ${took}s"
+	grep -q "shardcheck: aborting: the running case" "$tmp/$fault.out" && ok || { bad "$fault: no message"; tail -5 "$tmp/$fault.out" >&2; }
+	if [ -s "$tmp/$fault/failures/inflight.case" ] && "$sc" repro --backend sim "$tmp/$fault/failures/inflight.case" >/dev/null 2>&1; then
+		ok
+	else
+		bad "$fault: no replayable saved case"
+	fi
+done
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
