@@ -24,6 +24,14 @@ static enum sc_status rt(struct sc_err *e, const struct sc_step *st, const char 
 	return SC_ERR(e, SC_E_RUNTIME, "line %d `%s`: %s", st->line, st->text, msg);
 }
 
+static enum sc_status arena_fail(const struct sc_exec *x, struct sc_err *e)
+{
+	if (x->arena->over_limit)
+		return SC_ERR(e, SC_E_RUNTIME, "the per-case memory limit (%zu MiB) was exceeded",
+			      (x->arena->max_bytes ? x->arena->max_bytes : SC_ARENA_DEFAULT_MAX) >> 20);
+	return SC_ERR(e, SC_E_NOMEM, "out of memory");
+}
+
 static unsigned esize_of(const struct sc_exec *x)
 {
 	return x->prov ? 8u : (unsigned)sc_dtype_size(x->dtype);
@@ -249,7 +257,7 @@ static enum sc_status reduce(struct sc_exec *x, int scatter, void **send, void *
 	for (int r = 0; r < x->nlocal; r++) {
 		struct sc_buf *b = sc_arena_buf(x->arena, (int64_t)count, 8);
 		if (!b)
-			return SC_ERR(e, SC_E_NOMEM, "out of memory");
+			return arena_fail(x, e);
 		mins[r] = b->data;
 	}
 	if (scatter) {
@@ -337,7 +345,7 @@ static enum sc_status pack_chunks(struct sc_exec *x, int ci, void **send, int64_
 		const int64_t cn = sc_shape_numel(cshape, t->ndim);
 		struct sc_buf *b = sc_arena_buf(x->arena, cn * P, esize_of(x));
 		if (!b)
-			return SC_ERR(e, SC_E_NOMEM, "out of memory");
+			return arena_fail(x, e);
 		for (int64_t k = 0; k < P; k++) {
 			struct sc_tensor src = *t;
 			narrow(&src, ci, k * m, m);
@@ -406,7 +414,7 @@ static enum sc_status do_list(struct sc_exec *x, const struct sc_step *st, struc
 			SC_CHECK(to_contiguous(x, &c, e));
 			send[r] = c.buf->data;
 			if (!(rbufs[r] = sc_arena_buf(x->arena, n * P, es)))
-				return SC_ERR(e, SC_E_NOMEM, "out of memory");
+				return arena_fail(x, e);
 			recv[r] = rbufs[r]->data;
 		}
 		SC_CHECK(x->be->ops->all_gather(x->be, x->world, send, recv, (size_t)n * es, e));
@@ -421,7 +429,7 @@ static enum sc_status do_list(struct sc_exec *x, const struct sc_step *st, struc
 	if (st->op == SC_OP_ALL_TO_ALL) {
 		for (int r = 0; r < x->nlocal; r++) {
 			if (!(rbufs[r] = sc_arena_buf(x->arena, cn * P, es)))
-				return SC_ERR(e, SC_E_NOMEM, "out of memory");
+				return arena_fail(x, e);
 			recv[r] = rbufs[r]->data;
 		}
 		SC_CHECK(x->be->ops->all_to_all(x->be, x->world, send, recv, (size_t)cn * es, e));

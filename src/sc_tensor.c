@@ -37,6 +37,8 @@ void sc_arena_reset(struct sc_arena *a)
 	}
 	a->head = keep;
 	a->nbufs = 0;
+	a->used_bytes = 0;
+	a->over_limit = 0;
 }
 
 void sc_arena_free(struct sc_arena *a)
@@ -79,7 +81,13 @@ struct sc_buf *sc_arena_buf(struct sc_arena *a, int64_t nelem, unsigned esize)
 {
 	if (nelem < 0)
 		return NULL;
+	const size_t limit = a->max_bytes ? a->max_bytes : SC_ARENA_DEFAULT_MAX;
+	if ((uint64_t)nelem > (uint64_t)limit / esize || a->used_bytes + (size_t)nelem * esize > limit) {
+		a->over_limit = 1;
+		return NULL;
+	}
 	size_t bytes = (size_t)nelem * esize;
+	a->used_bytes += bytes;
 	struct sc_buf *b = arena_alloc(a, sizeof *b + bytes + 2 * SC_GUARD_BYTES);
 	if (!b)
 		return NULL;
@@ -239,7 +247,15 @@ int sc_tensor_suggest_format(const struct sc_tensor *t)
 enum sc_status sc_tensor_empty(struct sc_arena *a, const int64_t *shape, int ndim,
 			       unsigned esize, struct sc_tensor *out, struct sc_err *e)
 {
-	struct sc_buf *b = sc_arena_buf(a, sc_shape_numel(shape, ndim), esize);
+	int64_t n = 1;
+	for (int i = 0; i < ndim; i++)
+		if (__builtin_mul_overflow(n, shape[i], &n))
+			n = INT64_MAX;
+	struct sc_buf *b = sc_arena_buf(a, n, esize);
+	if (!b && a->over_limit)
+		return SC_ERR(e, SC_E_RUNTIME,
+			      "a tensor of %lld elements would exceed the per-case memory limit (%zu MiB)",
+			      (long long)n, (a->max_bytes ? a->max_bytes : SC_ARENA_DEFAULT_MAX) >> 20);
 	if (!b)
 		return SC_ERR(e, SC_E_NOMEM, "out of memory allocating a tensor");
 	out->buf = b;

@@ -38,7 +38,12 @@ struct sc_arena {
 	struct sc_buf **bufs; /* every buffer handed out since the last reset */
 	int nbufs, capbufs;
 	int poison;           /* fill new buffers with 0xFF (purity runs) */
+	size_t max_bytes;     /* per-case limit on buffer bytes; 0: SC_ARENA_DEFAULT_MAX */
+	size_t used_bytes;    /* handed out since the last reset */
+	int over_limit;       /* the last NULL from sc_arena_buf was the limit */
 };
+
+#define SC_ARENA_DEFAULT_MAX ((size_t)4 << 30)
 
 void sc_arena_init(struct sc_arena *a);
 void sc_arena_reset(struct sc_arena *a);
@@ -65,7 +70,8 @@ int sc_view_strides(const struct sc_tensor *t, const int64_t *nshape, int nndim,
  * 2 channels_last_3d (used by cat's output format). */
 int sc_tensor_suggest_format(const struct sc_tensor *t);
 
-/* New contiguous tensor of shape; storage from the arena. */
+/* New contiguous tensor of shape; storage from the arena. Exceeding the
+ * arena's per-case limit is SC_E_RUNTIME (the case fails), not SC_E_NOMEM. */
 enum sc_status sc_tensor_empty(struct sc_arena *a, const int64_t *shape, int ndim,
 			       unsigned esize, struct sc_tensor *out, struct sc_err *e);
 /* Copy src's elements (any strides) into dst (any strides, same shape). */

@@ -1,0 +1,17 @@
+# Generates sc_fuzz_specs.h: the text of the given spec files as C arrays.
+# Usage: cmake -DOUT=file.h -DSPECS="a.sc|b.sc" -P EmbedSpecs.cmake
+string(REPLACE "|" ";" SPECS "${SPECS}")
+set(body "/* generated from corpus specs; do not edit */\n")
+set(names "static const char *const sc_fuzz_spec_name[] = {\n")
+set(texts "static const char *const sc_fuzz_spec_text[] = {\n")
+set(i 0)
+foreach(f IN LISTS SPECS)
+  file(READ "${f}" hex HEX)
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," arr "${hex}")
+  string(APPEND body "static const char sc_fuzz_spec_${i}[] = {${arr}0x00};\n")
+  get_filename_component(n "${f}" NAME)
+  string(APPEND names "  \"${n}\",\n")
+  string(APPEND texts "  sc_fuzz_spec_${i},\n")
+  math(EXPR i "${i} + 1")
+endforeach()
+file(WRITE "${OUT}" "${body}${names}};\n${texts}};\n")
