@@ -14,10 +14,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sc_casefile.h"
 #include "sc_check.h"
+#include "sc_fuzzloop.h"
 #include "sc_npy.h"
 #include "sc_report.h"
 
@@ -35,6 +38,8 @@ static const char *const usage_main =
 	"  eval SPEC --world P --sizes n=v,... [--dtype T] [--seed S] [--dump DIR]\n"
 	"                                run one explicit case and show the result\n"
 	"  repro CASE [--dump DIR]       replay a .case file: expected and actual per rank\n"
+	"  fuzz [options] [TARGET...]    fuzz for --time (e.g. 8h), shrink and save every new\n"
+	"                                failure at once; replays earlier findings first\n"
 	"  list                          builtins, properties, dtypes, backends\n"
 	"  help COMMAND                  help on a command\n"
 	"\n"
@@ -93,6 +98,24 @@ static const char *const usage_repro =
 	"elements with coordinates and provenance.\n"
 	"exit: 0 the case passes now, 1 it still fails, 2 error\n";
 
+static const char *const usage_fuzz =
+	"usage: shardcheck fuzz [options] [TARGET...]\n"
+	"\n"
+	"An unattended fuzz campaign: replays the findings of earlier runs\n"
+	"(CORPUS/findings/*.case: still failing, or fixed), then cycles every target\n"
+	"and property with fresh seeds until the time is up, shrinking each failure,\n"
+	"deduplicating by signature (target, property, shrunk case) and writing each\n"
+	"new one to REPORT/failures and CORPUS/findings before announcing it.\n"
+	"SIGINT or SIGTERM stops it cleanly with the report written.\n"
+	"Default targets: builtin:all and every spec in CORPUS.\n"
+	"\n"
+	"  --time DURATION     total time: 90, 90s, 30m, 8h (default 60s)\n"
+	"  --corpus DIR        specs and findings (default corpus)\n"
+	"  --report DIR        report folder (default reports/fuzz)\n"
+	"  --jobs N            parallel workers on different seeds (default 1)\n"
+	"  --backend, --seed, --world, --dtypes, --max-elems, -q   as for check\n"
+	"exit: 0 nothing new and no earlier finding still failing, 1 otherwise, 2 error\n";
+
 struct cli {
 	struct sc_check_opts co;
 	const char *backend;
@@ -103,8 +126,10 @@ struct cli {
 	const char *sizes;
 	const char *params;
 	const char *dump;
-	int quiet, verbose, seed_given, world;
-	double timeout;
+	int quiet, verbose, seed_given, world, jobs;
+	double timeout, total;
+	const char *corpus;
+	const char *usage; /* printed by --help */
 	enum sc_dtype dtype;
 	const char *targets[MAX_TARGETS];
 	int ntargets;
@@ -182,7 +207,7 @@ static int parse_args(struct cli *c, int argc, char **argv, int is_eval)
 			c->verbose = 1;
 			continue;
 		} else if (strcmp(a, "-h") == 0) {
-			fputs(is_eval ? usage_eval : usage_check, stdout);
+			fputs(c->usage ? c->usage : is_eval ? usage_eval : usage_check, stdout);
 			return -1;
 		} else if (a[0] == '-' && a[1]) {
 			return die_usage("unknown option '%s'", a);
@@ -194,7 +219,7 @@ static int parse_args(struct cli *c, int argc, char **argv, int is_eval)
 		}
 		uint64_t u;
 		if (strcmp(key, "--help") == 0) {
-			fputs(is_eval ? usage_eval : usage_check, stdout);
+			fputs(c->usage ? c->usage : is_eval ? usage_eval : usage_check, stdout);
 			return -1;
 		} else if (strcmp(key, "--no-shrink") == 0) {
 			c->co.no_shrink = 1;
@@ -204,6 +229,12 @@ static int parse_args(struct cli *c, int argc, char **argv, int is_eval)
 			if (*end || s <= 0 || s > 86400)
 				return die_usage("--timeout needs seconds in (0, 86400], got '%s'", val);
 			c->timeout = s;
+		} else if (strcmp(key, "--jobs") == 0) {
+			if (parse_u64(val, &u) || u < 1 || u > 256)
+				return die_usage("--jobs needs 1..256, got '%s'", val);
+			c->jobs = (int)u;
+		} else if (strcmp(key, "--corpus") == 0) {
+			c->corpus = val;
 		} else if (strcmp(key, "--backend") == 0) {
 			c->backend = val;
 		} else if (strcmp(key, "--cases") == 0) {
@@ -213,9 +244,12 @@ static int parse_args(struct cli *c, int argc, char **argv, int is_eval)
 		} else if (strcmp(key, "--time") == 0) {
 			char *end;
 			double s = strtod(val, &end);
-			if (*end || s <= 0)
-				return die_usage("--time needs a positive number of seconds, got '%s'", val);
-			c->co.seconds = s;
+			double mult = strcmp(end, "h") == 0 ? 3600 : strcmp(end, "m") == 0 ? 60
+				      : (strcmp(end, "s") == 0 || !*end) ? 1 : -1;
+			if (mult < 0 || s <= 0)
+				return die_usage("--time needs a duration (90, 90s, 30m, 8h), got '%s'", val);
+			c->co.seconds = s * mult;
+			c->total = s * mult;
 		} else if (strcmp(key, "--seed") == 0) {
 			if (parse_u64(val, &u))
 				return die_usage("--seed needs a non-negative integer, got '%s'", val);
@@ -928,6 +962,7 @@ static int cmd_repro(int argc, char **argv)
 {
 	static struct cli c;
 	memset(&c, 0, sizeof c);
+	c.usage = usage_repro;
 	int rc = parse_args(&c, argc, argv, 1);
 	if (rc)
 		return rc < 0 ? 0 : rc;
@@ -1013,6 +1048,265 @@ static int cmd_repro(int argc, char **argv)
 	return code;
 }
 
+/* ---- shardcheck fuzz ---- */
+
+static volatile sig_atomic_t fuzz_stop;
+static void fuzz_stop_handler(int sig)
+{
+	(void)sig;
+	fuzz_stop = 1;
+}
+
+struct fuzz_print {
+	int job, jobs, quiet;
+};
+
+static void fmt_dur(double s, char *buf, size_t n)
+{
+	long t = (long)(s + 0.5);
+	if (t >= 3600)
+		snprintf(buf, n, "%ldh%02ldm", t / 3600, t / 60 % 60);
+	else if (t >= 60)
+		snprintf(buf, n, "%ldm%02lds", t / 60, t % 60);
+	else
+		snprintf(buf, n, "%lds", t);
+}
+
+static void fuzz_event(void *u, const struct sc_fuzz_event *ev)
+{
+	const struct fuzz_print *fp = u;
+	char pre[24] = "";
+	if (fp->jobs > 1)
+		snprintf(pre, sizeof pre, "[job %d] ", fp->job);
+	char a[32], b[32];
+	switch (ev->kind) {
+	case SC_FZ_PROGRESS:
+		fmt_dur(ev->elapsed, a, sizeof a);
+		fmt_dur(ev->left > 0 ? ev->left : 0, b, sizeof b);
+		printf("%sfuzz: %s elapsed, %s left: %ld cases (%.0f/s), %ld failure%s\n", pre, a, b, ev->cases,
+		       ev->elapsed > 0 ? ev->cases / ev->elapsed : 0.0, ev->failures, ev->failures == 1 ? "" : "s");
+		break;
+	case SC_FZ_NEW:
+		printf("%sNEW   %s %s: saved %s\n", pre, ev->res->target, ev->res->property, ev->case_file);
+		sc_report_failure_text(stdout, ev->res, "      ");
+		break;
+	case SC_FZ_EXPECTED:
+		if (!fp->quiet) {
+			char cs[256];
+			sc_case_format(ev->res->tgt, &ev->res->cx, cs, sizeof cs);
+			printf("%sknown %s %s (expect fail): %s\n", pre, ev->res->target, ev->res->property, cs);
+		}
+		break;
+	case SC_FZ_STILL:
+		printf("%sSTILL %s: %s %s still fails\n", pre, ev->case_file, ev->res->tgt->name, ev->res->property);
+		break;
+	case SC_FZ_FIXED:
+		printf("%sFIXED %s: %s %s passes now\n", pre, ev->case_file, ev->res->tgt->name, ev->res->property);
+		break;
+	case SC_FZ_ERROR:
+		printf("%sERROR %s %s: %s\n", pre, ev->res->target, ev->res->property, ev->res->error);
+		break;
+	}
+	fflush(stdout); /* a run killed at any point keeps what it printed */
+}
+
+static int cmd_fuzz(int argc, char **argv, int full_argc, char **full_argv)
+{
+	static struct cli c;
+	memset(&c, 0, sizeof c);
+	c.backend = "sim";
+	c.usage = usage_fuzz;
+	int rc = parse_args(&c, argc, argv, 0);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	sc_gen_defaults(&c.co.gen);
+	if (!c.seed_given)
+		c.co.seed = random_seed();
+	const double total = c.total > 0 ? c.total : 60;
+	const int jobs = c.jobs > 0 ? c.jobs : 1;
+	const char *corpus = c.corpus ? c.corpus : "corpus";
+	const char *report = c.report_dir ? c.report_dir : "reports/fuzz";
+	if (jobs > 1 && strcmp(c.backend, "sim") != 0)
+		return die_usage("--jobs needs the sim backend (launch more processes with mpirun instead)%s", "");
+	struct stat st;
+	if (c.ntargets == 0) {
+		c.targets[c.ntargets++] = "builtin:all";
+		if (stat(corpus, &st) == 0)
+			c.targets[c.ntargets++] = corpus;
+	}
+	char findings[1100];
+	snprintf(findings, sizeof findings, "%s/findings", corpus);
+	struct sc_err e;
+	struct sc_backend *be = NULL;
+	if (sc_backend_open(c.backend, &be, &e) != SC_OK) {
+		fprintf(stderr, "shardcheck: %s\n", e.msg);
+		return 2;
+	}
+	quiet_followers(be);
+	sc_backend_bcast(be, &c.co.seed, sizeof c.co.seed, 0);
+	if (c.co.gen.world_hi > sc_backend_max_world(be))
+		c.co.gen.world_hi = sc_backend_max_world(be);
+	static struct sc_target all[MAX_TARGETS], targets[MAX_TARGETS];
+	int na = 0, nt = 0;
+	if ((rc = load_targets(&c, all, &na, stderr)) != 0) {
+		fprintf(stderr, "shardcheck: nothing run\n");
+		sc_backend_close(be);
+		return rc;
+	}
+	for (int i = 0; i < na; i++) { /* .case files are findings or regressions, not fuzzable */
+		if (all[i].has_case)
+			sc_target_free(&all[i]);
+		else
+			targets[nt++] = all[i];
+	}
+	if (sc_mkdirs(report, &e) != SC_OK) {
+		fprintf(stderr, "shardcheck: %s\n", e.msg);
+		sc_backend_close(be);
+		return 2;
+	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = fuzz_stop_handler;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	char dur[32];
+	fmt_dur(total, dur, sizeof dur);
+	printf("shardcheck %s fuzz: seed %llu, backend %s, %d targets, %s, %d job%s, report %s, findings %s\n",
+	       SC_VERSION, (unsigned long long)c.co.seed, c.backend, nt, dur, jobs, jobs == 1 ? "" : "s",
+	       report, findings);
+	fflush(stdout);
+	const int cap = nt * 8 + 1100;
+	struct sc_result *res = calloc((size_t)cap, sizeof *res);
+	struct sc_ctx *ctx = sc_ctx_new(be, c.co.gen.dtypes);
+	if (!res || !ctx) {
+		fprintf(stderr, "shardcheck: out of memory\n");
+		return 2;
+	}
+	struct fuzz_print fp = {0, jobs, c.quiet};
+	struct sc_fuzz_opts fo = {.co = c.co, .seconds = total, .backend = c.backend, .report_dir = report,
+				  .findings_dir = findings, .stop = &fuzz_stop, .event = fuzz_event, .u = &fp};
+	int nres = 0;
+	if (jobs == 1) {
+		if (sc_fuzz_campaign(ctx, targets, nt, &fo, res, cap, &nres, &e) != SC_OK) {
+			fprintf(stderr, "shardcheck: %s\n", e.msg);
+			return 2;
+		}
+	} else {
+		/* findings replayed here; workers fuzz on seeds seed+1..seed+N and
+		 * leave their per-pair results in REPORT/.jobK.res */
+		struct sc_fuzz_opts r0 = fo;
+		r0.seconds = 0;
+		int nrep = 0;
+		sc_fuzz_campaign(ctx, targets, nt, &r0, res, cap, &nrep, &e);
+		pid_t pids[256];
+		for (int j = 0; j < jobs; j++) {
+			pids[j] = fork();
+			if (pids[j] == 0) {
+				/* a worker stops (cleanly) when the parent dies, even by kill -9 */
+				prctl(PR_SET_PDEATHSIG, SIGTERM);
+				if (getppid() == 1)
+					_exit(0);
+				struct sc_fuzz_opts wo = fo;
+				struct fuzz_print wp = {j + 1, jobs, c.quiet};
+				wo.u = &wp;
+				wo.no_replay = 1;
+				wo.co.seed = c.co.seed + (uint64_t)j + 1;
+				struct sc_result *wr = calloc((size_t)cap, sizeof *wr);
+				int nw = 0;
+				if (!wr || sc_fuzz_campaign(ctx, targets, nt, &wo, wr, cap, &nw, &e) != SC_OK)
+					_exit(2);
+				char path[1200];
+				snprintf(path, sizeof path, "%s/.job%d.res", report, j + 1);
+				sc_write_atomic(path, wr, sizeof *wr * (size_t)nw, &e);
+				_exit(0);
+			}
+		}
+		for (int j = 0; j < jobs; j++) {
+			int status;
+			while (waitpid(pids[j], &status, 0) < 0 && errno == EINTR)
+				if (fuzz_stop)
+					for (int k = 0; k < jobs; k++)
+						kill(pids[k], SIGTERM);
+		}
+		/* merge: pairs are in the same order in every worker (same targets) */
+		int npairs = 0;
+		for (int i = 0; i < nrep; i++)
+			if (!res[i].tgt || !res[i].tgt->has_case)
+				npairs = i + 1;
+		for (int j = 0; j < jobs; j++) {
+			char path[1200];
+			snprintf(path, sizeof path, "%s/.job%d.res", report, j + 1);
+			FILE *f = fopen(path, "rb");
+			if (!f)
+				continue;
+			struct sc_result w;
+			for (int i = 0; i < npairs && fread(&w, sizeof w, 1, f) == 1; i++) {
+				struct sc_result *acc = &res[i];
+				acc->cases += w.cases;
+				if (w.seconds > acc->seconds)
+					acc->seconds = w.seconds;
+				if (w.verdict == SC_V_ERROR || (w.verdict == SC_V_FAIL && acc->verdict != SC_V_FAIL &&
+								acc->verdict != SC_V_ERROR)) {
+					long cs = acc->cases;
+					double sec = acc->seconds;
+					*acc = w;
+					acc->cases = cs;
+					acc->seconds = sec;
+				} else if (w.verdict == SC_V_PASS && acc->verdict == SC_V_SKIP) {
+					acc->verdict = SC_V_PASS;
+				}
+			}
+			fclose(f);
+			remove(path);
+		}
+		nres = nrep;
+	}
+	/* the report: pairs never run (no time) are left out */
+	int n = 0, newf = 0, still = 0, fixed = 0, expected = 0, errors = 0;
+	long cases = 0;
+	for (int i = 0; i < nres; i++) {
+		struct sc_result *r = &res[i];
+		if (r->verdict == SC_V_SKIP && r->cases == 0)
+			continue;
+		cases += r->cases;
+		if (r->tgt->has_case) {
+			still += r->verdict == SC_V_FAIL;
+			fixed += r->verdict == SC_V_PASS;
+		} else if (r->verdict == SC_V_FAIL) {
+			if (r->tgt->expect == 1 && r->tgt->corpus)
+				expected++;
+			else
+				newf++;
+		}
+		errors += r->verdict == SC_V_ERROR;
+		if (n != i)
+			res[n] = *r;
+		n++;
+	}
+	struct sc_report_meta meta = {SC_VERSION, c.co.seed, c.backend, full_argc, full_argv};
+	int code = errors ? 2 : (newf || still) ? 1 : 0;
+	if (sc_backend_leader(be)) {
+		if (sc_report_write(report, &meta, res, n, &e) != SC_OK) {
+			fprintf(stderr, "shardcheck: %s\n", e.msg);
+			code = 2;
+		}
+		printf("fuzz %s: %ld cases; %d new failure%s, %d earlier still failing, %d fixed, %d expected, %d error%s; report %s\n",
+		       fuzz_stop ? "stopped" : "done", cases, newf, newf == 1 ? "" : "s", still, fixed, expected,
+		       errors, errors == 1 ? "" : "s", report);
+	}
+	for (int i = 0; i < nres; i++)
+		if (res[i].tgt && res[i].tgt->has_case) {
+			sc_target_free(res[i].tgt);
+			free(res[i].tgt);
+		}
+	free(res);
+	sc_ctx_free(ctx);
+	sc_backend_close(be);
+	for (int i = 0; i < nt; i++)
+		sc_target_free(&targets[i]);
+	return code;
+}
+
 static int cmd_list(void)
 {
 	printf("builtins:\n");
@@ -1055,6 +1349,7 @@ int main(int argc, char **argv)
 		fputs(strcmp(w, "check") == 0   ? usage_check
 	      : strcmp(w, "eval") == 0  ? usage_eval
 	      : strcmp(w, "repro") == 0 ? usage_repro
+	      : strcmp(w, "fuzz") == 0  ? usage_fuzz
 					: usage_main,
 		      stdout);
 		return 0;
@@ -1067,6 +1362,8 @@ int main(int argc, char **argv)
 		return cmd_list();
 	if (strcmp(cmd, "repro") == 0)
 		return cmd_repro(argc - 2, argv + 2);
+	if (strcmp(cmd, "fuzz") == 0)
+		return cmd_fuzz(argc - 2, argv + 2, argc, argv);
 	fprintf(stderr, "shardcheck: unknown command '%s'\n\n%s", cmd, usage_main);
 	return 2;
 }

@@ -1,0 +1,54 @@
+/* sc_fuzzloop: the unattended fuzz campaign behind `shardcheck fuzz`.
+ *
+ * Replays the findings of earlier runs first (each is still failing or
+ * fixed), then cycles (target, property) pairs in short slices with fresh
+ * seeds until the time is up or *stop is set. Every failure is shrunk and
+ * deduplicated by signature (target, property, shrunk world, sizes, dtype);
+ * a new one is written to disk (report folder and corpus findings) before
+ * it is announced, so a run killed at any point loses nothing it reported.
+ * The loop never prints: it reports through the event callback. */
+#ifndef SC_FUZZLOOP_H
+#define SC_FUZZLOOP_H
+
+#include <signal.h>
+
+#include "sc_check.h"
+
+enum sc_fuzz_event_kind {
+	SC_FZ_PROGRESS, /* periodic */
+	SC_FZ_NEW,      /* a new failure, already on disk at case_file */
+	SC_FZ_EXPECTED, /* a failure of an `expect fail` corpus spec (first time) */
+	SC_FZ_STILL,    /* an earlier finding still fails */
+	SC_FZ_FIXED,    /* an earlier finding passes now */
+	SC_FZ_ERROR     /* a check could not run (res->error) */
+};
+
+struct sc_fuzz_event {
+	enum sc_fuzz_event_kind kind;
+	const struct sc_result *res; /* NEW, EXPECTED, STILL, FIXED, ERROR */
+	const char *case_file;       /* NEW, STILL, FIXED */
+	double elapsed, left;        /* PROGRESS */
+	long cases, failures;
+};
+
+struct sc_fuzz_opts {
+	struct sc_check_opts co;    /* generation options and run seed */
+	double seconds;             /* total budget */
+	double slice;               /* per (target, property) turn; 0: 0.5 s */
+	double progress_every;      /* seconds between PROGRESS events; 0: 10 */
+	const char *backend;
+	const char *report_dir;     /* failures/ written here (may be NULL) */
+	const char *findings_dir;   /* corpus findings: read first, written on new (may be NULL) */
+	int no_replay;              /* skip the findings replay (parallel jobs) */
+	volatile sig_atomic_t *stop;
+	void (*event)(void *u, const struct sc_fuzz_event *ev);
+	void *u;
+};
+
+/* Runs the campaign over targets; fills res (one per applicable pair, then
+ * one per replayed finding; capacity cap) and *nres. */
+enum sc_status sc_fuzz_campaign(struct sc_ctx *ctx, struct sc_target *t, int nt,
+				const struct sc_fuzz_opts *o, struct sc_result *res, int cap,
+				int *nres, struct sc_err *e);
+
+#endif
