@@ -1261,6 +1261,12 @@ static int cmd_fuzz(int argc, char **argv, int full_argc, char **full_argv)
 		}
 		nres = nrep;
 	}
+	/* replayed findings own their targets: remember them before compacting */
+	struct sc_target **owned = calloc((size_t)nres + 1, sizeof *owned);
+	int nowned = 0;
+	for (int i = 0; owned && i < nres; i++)
+		if (res[i].tgt && res[i].tgt->has_case)
+			owned[nowned++] = res[i].tgt;
 	/* the report: pairs never run (no time) are left out */
 	int n = 0, newf = 0, still = 0, fixed = 0, expected = 0, errors = 0;
 	long cases = 0;
@@ -1294,11 +1300,11 @@ static int cmd_fuzz(int argc, char **argv, int full_argc, char **full_argv)
 		       fuzz_stop ? "stopped" : "done", cases, newf, newf == 1 ? "" : "s", still, fixed, expected,
 		       errors, errors == 1 ? "" : "s", report);
 	}
-	for (int i = 0; i < nres; i++)
-		if (res[i].tgt && res[i].tgt->has_case) {
-			sc_target_free(res[i].tgt);
-			free(res[i].tgt);
-		}
+	for (int i = 0; i < nowned; i++) {
+		sc_target_free(owned[i]);
+		free(owned[i]);
+	}
+	free(owned);
 	free(res);
 	sc_ctx_free(ctx);
 	sc_backend_close(be);

@@ -35,7 +35,7 @@ grep -q "^STILL $f" out2 && [ $rc -eq 1 ] && ok || bad "resume: still failing no
 cp "$tmp/good.sc" "$spec"
 "$sc" fuzz --time 2 --seed 13 --report rep3 -q >out3 2>&1
 rc=$?
-grep -q "^FIXED $f" out3 && [ $rc -eq 0 ] && ok || bad "resume: fixed not reported (exit $rc)"
+grep -q "^FIXED $f" out3 && [ $rc -eq 0 ] && ok || { bad "resume: fixed not reported (exit $rc)"; cat out3 >&2; }
 
 # kill -9 loses nothing already printed
 rm -rf corpus/findings

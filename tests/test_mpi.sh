@@ -13,7 +13,8 @@ fi
 if [ "$(id -u)" -eq 0 ]; then
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
-export OMPI_MCA_rmaps_base_oversubscribe=1 PRTE_MCA_rmaps_default_mapping_policy=:oversubscribe
+# oversubscribed ranks must yield the core while they wait, or they spin
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
 # Open MPI keeps allocations until exit; under LeakSanitizer they are not ours
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
 run() { timeout 600 mpirun --oversubscribe "$@"; }
