@@ -31,7 +31,7 @@ static struct fuzz_state *state(void)
 	if (!S || sc_backend_sim_open(&S->be, NULL) != SC_OK || !(S->ctx = sc_ctx_new(S->be, 0)))
 		abort();
 	/* small cases only: a spec that grows its tensors hits the limit fast */
-	S->ctx->arena.max_bytes = (size_t)4 << 20;
+	S->ctx->arena.max_bytes = (size_t)1 << 20;
 	struct sc_err e;
 	for (int b = 0; b < SC_NBUILTINS; b++)
 		if (sc_target_builtin(&S->t[S->nt++], (enum sc_builtin)b, &e) != SC_OK)

@@ -33,4 +33,11 @@ for t in fuzz_case fuzz_spec; do
 	fi
 	grep -E "stat::number_of_executed_units|stat::average_exec_per_sec" "$out/$t.log"
 done
-./build/shardcheck fuzz --time $((secs / 2)) --report reports/ci-fuzz --corpus corpus -q
+# shardcheck fuzz itself, from whichever build exists (else the default one)
+sc=""
+for b in build-ci build; do [ -x $b/shardcheck ] && { sc=$b/shardcheck; break; }; done
+if [ -z "$sc" ]; then
+	scripts/setup.sh default
+	sc=build/shardcheck
+fi
+"$sc" fuzz --time $((secs / 2)) --report reports/ci-fuzz --corpus corpus -q
