@@ -30,8 +30,6 @@ static struct fuzz_state *state(void)
 	S = calloc(1, sizeof *S);
 	if (!S || sc_backend_sim_open(&S->be, NULL) != SC_OK || !(S->ctx = sc_ctx_new(S->be, 0)))
 		abort();
-	/* small cases only: a spec that grows its tensors hits the limit fast */
-	S->ctx->arena.max_bytes = (size_t)1 << 20;
 	struct sc_err e;
 	for (int b = 0; b < SC_NBUILTINS; b++)
 		if (sc_target_builtin(&S->t[S->nt++], (enum sc_builtin)b, &e) != SC_OK)
@@ -50,6 +48,9 @@ static struct fuzz_state *state(void)
 int sc_fuzz_case(const uint8_t *data, size_t size)
 {
 	struct fuzz_state *S = state();
+	/* room for the largest case decoded here (4096 elements, 8 ranks, 8-byte
+	 * elements, the buffers of every property) */
+	S->ctx->arena.max_bytes = (size_t)64 << 20;
 	struct sc_choices ch;
 	sc_choices_bytes(&ch, data, size);
 	struct sc_target *t = &S->t[sc_choice(&ch, (uint64_t)S->nt)];
@@ -87,6 +88,8 @@ int sc_fuzz_case(const uint8_t *data, size_t size)
 int sc_fuzz_spec(const uint8_t *data, size_t size)
 {
 	struct fuzz_state *S = state();
+	/* small cases only: a spec that grows its tensors hits the limit fast */
+	S->ctx->arena.max_bytes = (size_t)1 << 20;
 	if (size > 1 << 16)
 		return 0;
 	char *text = malloc(size + 1);
