@@ -8,7 +8,7 @@
 static const struct sc_property *const table[] = {
 	&sc_prop_semantics, &sc_prop_roundtrip,   &sc_prop_compose,
 	&sc_prop_purity,    &sc_prop_dtype,       &sc_prop_determinism,
-	&sc_prop_reduce_consistency,
+	&sc_prop_reduce_consistency, &sc_prop_differential,
 };
 
 int sc_properties(const struct sc_property *const **list)

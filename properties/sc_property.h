@@ -57,6 +57,7 @@ void sc_explain(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c
 long sc_snapshot_outputs(struct sc_ctx *ctx, unsigned char **out);
 
 extern const struct sc_property sc_prop_semantics, sc_prop_roundtrip, sc_prop_compose,
-	sc_prop_purity, sc_prop_dtype, sc_prop_determinism, sc_prop_reduce_consistency;
+	sc_prop_purity, sc_prop_dtype, sc_prop_determinism, sc_prop_reduce_consistency,
+	sc_prop_differential;
 
 #endif

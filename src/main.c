@@ -21,6 +21,7 @@
 #include "sc_casefile.h"
 #include "sc_check.h"
 #include "sc_fuzzloop.h"
+#include "sc_plugin.h"
 #include "sc_npy.h"
 #include "sc_report.h"
 
@@ -40,6 +41,9 @@ static const char *const usage_main =
 	"  repro CASE [--dump DIR]       replay a .case file: expected and actual per rank\n"
 	"  fuzz [options] [TARGET...]    fuzz for --time (e.g. 8h), shrink and save every new\n"
 	"                                failure at once; replays earlier findings first\n"
+	"  gate --plugin LIB.so [--baseline OLD.so] [TRANSFORM...]\n"
+	"                                check a plugin's kernels (CI gate); every property,\n"
+	"                                or bit-for-bit against a baseline build\n"
 	"  list                          builtins, properties, dtypes, backends\n"
 	"  help COMMAND                  help on a command\n"
 	"\n"
@@ -98,6 +102,25 @@ static const char *const usage_repro =
 	"elements with coordinates and provenance.\n"
 	"exit: 0 the case passes now, 1 it still fails, 2 error\n";
 
+static const char *const usage_gate =
+	"usage: shardcheck gate --plugin LIB.so [--baseline OLD.so] [options] [TRANSFORM...]\n"
+	"\n"
+	"Loads a plugin (shardcheck/plugin.h) and checks every property on every\n"
+	"transform (or the ones named) against the contract it declares; with\n"
+	"--baseline, also that it gives the baseline's output bits on the same cases\n"
+	"(differential), which needs no stated output placement. Each case runs the\n"
+	"plugin in a child process: a crash, abort, exception or hang (--timeout) is a\n"
+	"failure of that case, shrunk like any other. Failures are shrunk and written\n"
+	"with --report DIR (junit.xml for the CI page, summary.md for the pull request).\n"
+	"The seed is 0 unless --seed S or --seed random, so a gate never flakes.\n"
+	"\n"
+	"  --plugin LIB.so     the candidate build (required)\n"
+	"  --baseline OLD.so   the reference build: transforms are matched by name\n"
+	"  --timeout SECONDS   per run of the plugin (default 10)\n"
+	"  --cases, --time, --seed, --backend, --world, --dtypes, --max-elems,\n"
+	"  --property, --no-shrink, --report, --json, -q, -v   as for check\n"
+	"exit: 0 every property holds, 1 a failure (with a minimal case), 2 error\n";
+
 static const char *const usage_fuzz =
 	"usage: shardcheck fuzz [options] [TARGET...]\n"
 	"\n"
@@ -130,6 +153,8 @@ struct cli {
 	double timeout, total;
 	const char *corpus;
 	const char *usage; /* printed by --help */
+	const char *plugin, *baseline;
+	int seed_random;
 	enum sc_dtype dtype;
 	const char *targets[MAX_TARGETS];
 	int ntargets;
@@ -250,6 +275,12 @@ static int parse_args(struct cli *c, int argc, char **argv, int is_eval)
 				return die_usage("--time needs a duration (90, 90s, 30m, 8h), got '%s'", val);
 			c->co.seconds = s * mult;
 			c->total = s * mult;
+		} else if (strcmp(key, "--plugin") == 0) {
+			c->plugin = val;
+		} else if (strcmp(key, "--baseline") == 0) {
+			c->baseline = val;
+		} else if (strcmp(key, "--seed") == 0 && strcmp(val, "random") == 0) {
+			c->seed_random = 1;
 		} else if (strcmp(key, "--seed") == 0) {
 			if (parse_u64(val, &u))
 				return die_usage("--seed needs a non-negative integer, got '%s'", val);
@@ -530,16 +561,69 @@ static uint64_t random_seed(void)
 	return sc_splitmix64(&s) % 1000000000000ULL;
 }
 
-static int cmd_check(int argc, char **argv, int full_argc, char **full_argv)
+/* Transforms of --plugin (all, or those named) as targets; --baseline's
+ * transforms matched by name. The libraries stay open in *libs. */
+static int load_plugin_targets(struct cli *c, struct sc_target *t, int *nt, struct sc_plugin_lib **libs)
+{
+	struct sc_err e;
+	*nt = 0;
+	if (sc_plugin_load(c->plugin, &libs[0], &e) != SC_OK) {
+		fprintf(stderr, "shardcheck: %s\n", e.msg);
+		return 2;
+	}
+	if (c->baseline && sc_plugin_load(c->baseline, &libs[1], &e) != SC_OK) {
+		fprintf(stderr, "shardcheck: %s\n", e.msg);
+		return 2;
+	}
+	for (int i = 0; i < sc_plugin_count(libs[0]) && *nt < MAX_TARGETS; i++) {
+		const struct sc_plugin_transform *tr = sc_plugin_get(libs[0], i), *bt = NULL;
+		int wanted = c->ntargets == 0;
+		for (int k = 0; k < c->ntargets; k++)
+			wanted |= strcmp(c->targets[k], sc_plugin_name(tr)) == 0;
+		if (!wanted)
+			continue;
+		if (libs[1] && !(bt = sc_plugin_find(libs[1], sc_plugin_name(tr)))) {
+			fprintf(stderr, "shardcheck: %s: the baseline has no transform '%s'\n", c->baseline,
+				sc_plugin_name(tr));
+			return 2;
+		}
+		if (sc_target_plugin(&t[*nt], c->plugin, tr, bt, &e) != SC_OK) {
+			fprintf(stderr, "%s\n", e.msg);
+			return 2;
+		}
+		t[*nt].plugin_timeout = c->timeout;
+		if (bt)
+			snprintf(t[*nt].baseline_path, sizeof t[*nt].baseline_path, "%s", c->baseline);
+		(*nt)++;
+	}
+	for (int k = 0; k < c->ntargets; k++) {
+		int found = 0;
+		for (int i = 0; i < *nt; i++)
+			found |= strcmp(sc_plugin_name(t[i].plugin), c->targets[k]) == 0;
+		if (!found) {
+			fprintf(stderr, "shardcheck: %s: no transform '%s'\n", c->plugin, c->targets[k]);
+			return 2;
+		}
+	}
+	return 0;
+}
+
+static int cmd_check(int argc, char **argv, int full_argc, char **full_argv, int gate)
 {
 	static struct cli c;
 	memset(&c, 0, sizeof c);
 	c.backend = "sim";
+	if (gate)
+		c.usage = usage_gate;
 	int rc = parse_args(&c, argc, argv, 0);
 	if (rc)
 		return rc < 0 ? 0 : rc;
+	if (gate && !c.plugin)
+		return die_usage("gate needs --plugin LIB.so%s", "");
+	if (!gate && (c.plugin || c.baseline))
+		return die_usage("--plugin and --baseline belong to `shardcheck gate`%s", "");
 	sc_gen_defaults(&c.co.gen);
-	if (!c.seed_given)
+	if (c.seed_random || (!c.seed_given && !gate))
 		c.co.seed = random_seed();
 	const int json_stdout = c.json && strcmp(c.json, "-") == 0;
 	FILE *out = json_stdout ? stderr : stdout;
@@ -564,7 +648,8 @@ static int cmd_check(int argc, char **argv, int full_argc, char **full_argv)
 		c.co.gen.world_hi = maxw;
 	static struct sc_target targets[MAX_TARGETS];
 	int nt = 0;
-	rc = load_targets(&c, targets, &nt, stderr);
+	struct sc_plugin_lib *libs[2] = {NULL, NULL};
+	rc = gate ? load_plugin_targets(&c, targets, &nt, libs) : load_targets(&c, targets, &nt, stderr);
 	if (rc) {
 		fprintf(stderr, "shardcheck: nothing run\n");
 		for (int i = 0; i < nt; i++)
@@ -572,9 +657,12 @@ static int cmd_check(int argc, char **argv, int full_argc, char **full_argv)
 		sc_backend_close(be);
 		return rc;
 	}
-	if (c.timeout > 0)
-		arm_inflight(&c, be);
+	if (c.timeout > 0 && !(gate && sc_backend_max_world(be) > 1 && !be->ops->combine))
+		arm_inflight(&c, be); /* on sim, a gate's timeout is the plugin's own */
 	struct sc_ctx *ctx = sc_ctx_new(be, c.co.gen.dtypes);
+	for (int i = 0; ctx && i < nt; i++)
+		if (targets[i].kind == SC_TGT_PLUGIN)
+			ctx->arena.shared = 1; /* plugins run in child processes that write here */
 	const int tty = isatty(2) && !c.quiet && sc_backend_leader(be);
 	if (tty)
 		c.co.progress = progress;
@@ -684,6 +772,8 @@ static int cmd_check(int argc, char **argv, int full_argc, char **full_argv)
 	sc_backend_close(be);
 	for (int i = 0; i < nt; i++)
 		sc_target_free(&targets[i]);
+	sc_plugin_close(libs[0]);
+	sc_plugin_close(libs[1]);
 	return code;
 }
 
@@ -990,6 +1080,8 @@ static int cmd_repro(int argc, char **argv)
 		return 2;
 	}
 	struct sc_ctx *ctx = sc_ctx_new(be, 0);
+	if (ctx && t.kind == SC_TGT_PLUGIN)
+		ctx->arena.shared = 1;
 	const struct sc_property *p = sc_property_find(t.fixed_property);
 	const struct sc_case *cs = &t.fixed;
 	struct sc_result r;
@@ -1356,12 +1448,15 @@ int main(int argc, char **argv)
 	      : strcmp(w, "eval") == 0  ? usage_eval
 	      : strcmp(w, "repro") == 0 ? usage_repro
 	      : strcmp(w, "fuzz") == 0  ? usage_fuzz
+	      : strcmp(w, "gate") == 0  ? usage_gate
 					: usage_main,
 		      stdout);
 		return 0;
 	}
 	if (strcmp(cmd, "check") == 0)
-		return cmd_check(argc - 2, argv + 2, argc, argv);
+		return cmd_check(argc - 2, argv + 2, argc, argv, 0);
+	if (strcmp(cmd, "gate") == 0)
+		return cmd_check(argc - 2, argv + 2, argc, argv, 1);
 	if (strcmp(cmd, "eval") == 0)
 		return cmd_eval(argc - 2, argv + 2);
 	if (strcmp(cmd, "list") == 0)

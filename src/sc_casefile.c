@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "sc_plugin.h"
 #include "sc_property.h"
 
 enum sc_status sc_casefile_format(struct sc_target *t, const char *property, const char *backend,
@@ -24,6 +25,8 @@ enum sc_status sc_casefile_format(struct sc_target *t, const char *property, con
 		P_("chain %s\n", t->name);
 	else
 		P_("target %s\n", t->name);
+	if (t->kind == SC_TGT_PLUGIN && t->baseline && t->baseline_path[0])
+		P_("baseline %s\n", t->baseline_path);
 	P_("property %s\nbackend %s\nworld %d\nsizes", property, backend, c->world);
 	for (int d = 0; d < c->ndims; d++)
 		P_(" %s=%lld", s[0]->dim[d], (long long)c->sizes[d]);
@@ -84,7 +87,7 @@ enum sc_status sc_casefile_load(const char *path, struct sc_target *t, struct sc
 	if (!f)
 		return SC_ERR(e, SC_E_IO, "%s: cannot open: %s", path, strerror(errno));
 	char line[2048], target[1024] = "", sizes[1024] = "", params[256] = "", property[32] = "",
-	     backend[16] = "sim";
+	     backend[16] = "sim", baseline[1024] = "";
 	int lineno = 0, is_chain = 0, have_world = 0, have_dtype = 0, expect = -1;
 	int size_line = 0, params_line = 0;
 	struct sc_case c;
@@ -113,6 +116,8 @@ enum sc_status sc_casefile_load(const char *path, struct sc_target *t, struct sc
 		if (strcmp(s, "target") == 0 || strcmp(s, "chain") == 0) {
 			snprintf(target, sizeof target, "%s", val);
 			is_chain = s[0] == 'c';
+		} else if (strcmp(s, "baseline") == 0) {
+			snprintf(baseline, sizeof baseline, "%s", val);
 		} else if (strcmp(s, "property") == 0) {
 			if (!sc_property_find(val))
 				FAIL_("%s:%d: unknown property '%s'", path, lineno, val);
@@ -175,6 +180,39 @@ enum sc_status sc_casefile_load(const char *path, struct sc_target *t, struct sc
 		}
 		if ((st = sc_target_chain(t, paths, np, e)) != SC_OK)
 			goto out;
+	} else if (strstr(target, ".so:")) {
+		/* a plugin transform: LIB.so:NAME */
+		char lib[1024], res[1100];
+		const char *colon = strstr(target, ".so:") + 3;
+		snprintf(lib, sizeof lib, "%.*s", (int)(colon - target), target);
+		resolve(path, lib, res, sizeof res);
+		struct sc_plugin_lib *pl = NULL, *bl = NULL;
+		if ((st = sc_plugin_load(res, &pl, e)) != SC_OK)
+			goto out;
+		const struct sc_plugin_transform *tr = sc_plugin_find(pl, colon + 1), *bt = NULL;
+		if (!tr) {
+			sc_plugin_close(pl);
+			FAIL_("%s: the plugin %s has no transform '%s'", path, res, colon + 1);
+		}
+		if (baseline[0]) {
+			char bres[1100];
+			resolve(path, baseline, bres, sizeof bres);
+			if ((st = sc_plugin_load(bres, &bl, e)) != SC_OK) {
+				sc_plugin_close(pl);
+				goto out;
+			}
+			bt = sc_plugin_find(bl, colon + 1);
+		}
+		if ((st = sc_target_plugin(t, res, tr, bt, e)) != SC_OK) {
+			sc_plugin_close(pl);
+			sc_plugin_close(bl);
+			goto out;
+		}
+		snprintf(t->name, sizeof t->name, "%.500s", target);
+		t->own_lib = pl;
+		t->own_baseline = bl;
+		if (bl)
+			snprintf(t->baseline_path, sizeof t->baseline_path, "%.500s", baseline);
 	} else if (strncmp(target, "builtin:", 8) == 0) {
 		enum sc_builtin b;
 		if (sc_builtin_parse(target + 8, &b))

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sc_casefile.h"
+#include "sc_plugin.h"
 #include "sc_npy.h"
 
 struct sb {
@@ -111,6 +112,13 @@ void sc_report_replay_cmd(const struct sc_result *r, char *buf, size_t n)
 			k += snprintf(params + k, sizeof params - (size_t)k, ",concat=%d", c->p1);
 		if (r->tgt->bi == SC_BI_REDUCE_SCATTER || r->tgt->bi == SC_BI_ALL_REDUCE)
 			snprintf(params + k, sizeof params - (size_t)k, ",op=%s", sc_redop_name(c->op));
+	}
+	if (r->tgt->kind == SC_TGT_PLUGIN) { /* same seed, same cases: the gate replays it */
+		snprintf(buf, n, "shardcheck gate --plugin %s%s%s %s --property %s --world %d..%d --report DIR  (then shardcheck repro DIR/failures/...)",
+			 r->tgt->plugin_path, r->tgt->baseline ? " --baseline " : "",
+			 r->tgt->baseline ? r->tgt->baseline_path : "", sc_plugin_name(r->tgt->plugin), r->property,
+			 c->world, c->world);
+		return;
 	}
 	const char *tname = r->tgt->name;
 	char chain[600];

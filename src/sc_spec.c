@@ -332,6 +332,24 @@ static enum sc_status parse_placement(struct pstate *p, struct sc_layout *l, int
 		p->pos++;
 		l->kind = SC_PARTIAL;
 		SC_CHECK(parse_redop(p, &l->op));
+	} else if (strcmp(t->text, "shape") == 0) {
+		p->pos++;
+		l->kind = SC_OPAQUE;
+		if (!is_op(peek(p), "["))
+			return perr(p, peek(p)->col, "expected '[' after 'shape'");
+		p->pos++;
+		while (!is_op(peek(p), "]")) {
+			if (l->nshape >= SC_MAX_DIMS)
+				return perr(p, peek(p)->col, "too many dims (at most %d)", SC_MAX_DIMS);
+			SC_CHECK(parse_expr(p, &l->shape_expr[l->nshape]));
+			l->nshape++;
+			if (is_op(peek(p), ","))
+				p->pos++;
+			else if (!is_op(peek(p), "]"))
+				return perr(p, peek(p)->col, "expected ',' or ']'");
+		}
+		p->pos++;
+		return expect_end(p);
 	} else {
 		return perr(p, t->col, "unknown placement '%s' (expected shard, replicate or partial)", t->text);
 	}
@@ -670,6 +688,8 @@ static enum sc_status parse_line(struct pstate *p, const char *line)
 		int gcol;
 		SC_CHECK(parse_placement(p, is_in ? &s->in : &s->out, &pp->shard_col, pp->shard_name,
 					 &pp->nnames, pp->names, pp->name_cols, &gcol));
+		if (is_in && s->in.kind == SC_OPAQUE)
+			return perr(p, p->t[1].col, "an input needs a placement (shard, replicate or partial), not a shape");
 		if (is_in)
 			p->seen_in = p->line;
 		else
@@ -737,6 +757,8 @@ static enum sc_status resolve_place(struct pstate *p, struct sc_layout *l, struc
 		if (l->shard_dim < 0)
 			return perr(p, pp->shard_col, "%s: unknown dim '%s'", what, pp->shard_name);
 	}
+	if (l->kind == SC_OPAQUE)
+		return SC_OK;
 	if (pp->nnames == 0) {
 		l->norder = s->ndims;
 		l->ngroups = s->ndims;

@@ -50,7 +50,9 @@ struct sc_cond {
 	int last_dim; /* highest dim index it mentions, -1: only the world */
 };
 
-enum sc_place { SC_SHARD, SC_REPLICATE, SC_PARTIAL };
+/* SC_OPAQUE: an output known only by its local shape (`output shape [..]`),
+ * for transforms whose placement cannot be stated (differential checks). */
+enum sc_place { SC_SHARD, SC_REPLICATE, SC_PARTIAL, SC_OPAQUE };
 
 /* Placement of the global tensor, with an optional "as" layout: X permuted
  * into order[], consecutive runs of order[] merged into groups. */
@@ -62,6 +64,8 @@ struct sc_layout {
 	int order[SC_MAX_DIMS];
 	int ngroups;
 	int group_len[SC_MAX_DIMS];
+	int nshape;                  /* SC_OPAQUE: local shape expressions */
+	int shape_expr[SC_MAX_DIMS];
 };
 
 enum sc_op {

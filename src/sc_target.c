@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sc_plugin.h"
+
 static const char *const bi_names[SC_NBUILTINS] = {"all_to_all", "all_gather", "reduce_scatter",
 						   "all_reduce"};
 
@@ -103,6 +105,8 @@ void sc_target_free(struct sc_target *t)
 			free(t->cache[i]);
 		free(t->cache);
 	}
+	sc_plugin_close(t->own_lib);
+	sc_plugin_close(t->own_baseline);
 	memset(t, 0, sizeof *t);
 }
 
@@ -188,6 +192,7 @@ int sc_target_specs(struct sc_target *t, const struct sc_case *c, const struct s
 {
 	switch (t->kind) {
 	case SC_TGT_SPEC:
+	case SC_TGT_PLUGIN:
 		out[0] = t->spec;
 		return 1;
 	case SC_TGT_CHAIN:
@@ -295,8 +300,11 @@ enum sc_status sc_target_run(struct sc_target *t, const struct sc_case *c, struc
 		if (inputs)
 			inputs[r] = *tt;
 	}
-	for (int i = 0; i < ns; i++)
-		SC_CHECK(sc_exec_spec(x, s[i], c->sizes, e));
+	if (t->kind == SC_TGT_PLUGIN)
+		SC_CHECK(sc_plugin_exec(t, c, x, e));
+	else
+		for (int i = 0; i < ns; i++)
+			SC_CHECK(sc_exec_spec(x, s[i], c->sizes, e));
 	if (t->fault)
 		t->fault(x, c, x->prov, t->fault_ctx);
 	return SC_OK;

@@ -16,7 +16,7 @@
 #define SC_MAX_CHAIN 8
 #define SC_MAX_FIRST 8
 
-enum sc_target_kind { SC_TGT_SPEC, SC_TGT_CHAIN, SC_TGT_BUILTIN };
+enum sc_target_kind { SC_TGT_SPEC, SC_TGT_CHAIN, SC_TGT_BUILTIN, SC_TGT_PLUGIN };
 enum sc_builtin {
 	SC_BI_ALL_TO_ALL,
 	SC_BI_ALL_GATHER,
@@ -38,6 +38,8 @@ struct sc_case {
 };
 
 struct sc_target;
+struct sc_plugin_transform;
+struct sc_plugin_lib;
 /* Planted-fault hook for tests: called after the steps ran, with the
  * run's state; may corrupt outputs, inputs or memory around them. */
 typedef void (*sc_fault_fn)(struct sc_exec *x, const struct sc_case *c, int prov, void *ctx);
@@ -60,6 +62,13 @@ struct sc_target {
 	char fixed_property[32];
 	char fixed_backend[16];
 	char case_path[512];
+	/* PLUGIN: the contract is spec (no steps); run calls the transform, or
+	 * the baseline's while use_baseline is set (differential checks) */
+	const struct sc_plugin_transform *plugin, *baseline;
+	int use_baseline;
+	double plugin_timeout; /* seconds per case; 0: 10 */
+	struct sc_plugin_lib *own_lib, *own_baseline; /* closed by sc_target_free */
+	char plugin_path[512], baseline_path[512];
 };
 
 const char *sc_builtin_name(enum sc_builtin b);

@@ -1,15 +1,26 @@
 /* sc_tensor: arena, strided views and the ATen view/contiguity rules. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "sc_tensor.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 struct sc_arena_block {
 	struct sc_arena_block *next;
 	size_t cap, used;
+	int mapped; /* from mmap (shared arenas), else malloc */
 	unsigned char mem[];
 };
+
+static void block_free(struct sc_arena_block *b)
+{
+	if (b && b->mapped)
+		munmap(b, sizeof *b + b->cap);
+	else
+		free(b);
+}
 
 void sc_arena_init(struct sc_arena *a)
 {
@@ -24,10 +35,10 @@ void sc_arena_reset(struct sc_arena *a)
 		struct sc_arena_block *n = b->next;
 		if (!keep || b->cap > keep->cap) {
 			if (keep)
-				free(keep);
+				block_free(keep);
 			keep = b;
 		} else {
-			free(b);
+			block_free(b);
 		}
 		b = n;
 	}
@@ -48,7 +59,7 @@ void sc_arena_free(struct sc_arena *a)
 	struct sc_arena_block *b = a->head;
 	while (b) {
 		struct sc_arena_block *n = b->next;
-		free(b);
+		block_free(b);
 		b = n;
 	}
 	free(a->bufs);
@@ -58,15 +69,27 @@ void sc_arena_free(struct sc_arena *a)
 static void *arena_alloc(struct sc_arena *a, size_t n)
 {
 	n = (n + 15) & ~(size_t)15;
-	if (!a->head || a->head->cap - a->head->used < n) {
+	if (a->head && a->head->mapped != a->shared && a->head->used == 0) {
+		/* the sharing mode changed since this block was made */
+		struct sc_arena_block *old = a->head;
+		a->head = old->next;
+		block_free(old);
+	}
+	if (!a->head || a->head->cap - a->head->used < n || a->head->mapped != a->shared) {
 		size_t cap = 1u << 20;
 		if (a->head && a->head->cap * 2 > cap)
 			cap = a->head->cap * 2;
 		while (cap < n)
 			cap *= 2;
-		struct sc_arena_block *b = malloc(sizeof *b + cap);
-		if (!b)
+		struct sc_arena_block *b;
+		if (a->shared) {
+			b = mmap(NULL, sizeof *b + cap, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+			if (b == MAP_FAILED)
+				return NULL;
+		} else if (!(b = malloc(sizeof *b + cap))) {
 			return NULL;
+		}
+		b->mapped = a->shared;
 		b->cap = cap;
 		b->used = 0;
 		b->next = a->head;

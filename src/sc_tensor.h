@@ -41,6 +41,7 @@ struct sc_arena {
 	size_t max_bytes;     /* per-case limit on buffer bytes; 0: SC_ARENA_DEFAULT_MAX */
 	size_t used_bytes;    /* handed out since the last reset */
 	int over_limit;       /* the last NULL from sc_arena_buf was the limit */
+	int shared;           /* blocks are MAP_SHARED: a forked child's writes are seen */
 };
 
 #define SC_ARENA_DEFAULT_MAX ((size_t)4 << 30)

@@ -1,0 +1,38 @@
+/* sc_plugin: loading plugins (shardcheck/plugin.h) and running their
+ * transforms as targets.
+ *
+ * On backends that hold every rank in one process (sim), a case runs in a
+ * forked child with one thread per rank, on buffers of a shared arena: a
+ * crash, abort, exception or hang of the plugin ends only the child and
+ * becomes a runtime failure of the case ("rank 1 crashed: SIGSEGV"), shrunk
+ * like any other. On backends with one process per rank (mpi), run is
+ * called in process on the local rank. */
+#ifndef SC_PLUGIN_H
+#define SC_PLUGIN_H
+
+#include "sc_target.h"
+
+#define SC_PLUGIN_MAX_TRANSFORMS 64
+
+struct sc_plugin_lib;
+
+/* dlopens path and calls its sc_plugin_register. */
+enum sc_status sc_plugin_load(const char *path, struct sc_plugin_lib **out, struct sc_err *e);
+void sc_plugin_close(struct sc_plugin_lib *lib); /* NULL-safe */
+int sc_plugin_count(const struct sc_plugin_lib *lib);
+const struct sc_plugin_transform *sc_plugin_get(const struct sc_plugin_lib *lib, int i);
+const struct sc_plugin_transform *sc_plugin_find(const struct sc_plugin_lib *lib, const char *name);
+const char *sc_plugin_name(const struct sc_plugin_transform *t);
+
+/* A target for transform tr (contract parsed now; errors name the plugin
+ * and the contract's line); baseline may be NULL. */
+enum sc_status sc_target_plugin(struct sc_target *t, const char *libpath,
+				const struct sc_plugin_transform *tr,
+				const struct sc_plugin_transform *baseline, struct sc_err *e);
+
+/* Runs the transform on the inputs in x->t (filled by sc_target_run) and
+ * leaves the outputs there. */
+enum sc_status sc_plugin_exec(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
+			      struct sc_err *e);
+
+#endif

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# shardcheck gate: every example plugin gets its verdict, with a minimal
+# repro for the bad ones; crashes and overruns are reported, not fatal;
+# --baseline rejects a one-line index change; ABI plugins (C99, C++, an
+# older struct size) load and pass.
+# Usage: test_gate.sh PATH/TO/shardcheck EXAMPLES_DIR ABI_DIR
+set -u
+sc=$1 ex=$2 abi=$3
+pass=0 fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAILED: $*" >&2; }
+gate() { # want_rc name args...
+	local want=$1 name=$2; shift 2
+	"$sc" gate "$@" >"$tmp/$name.out" 2>&1
+	local rc=$?
+	[ $rc -eq "$want" ] && ok || { bad "$name: exit $rc, want $want"; tail -15 "$tmp/$name.out" >&2; }
+}
+has() { grep -q -- "$2" "$tmp/$1.out" && ok || { bad "$1: '$2' not in the output"; tail -15 "$tmp/$1.out" >&2; }; }
+
+gate 0 correct --plugin "$ex/libheads_to_seq.so" --cases 200
+has correct "4 checks: 4 pass"
+gate 1 ds --plugin "$ex/libds_pre5664.so" --cases 300 --report "$tmp/ds"
+has ds "minimal case: world=2 s=2 b=2 h=2 d=1 dtype=i32 seed=0"
+has ds "holds X\["
+gate 1 faulty --plugin "$ex/libfaulty.so" overrun crash --cases 300 --report "$tmp/faulty"
+has faulty "libfaulty.so:overrun *purity"
+has faulty "written outside their bounds"
+has faulty "minimal case: world=1 s=1 b=1 h=3 d=1 dtype=i32 seed=0"
+has faulty "the plugin crashed: signal 11"
+has faulty "^report: "
+python3 -c "import sys, xml.etree.ElementTree as E; r=E.parse(sys.argv[1]).getroot(); assert int(r.get('failures')) >= 2" \
+	"$tmp/faulty/junit.xml" && ok || bad "faulty: junit.xml"
+"$sc" repro "$tmp/faulty/failures/"*crash-semantics.case >"$tmp/repro.out" 2>&1
+[ $? -eq 1 ] && grep -q "crashed: signal 11" "$tmp/repro.out" && ok || { bad "repro of the crash case"; cat "$tmp/repro.out" >&2; }
+gate 1 hang --plugin "$ex/libfaulty.so" hang --property semantics --cases 100 --timeout 1
+has hang "the plugin hung: no result after 1 s"
+has hang "minimal case: world=1 s=1 b=2 h=1 d=1 dtype=i32 seed=0"
+gate 1 diff --plugin "$ex/libheads_to_seq_indexbug.so" --baseline "$ex/libheads_to_seq.so" --property differential --cases 300 --report "$tmp/diff"
+has diff "minimal case: world=2 s=2 b=1 h=4 d=1 dtype=i32 seed=0"
+"$sc" repro "$tmp/diff/failures/"*differential.case >/dev/null 2>&1; [ $? -eq 1 ] && ok || bad "repro of the differential case"
+gate 0 same --plugin "$ex/libheads_to_seq.so" --baseline "$ex/libheads_to_seq.so" --property differential --cases 100
+for p in c99 old cxx; do
+	[ -e "$abi/libabi_$p.so" ] || { [ $p = cxx ] && echo "abi: no C++ compiler; the C++ plugin is skipped" && continue; }
+	gate 0 "abi_$p" --plugin "$abi/libabi_$p.so" --cases 100
+done
+gate 2 missing --plugin "$tmp/nope.so"
+has missing "cannot load the plugin"
+gate 2 noname --plugin "$ex/libheads_to_seq.so" no_such_transform
+"$sc" gate --plugin "$ex/libheads_to_seq.so" --seed random --cases 20 -q >"$tmp/r.out" 2>&1
+grep -q "seed [1-9]" "$tmp/r.out" && ok || bad "--seed random"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
