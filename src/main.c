@@ -654,6 +654,8 @@ static int cmd_check(int argc, char **argv, int full_argc, char **full_argv, int
 		fprintf(stderr, "shardcheck: nothing run\n");
 		for (int i = 0; i < nt; i++)
 			sc_target_free(&targets[i]);
+		sc_plugin_close(libs[0]);
+		sc_plugin_close(libs[1]);
 		sc_backend_close(be);
 		return rc;
 	}

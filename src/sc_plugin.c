@@ -389,9 +389,13 @@ static enum sc_status run_isolated(struct thread_arg *args, int world, struct ra
 			if (st->rc[r] != 0)
 				return SC_ERR(e, SC_E_RUNTIME, "rank %d: the transform returned %d", r, st->rc[r]);
 	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return SC_ERR(e, SC_E_RUNTIME, "the plugin's process exited with status %d",
-			      WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		char running[256];
+		ranks_in(st, world, RANK_RUNNING, running, sizeof running);
+		return SC_ERR(e, SC_E_RUNTIME,
+			      "the plugin's process exited with status %d%s%s (exit() in the plugin, or a sanitizer's report on stderr)",
+			      WIFEXITED(status) ? WEXITSTATUS(status) : -1, running[0] ? " on rank " : "", running);
+	}
 	return SC_OK;
 }
 
