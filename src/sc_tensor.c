@@ -11,7 +11,7 @@ struct sc_arena_block {
 	struct sc_arena_block *next;
 	size_t cap, used;
 	int mapped; /* from mmap (shared arenas), else malloc */
-	unsigned char mem[];
+	_Alignas(16) unsigned char mem[]; /* allocations are 16-byte aligned from here */
 };
 
 static void block_free(struct sc_arena_block *b)
