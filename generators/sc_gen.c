@@ -21,10 +21,25 @@ void sc_gen_defaults(struct sc_gen_opts *o)
 static int sharded(const struct sc_spec *const *s, int ns, int d)
 {
 	for (int i = 0; i < ns; i++)
-		if ((s[i]->in.kind == SC_SHARD && s[i]->in.shard_dim == d) ||
-		    (s[i]->out.kind == SC_SHARD && s[i]->out.shard_dim == d))
+		if (sc_spec_sharded(s[i], d))
 			return 1;
 	return 0;
+}
+
+/* The dtypes a case may draw: the options', within the specs' `dtypes`;
+ * compute specs only take floating-point types. */
+static uint32_t dtype_mask(const struct sc_spec *const *s, int ns, uint32_t opts)
+{
+	uint32_t m = opts;
+	for (int i = 0; i < ns; i++) {
+		if (s[i]->dtype_mask)
+			m &= s[i]->dtype_mask;
+		if (s[i]->compute)
+			for (int d = 0; d < SC_NDTYPES; d++)
+				if (!sc_dtype_is_float((enum sc_dtype)d))
+					m &= ~(1u << d);
+	}
+	return m;
 }
 
 /* Size range of dim d given the world and earlier dims. */
@@ -166,8 +181,11 @@ enum sc_status sc_gen_case(struct sc_target *t, const struct sc_gen_opts *o,
 			    sc_cond_eval(s[i], &s[i]->conds[q], c->sizes, w, NULL) != 1)
 				return SC_ERR(e, SC_E_NOCASE, "world %d violates a require", w);
 	SC_CHECK(decode_sizes(s, ns, w, ch, o, c->sizes, e));
-	int ndt = __builtin_popcount(o->dtypes);
-	c->dtype = (enum sc_dtype)dtype_at(o->dtypes, sc_choice(ch, (uint64_t)ndt));
+	const uint32_t dm = dtype_mask(s, ns, o->dtypes);
+	if (!dm)
+		return SC_ERR(e, SC_E_NOCASE, "no dtype allowed by both --dtypes and the spec's dtypes");
+	int ndt = __builtin_popcount(dm);
+	c->dtype = (enum sc_dtype)dtype_at(dm, sc_choice(ch, (uint64_t)ndt));
 	c->seed = sc_choice(ch, 1ULL << 32);
 	return SC_OK;
 }
@@ -188,15 +206,15 @@ int sc_case_valid(struct sc_target *t, const struct sc_gen_opts *o, const struct
 		snprintf(why, n, "world %d outside --world %d..%d", c->world, o->world_lo, o->world_hi);
 		return 0;
 	}
-	if (o && !(o->dtypes & (1u << c->dtype))) {
-		snprintf(why, n, "dtype %s not selected", sc_dtype_name(c->dtype));
-		return 0;
-	}
 	const struct sc_spec *s[SC_MAX_CHAIN];
 	struct sc_err e;
 	int ns = sc_target_specs(t, c, s, &e);
 	if (ns < 1) {
 		snprintf(why, n, "%s", e.msg);
+		return 0;
+	}
+	if (!(dtype_mask(s, ns, o ? o->dtypes : (1u << SC_NDTYPES) - 1) & (1u << c->dtype))) {
+		snprintf(why, n, "dtype %s is not allowed here", sc_dtype_name(c->dtype));
 		return 0;
 	}
 	if (c->ndims != s[0]->ndims) {

@@ -35,6 +35,8 @@ struct sc_ctx *sc_ctx_new(struct sc_backend *be, uint32_t dtypes)
 	sc_arena_init(&ctx->arena);
 	ctx->x.arena = &ctx->arena;
 	ctx->x.be = be;
+	ctx->rx.arena = &ctx->arena;
+	ctx->rx.be = be;
 	return ctx;
 }
 
@@ -52,6 +54,7 @@ void sc_ctx_begin(struct sc_ctx *ctx, int prov, int poison)
 	sc_arena_reset(&ctx->arena);
 	ctx->arena.poison = poison;
 	ctx->x.prov = prov;
+	ctx->x.compute = 0;
 }
 
 enum sc_verdict sc_run_or_fail(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c,

@@ -18,6 +18,7 @@ struct sc_ctx {
 	struct sc_backend *be;
 	struct sc_arena arena;
 	struct sc_exec x;
+	struct sc_exec rx; /* compute specs' reference: one device */
 	uint32_t dtypes; /* dtypes the dtype property compares */
 	unsigned char *scratch;
 	size_t scratch_cap;

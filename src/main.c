@@ -870,6 +870,10 @@ static int dump_case(struct sc_ctx *ctx, struct sc_target *t, const struct sc_ca
 		fprintf(stderr, "shardcheck: %s\n", e.msg);
 		return 2;
 	}
+	if (s[0]->compute) {
+		printf("(--dump writes the tensors of layout specs; this compute spec's worst element is above)\n");
+		return 0;
+	}
 	if (sc_mkdirs(dir, &e) != SC_OK) {
 		fprintf(stderr, "shardcheck: %s\n", e.msg);
 		return 2;
@@ -1109,7 +1113,7 @@ static int cmd_repro(int argc, char **argv)
 		int64_t per_rank = sc_tensor_numel(&x->t[0]);
 		if (st == SC_E_RUNTIME) {
 			printf("  a step fails at run time: %s\n", e.msg);
-		} else if (st == SC_OK && per_rank <= 256 && strcmp(p->name, "semantics") == 0) {
+		} else if (st == SC_OK && per_rank <= 256 && strcmp(p->name, "semantics") == 0 && !s[0]->compute) {
 			const struct sc_layout *ol = &s[ns - 1]->out;
 			for (int rr = 0; rr < x->nlocal; rr++) {
 				struct sc_tensor et;

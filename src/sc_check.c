@@ -6,6 +6,7 @@
 #include "sc_check.h"
 
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -25,6 +26,20 @@ static uint64_t fnv1a(const char *s)
 	return h;
 }
 
+/* Compute specs: the tolerance failure, from the merged counts. */
+static void worst_message(struct sc_failure *f)
+{
+	if (!f->has_worst || !f->wrong || f->msg[0])
+		return;
+	char idx[160];
+	sc_shape_format(f->worst_index, f->worst_ndim, idx, sizeof idx);
+	snprintf(f->msg, sizeof f->msg,
+		 "%lld of %lld elements exceed their error bound; worst: rank %d %s = %.9g, reference %.9g: "
+		 "error %.3g > bound %.3g (ratio %.3g)",
+		 (long long)f->wrong, (long long)f->compared, f->worst_rank, idx, f->worst_value, f->worst_reference,
+		 f->worst_error, f->worst_bound, f->worst_ratio);
+}
+
 /* Every process checks its own ranks (a process outside the case's world
  * has none); the verdicts are combined, and the failure seen by the lowest
  * process that saw the worst verdict is shared, so every process continues
@@ -36,8 +51,11 @@ enum sc_verdict sc_check_case(struct sc_ctx *ctx, struct sc_target *t, const str
 	int first;
 	const int mine = ctx->be->ops->local_ranks(ctx->be, c->world, &first) > 0;
 	enum sc_verdict v = mine ? p->check(ctx, t, c, f) : SC_V_SKIP;
-	if (!ctx->be->ops->combine)
+	if (!ctx->be->ops->combine) {
+		if (v == SC_V_FAIL)
+			worst_message(f);
 		return v;
+	}
 	static const int sev[] = {[SC_V_SKIP] = 0, [SC_V_PASS] = 1, [SC_V_FAIL] = 2, [SC_V_ERROR] = 3};
 	static const enum sc_verdict of[] = {SC_V_SKIP, SC_V_PASS, SC_V_FAIL, SC_V_ERROR};
 	const int all = sc_backend_combine(ctx->be, 0, sev[v]);
@@ -60,12 +78,21 @@ enum sc_verdict sc_check_case(struct sc_ctx *ctx, struct sc_target *t, const str
 				memcpy(f->msg, fs[k].msg, sizeof f->msg);
 				f->runtime_error = fs[k].runtime_error;
 			}
+			if (fs[k].has_worst && (!f->has_worst || fs[k].worst_ratio > f->worst_ratio)) {
+				const int64_t c = f->compared;
+				memcpy(&f->has_worst, &fs[k].has_worst,
+				       sizeof *f - offsetof(struct sc_failure, has_worst));
+				f->compared = c;
+			}
+			f->compared += fs[k].compared;
 			f->wrong += fs[k].wrong;
 			for (int i = 0; i < fs[k].nfirst && f->nfirst < SC_MAX_FIRST; i++)
 				f->first[f->nfirst++] = fs[k].first[i];
 		}
 		free(fs);
 	}
+	if (of[all] == SC_V_FAIL)
+		worst_message(f);
 	return of[all];
 }
 

@@ -200,6 +200,8 @@ static uint32_t mini_encode(float f, int e, int m, int fn)
 	float n = a / q;
 	float rn = nearbyintf(n); /* current rounding mode: nearest even */
 	float r = rn * q;
+	if (r == 0.0f)
+		return sign; /* underflow to a signed zero */
 	if (r > maxf) {
 		if (fn)
 			return sign | all; /* saturate to NaN, as the e4m3fn cast does for overflow */

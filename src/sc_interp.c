@@ -4,6 +4,7 @@
  * All ranks run the same steps on tensors of the same shape, so shape
  * checks are made once, on the first local rank. */
 #include "sc_interp.h"
+#include "sc_compute.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -34,7 +35,7 @@ static enum sc_status arena_fail(const struct sc_exec *x, struct sc_err *e)
 
 static unsigned esize_of(const struct sc_exec *x)
 {
-	return x->prov ? 8u : (unsigned)sc_dtype_size(x->dtype);
+	return x->compute ? 16u : x->prov ? 8u : (unsigned)sc_dtype_size(x->dtype);
 }
 
 /* ATen maybe_wrap_dim: a 0-dim tensor wraps as if it had 1 dim. */
@@ -248,6 +249,8 @@ static enum sc_status reduce(struct sc_exec *x, int scatter, void **send, void *
 			     size_t count, enum sc_redop op, struct sc_err *e)
 {
 	struct sc_backend *be = x->be;
+	if (x->compute)
+		return sc_compute_reduce(x, scatter, send, recv, count, op, e);
 	if (!x->prov) {
 		if (scatter)
 			return be->ops->reduce_scatter(be, x->world, send, recv, count, x->dtype, op, e);

@@ -25,6 +25,7 @@ struct sc_exec {
 	int first, nlocal;    /* ranks held here: first .. first+nlocal-1 */
 	enum sc_dtype dtype;  /* element type of a data run */
 	int prov;             /* provenance run: u64 global indices */
+	int compute;          /* compute run: (value, bound) pairs of doubles, rounded to dtype */
 	struct sc_tensor t[SC_MAX_WORLD];
 };
 

@@ -2,6 +2,7 @@
 #include "sc_report.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,6 +200,14 @@ char *sc_report_json(const struct sc_report_meta *m, const struct sc_result *res
 			sb_put(&b, "null");
 		sb_put(&b, ", \"replay\": ");
 		sb_str(&b, replay);
+		if (r->fail.has_worst) {
+			sb_put(&b, ", \"worst\": {\"rank\": %d, \"index\": [", r->fail.worst_rank);
+			for (int d = 0; d < r->fail.worst_ndim; d++)
+				sb_put(&b, "%s%lld", d ? ", " : "", (long long)r->fail.worst_index[d]);
+			sb_put(&b, "], \"value\": %.17g, \"reference\": %.17g, \"error\": %.6g, \"bound\": %.6g, \"ratio\": %.6g}",
+			       r->fail.worst_value, r->fail.worst_reference, r->fail.worst_error, r->fail.worst_bound,
+			       isfinite(r->fail.worst_ratio) ? r->fail.worst_ratio : 1e308);
+		}
 		sb_put(&b, ", \"first_wrong\": [");
 		for (int k = 0; k < r->fail.nfirst; k++) {
 			const struct sc_wrong *w = &r->fail.first[k];

@@ -41,6 +41,8 @@ struct pstate {
 	int seen_dims, seen_world, seen_in, seen_out, seen_name, seen_expect;
 	int sizes_line[SC_MAX_DIMS];
 	struct pending_place pend_in, pend_out;
+	int block; /* 0 declarations, 1 reference, 2 program */
+	int seen_ref, seen_prog;
 };
 
 static enum sc_status perr(struct pstate *p, int col, const char *fmt, ...)
@@ -110,7 +112,7 @@ static enum sc_status tokenize(struct pstate *p, const char *line)
 				if (c[0] == two[k][0] && c[1] == two[k][1])
 					n = 2;
 			if (!n) {
-				if (!strchr("+-*/%()[],=<>", *c))
+				if (!strchr("+-*/%()[],=<>:", *c))
 					return perr(p, col, "unexpected character '%c'", *c);
 				n = 1;
 			}
@@ -427,6 +429,11 @@ static const struct {
 	{"reduce_scatter", SC_OP_REDUCE_SCATTER},
 };
 
+int sc_spec_sharded(const struct sc_spec *s, int d)
+{
+	return (s->sharded_mask >> d) & 1u;
+}
+
 const char *sc_op_name(enum sc_op op)
 {
 	for (size_t i = 0; i < sizeof step_kw / sizeof step_kw[0]; i++)
@@ -606,6 +613,236 @@ static enum sc_status parse_cond(struct pstate *p)
 	}
 }
 
+
+/* ---- compute specs ---- */
+
+static int tensor_id(struct sc_spec *s, const char *name)
+{
+	for (int i = 0; i < s->ntensors; i++)
+		if (strcmp(s->tensors[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+static enum sc_status new_tensor(struct pstate *p, const struct tok *t, int *out)
+{
+	struct sc_spec *s = p->s;
+	if (s->ntensors >= SC_MAX_TENSORS)
+		return perr(p, t->col, "too many tensors (at most %d)", SC_MAX_TENSORS);
+	struct sc_tdecl *d = &s->tensors[s->ntensors];
+	memset(d, 0, sizeof *d);
+	snprintf(d->name, sizeof d->name, "%s", t->text);
+	d->line = p->line;
+	d->col = t->col;
+	*out = s->ntensors++;
+	return SC_OK;
+}
+
+/* `tensor NAME [d, ...] PLACEMENT` and `output NAME [d, ...] PLACEMENT` */
+static enum sc_status parse_tensor_decl(struct pstate *p, int is_output)
+{
+	struct sc_spec *s = p->s;
+	struct tok *nt = peek(p);
+	if (nt->kind != T_NAME)
+		return perr(p, nt->col, "expected a tensor name");
+	if (tensor_id(s, nt->text) >= 0)
+		return perr(p, nt->col, "tensor '%s' is declared twice", nt->text);
+	if (dim_index(s, nt->text) >= 0 || strcmp(nt->text, s->world_sym) == 0)
+		return perr(p, nt->col, "'%s' is a dim name, not a tensor name", nt->text);
+	int id;
+	SC_CHECK(new_tensor(p, nt, &id));
+	struct sc_tdecl *d = &s->tensors[id];
+	d->input = !is_output;
+	p->pos++;
+	if (!is_op(peek(p), "["))
+		return perr(p, peek(p)->col, "expected '[' and the tensor's dims");
+	p->pos++;
+	while (!is_op(peek(p), "]")) {
+		struct tok *t = peek(p);
+		if (t->kind != T_NAME)
+			return perr(p, t->col, "expected a dim name");
+		int g = dim_index(s, t->text);
+		if (g < 0)
+			return perr(p, t->col, "unknown dim '%s' (declare it in 'dims' first)", t->text);
+		if (d->ndims >= SC_MAX_DIMS)
+			return perr(p, t->col, "too many dims");
+		for (int k = 0; k < d->ndims; k++)
+			if (d->dims[k] == g)
+				return perr(p, t->col, "dim '%s' appears twice", t->text);
+		d->dims[d->ndims++] = g;
+		p->pos++;
+		if (is_op(peek(p), ","))
+			p->pos++;
+		else if (!is_op(peek(p), "]"))
+			return perr(p, peek(p)->col, "expected ',' or ']'");
+	}
+	p->pos++;
+	struct tok *t = peek(p);
+	struct sc_layout *l = &d->place;
+	memset(l, 0, sizeof *l);
+	l->shard_dim = -1;
+	if (t->kind == T_NAME && strcmp(t->text, "shard") == 0) {
+		p->pos++;
+		struct tok *dn = peek(p);
+		int g = dn->kind == T_NAME ? dim_index(s, dn->text) : -1;
+		int k = -1;
+		for (int i = 0; i < d->ndims; i++)
+			if (d->dims[i] == g)
+				k = i;
+		if (k < 0)
+			return perr(p, dn->col, "shard needs one of the tensor's dims");
+		l->kind = SC_SHARD;
+		l->shard_dim = k;
+		s->sharded_mask |= 1u << g;
+		p->pos++;
+	} else if (t->kind == T_NAME && strcmp(t->text, "replicate") == 0) {
+		l->kind = SC_REPLICATE;
+		p->pos++;
+	} else if (t->kind == T_NAME && strcmp(t->text, "partial") == 0) {
+		p->pos++;
+		l->kind = SC_PARTIAL;
+		SC_CHECK(parse_redop(p, &l->op));
+		if (l->op != SC_SUM)
+			return perr(p, p->t[p->pos - 1].col, "a compute tensor may be partial sum only");
+	} else {
+		return perr(p, t->col, "expected a placement: shard DIM, replicate or partial sum");
+	}
+	l->norder = d->ndims;
+	l->ngroups = d->ndims;
+	for (int i = 0; i < d->ndims; i++) {
+		l->order[i] = i;
+		l->group_len[i] = 1;
+	}
+	if (is_output)
+		s->out_tensor = id;
+	s->compute = 1;
+	return expect_end(p);
+}
+
+static enum sc_status operand(struct pstate *p, int *id)
+{
+	struct tok *t = peek(p);
+	if (t->kind != T_NAME)
+		return perr(p, t->col, "expected a tensor name");
+	*id = tensor_id(p->s, t->text);
+	if (*id < 0)
+		return perr(p, t->col, "unknown tensor '%s' (not declared nor assigned before)", t->text);
+	p->pos++;
+	return SC_OK;
+}
+
+static const struct {
+	const char *kw;
+	enum sc_cop op;
+	int nargs; /* tensor operands */
+} cops[] = {
+	{"matmul", SC_C_MATMUL, 2}, {"linear", SC_C_LINEAR, 2}, {"add", SC_C_ADD, 2},
+	{"mul", SC_C_MUL, 2},       {"scale", SC_C_SCALE, 1},   {"gelu", SC_C_GELU, 1},
+	{"relu", SC_C_RELU, 1},     {"silu", SC_C_SILU, 1},     {"cast", SC_C_CAST, 1},
+	{"sum", SC_C_SUM, 1},
+};
+
+/* NAME = OP args   |   NAME = SRC   |   NAME: STEP ... */
+static enum sc_status parse_stmt(struct pstate *p, const char *line)
+{
+	struct sc_spec *s = p->s;
+	int *n = p->block == 1 ? &s->nref : &s->nprog;
+	struct sc_stmt *st = p->block == 1 ? &s->ref[*n] : &s->prog[*n];
+	if (*n >= SC_MAX_STMTS)
+		return perr(p, p->t[0].col, "too many statements (at most %d)", SC_MAX_STMTS);
+	memset(st, 0, sizeof *st);
+	st->a = st->b = st->c = -1;
+	st->line = p->line;
+	st->col = p->t[0].col;
+	struct tok *dst = &p->t[0];
+	/* NAME: STEP */
+	const char *colon = p->nt >= 2 && is_op(&p->t[1], ":") ? line + p->t[1].col - 1 : NULL;
+	if (dst->kind == T_NAME && colon) {
+		int id = tensor_id(s, dst->text);
+		if (id < 0)
+			return perr(p, dst->col, "unknown tensor '%s'", dst->text);
+		char rest[4096];
+		snprintf(rest, sizeof rest, "%*s%s", (int)(colon + 1 - line), "", colon + 1);
+		SC_CHECK(tokenize(p, rest));
+		if (p->nt == 0 || p->t[0].kind != T_NAME)
+			return perr(p, (int)(colon - line) + 2, "expected a step after ':'");
+		for (size_t i = 0; i < sizeof step_kw / sizeof step_kw[0]; i++)
+			if (strcmp(p->t[0].text, step_kw[i].kw) == 0) {
+				SC_CHECK(parse_step(p, step_kw[i].op, rest));
+				st->op = SC_C_STEP;
+				st->dst = id;
+				st->step = s->nsteps - 1;
+				(*n)++;
+				return SC_OK;
+			}
+		return perr(p, p->t[0].col, "unknown step '%s'", p->t[0].text);
+	}
+	if (dst->kind != T_NAME || p->nt < 3 || !is_op(&p->t[1], "="))
+		return perr(p, dst->col, "expected NAME = OP ... or NAME: STEP ...");
+	p->pos = 2;
+	struct tok *op = peek(p);
+	int id = tensor_id(s, dst->text);
+	int found = -1;
+	for (size_t i = 0; i < sizeof cops / sizeof cops[0]; i++)
+		if (op->kind == T_NAME && strcmp(op->text, cops[i].kw) == 0)
+			found = (int)i;
+	if (found < 0) { /* NAME = SRC: a copy */
+		st->op = SC_C_COPY;
+		SC_CHECK(operand(p, &st->a));
+	} else {
+		p->pos++;
+		st->op = cops[found].op;
+		SC_CHECK(operand(p, &st->a));
+		if (cops[found].nargs == 2)
+			SC_CHECK(operand(p, &st->b));
+		if (st->op == SC_C_LINEAR && peek(p)->kind == T_NAME)
+			SC_CHECK(operand(p, &st->c)); /* bias */
+		if (st->op == SC_C_SCALE) {
+			struct tok *v = peek(p);
+			char *end;
+			if (v->kind == T_END)
+				return perr(p, v->col, "expected a number after 'scale NAME'");
+			const char *b = line + v->col - 1;
+			double d = strtod(b, &end);
+			if (end == b)
+				return perr(p, v->col, "expected a number");
+			st->scalar = d;
+			while (p->pos < p->nt && p->t[p->pos].col - 1 < (int)(end - line))
+				p->pos++;
+		}
+		if (st->op == SC_C_GELU) {
+			struct tok *f = peek(p);
+			if (f->kind == T_NAME && strcmp(f->text, "tanh") == 0) {
+				st->form = 0;
+				p->pos++;
+			} else if (f->kind == T_NAME && strcmp(f->text, "erf") == 0) {
+				st->form = 1;
+				p->pos++;
+			} else {
+				return perr(p, f->col, "gelu needs its form: tanh or erf");
+			}
+		}
+		if (st->op == SC_C_CAST) {
+			struct tok *d = peek(p);
+			if (d->kind != T_NAME || sc_dtype_parse(d->text, &st->dtype) != 0 || !sc_dtype_is_float(st->dtype))
+				return perr(p, d->col, "cast needs a float dtype (f64 f32 f16 bf16 f8e4m3 f8e5m2)");
+			p->pos++;
+		}
+		if (st->op == SC_C_SUM)
+			SC_CHECK(parse_kv_int(p, "dim", &st->dim));
+	}
+	SC_CHECK(expect_end(p));
+	if (id < 0) {
+		SC_CHECK(new_tensor(p, dst, &id));
+		s->tensors[id].input = 0;
+	} else if (s->tensors[id].input && id != s->out_tensor) {
+		return perr(p, dst->col, "'%s' is an input tensor; assign to a new name", dst->text);
+	}
+	st->dst = id;
+	(*n)++;
+	return SC_OK;
+}
+
 static enum sc_status parse_line(struct pstate *p, const char *line)
 {
 	struct sc_spec *s = p->s;
@@ -640,6 +877,21 @@ static enum sc_status parse_line(struct pstate *p, const char *line)
 	if (p->nt == 0)
 		return SC_OK;
 	struct tok *kw = &p->t[0];
+	if (kw->kind == T_NAME && (strcmp(kw->text, "reference") == 0 || strcmp(kw->text, "program") == 0) &&
+	    p->nt == 1) {
+		int ref = kw->text[0] == 'r';
+		if (ref ? p->seen_ref : p->seen_prog)
+			return perr(p, kw->col, "duplicate '%s' block", kw->text);
+		if (ref)
+			p->seen_ref = p->line;
+		else
+			p->seen_prog = p->line;
+		p->block = ref ? 1 : 2;
+		p->s->compute = 1;
+		return SC_OK;
+	}
+	if (p->block)
+		return parse_stmt(p, line);
 	if (kw->kind != T_NAME)
 		return perr(p, kw->col, "expected a declaration or a step, got '%s'", kw->text);
 	p->pos = 1;
@@ -677,6 +929,26 @@ static enum sc_status parse_line(struct pstate *p, const char *line)
 		p->pos++;
 		p->seen_world = p->line;
 		return expect_end(p);
+	}
+	if (strcmp(k, "tensor") == 0)
+		return parse_tensor_decl(p, 0);
+	if (strcmp(k, "output") == 0 && p->nt >= 3 && p->t[1].kind == T_NAME && is_op(&p->t[2], "[")) {
+		if (p->seen_out)
+			return perr(p, kw->col, "duplicate 'output' declaration");
+		p->seen_out = p->line;
+		return parse_tensor_decl(p, 1);
+	}
+	if (strcmp(k, "dtypes") == 0) {
+		if (peek(p)->kind == T_END)
+			return perr(p, peek(p)->col, "expected dtype names after 'dtypes'");
+		while (peek(p)->kind != T_END) {
+			enum sc_dtype dt;
+			if (peek(p)->kind != T_NAME || sc_dtype_parse(peek(p)->text, &dt) != 0)
+				return perr(p, peek(p)->col, "unknown dtype '%s'", peek(p)->text);
+			s->dtype_mask |= 1u << dt;
+			p->pos++;
+		}
+		return SC_OK;
 	}
 	if (strcmp(k, "input") == 0 || strcmp(k, "output") == 0) {
 		int is_in = k[0] == 'i';
@@ -852,6 +1124,38 @@ enum sc_status sc_spec_parse(const char *text, const char *path, struct sc_spec 
 		st = perr(p, 1, "missing 'dims' declaration");
 		goto out;
 	}
+	if (s->compute) {
+		p->line = endline;
+		if (!p->seen_out) {
+			st = perr(p, 1, "missing 'output NAME [dims] PLACEMENT' declaration");
+			goto out;
+		}
+		if (!p->seen_ref || !p->seen_prog) {
+			st = perr(p, 1, "a compute spec needs a 'reference' block and a 'program' block");
+			goto out;
+		}
+		for (int blk = 0; blk < 2; blk++) {
+			const struct sc_stmt *b = blk ? s->prog : s->ref;
+			int n = blk ? s->nprog : s->nref, defines = 0;
+			for (int i = 0; i < n; i++)
+				defines |= b[i].dst == s->out_tensor;
+			if (!defines) {
+				p->line = blk ? p->seen_prog : p->seen_ref;
+				st = perr(p, 1, "the %s block never assigns the output '%s'", blk ? "program" : "reference",
+					  s->tensors[s->out_tensor].name);
+				goto out;
+			}
+		}
+		for (int i = 0; i < s->nsteps; i++)
+			if (s->steps[i].op == SC_OP_REDUCE_SCATTER_TENSOR || s->steps[i].op == SC_OP_ALL_REDUCE ||
+			    s->steps[i].op == SC_OP_REDUCE_SCATTER)
+				s->has_reduction = 1;
+		/* the layout-only input/output are unused by compute specs */
+		memset(&s->in, 0, sizeof s->in);
+		memset(&s->out, 0, sizeof s->out);
+		s->in.kind = s->out.kind = SC_REPLICATE;
+		p->seen_in = 1;
+	}
 	if (!p->seen_in) {
 		st = perr(p, 1, "missing 'input' declaration");
 		goto out;
@@ -865,8 +1169,14 @@ enum sc_status sc_spec_parse(const char *text, const char *path, struct sc_spec 
 		st = perr(p, 1, "world symbol '%s' is also a dim name", s->world_sym);
 		goto out;
 	}
-	SC_CHECK_GOTO(resolve_place(p, &s->in, &p->pend_in, "input"), st, out);
-	SC_CHECK_GOTO(resolve_place(p, &s->out, &p->pend_out, "output"), st, out);
+	if (!s->compute) {
+		SC_CHECK_GOTO(resolve_place(p, &s->in, &p->pend_in, "input"), st, out);
+		SC_CHECK_GOTO(resolve_place(p, &s->out, &p->pend_out, "output"), st, out);
+		if (s->in.kind == SC_SHARD)
+			s->sharded_mask |= 1u << s->in.shard_dim;
+		if (s->out.kind == SC_SHARD)
+			s->sharded_mask |= 1u << s->out.shard_dim;
+	}
 	if (s->in.kind == SC_PARTIAL || s->out.kind == SC_PARTIAL)
 		s->has_reduction = 1;
 	for (int i = 0; i < s->nnodes; i++) {

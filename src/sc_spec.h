@@ -98,6 +98,45 @@ struct sc_step {
 	char text[96]; /* the step as written, for messages */
 };
 
+/* Compute specs: tensors, and statements of the reference and the program. */
+#define SC_MAX_TENSORS 24
+#define SC_MAX_STMTS 64
+
+enum sc_cop {
+	SC_C_MATMUL,
+	SC_C_LINEAR,
+	SC_C_ADD,
+	SC_C_MUL,
+	SC_C_SCALE,
+	SC_C_GELU,
+	SC_C_RELU,
+	SC_C_SILU,
+	SC_C_CAST,
+	SC_C_SUM,
+	SC_C_COPY,
+	SC_C_STEP /* an existing step applied to tensor dst */
+};
+
+struct sc_stmt {
+	enum sc_cop op;
+	int dst, a, b, c; /* tensor ids; -1 when absent */
+	double scalar;    /* scale */
+	int form;         /* gelu: 0 tanh, 1 erf */
+	enum sc_dtype dtype;
+	int dim;          /* sum */
+	int step;         /* SC_C_STEP: index into steps[] */
+	int line, col;
+};
+
+struct sc_tdecl {
+	char name[SC_NAME_MAX];
+	int input;       /* declared by `tensor` (or the output) */
+	int ndims;
+	int dims[SC_MAX_DIMS]; /* global dim indices */
+	struct sc_layout place; /* over the tensor's own dims */
+	int line, col;
+};
+
 struct sc_sizehint {
 	int lo, hi; /* expression nodes, -1 when none */
 };
@@ -118,6 +157,15 @@ struct sc_spec {
 	int nnodes;
 	struct sc_expr nodes[SC_MAX_NODES];
 	int has_reduction; /* any reduce step or partial placement */
+	/* compute specs */
+	int compute;
+	int ntensors;
+	struct sc_tdecl tensors[SC_MAX_TENSORS];
+	int out_tensor;
+	int nref, nprog;
+	struct sc_stmt ref[SC_MAX_STMTS], prog[SC_MAX_STMTS];
+	uint32_t dtype_mask; /* `dtypes` declaration; 0: any */
+	uint32_t sharded_mask; /* dims sharded by some placement (divisible by P) */
 };
 
 /* Parses text (NUL-terminated) named path; on error fills e with
@@ -138,5 +186,7 @@ int sc_cond_eval(const struct sc_spec *s, const struct sc_cond *c, const int64_t
 void sc_expr_format(const struct sc_spec *s, int node, char *buf, size_t n);
 
 const char *sc_op_name(enum sc_op op);
+/* 1 when dim d is sharded by some placement (so divisible by the world). */
+int sc_spec_sharded(const struct sc_spec *s, int d);
 
 #endif

@@ -130,6 +130,12 @@ struct sc_failure {
 	int64_t wrong;
 	int nfirst;
 	struct sc_wrong first[SC_MAX_FIRST];
+	/* compute specs: the element with the largest error/bound */
+	int has_worst;
+	int worst_rank, worst_ndim;
+	int64_t worst_index[SC_MAX_DIMS];
+	double worst_value, worst_reference, worst_error, worst_bound, worst_ratio;
+	int64_t compared; /* elements compared against their bound */
 };
 
 /* Compares the outputs in x (after sc_target_run) with the output placement

@@ -309,6 +309,10 @@ void sc_iter_init(struct sc_iter *it, const int64_t *shape, const int64_t *strid
 	}
 }
 
+struct sc_pair16 { /* 16-byte elements (compute runs' value and bound) */
+	uint64_t lo, hi;
+};
+
 #define COPY_LOOP(T)                                                           \
 	do {                                                                   \
 		T *dp = (T *)(void *)dst->buf->data;                           \
@@ -342,6 +346,7 @@ void sc_tensor_copy(struct sc_tensor *dst, const struct sc_tensor *src)
 	case 1: COPY_LOOP(uint8_t); break;
 	case 2: COPY_LOOP(uint16_t); break;
 	case 4: COPY_LOOP(uint32_t); break;
+	case 16: COPY_LOOP(struct sc_pair16); break;
 	default: COPY_LOOP(uint64_t); break;
 	}
 }

@@ -1,6 +1,7 @@
 /* Unit tests: expressions, dtype encodings, ATen view rules, and every
  * step against hand-computed results (provenance runs on the sim backend,
  * where each element is its global index). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,6 +78,38 @@ static void test_dtype(void)
 		b = sc_int_to_bits(SC_BF16, v);
 		T_CHECK(sc_bf16_to_float((uint16_t)b) == (float)v, "bf16 exact small int %d", v);
 	}
+	/* every code of the 8- and 16-bit floats round-trips, and rounding any
+	 * value (tiny ones included) errs by at most u|x| + half a subnormal */
+	int rt_bad = 0, rd_bad = 0;
+	for (unsigned v = 0; v < 65536; v++) {
+		float f = sc_f16_to_float((uint16_t)v);
+		if (f == f && sc_float_to_f16(f) != v)
+			rt_bad++;
+		f = sc_bf16_to_float((uint16_t)v);
+		if (f == f && sc_float_to_bf16(f) != v)
+			rt_bad++;
+		if (v < 256) {
+			f = sc_f8e4m3_to_float((uint8_t)v);
+			if (f == f && sc_float_to_f8e4m3(f) != v)
+				rt_bad++;
+			f = sc_f8e5m2_to_float((uint8_t)v);
+			if (f == f && sc_float_to_f8e5m2(f) != v)
+				rt_bad++;
+		}
+	}
+	T_CHECK(rt_bad == 0, "%d minifloat codes do not round-trip", rt_bad);
+	for (double x = -300; x < 300; x += 0.0137) {
+		for (double sc = 1; sc > 1e-6; sc /= 97) {
+			const double y = x * sc;
+			const double e4 = sc_f8e4m3_to_float(sc_float_to_f8e4m3((float)y));
+			const double e5 = sc_f8e5m2_to_float(sc_float_to_f8e5m2((float)y));
+			const double h = sc_f16_to_float(sc_float_to_f16((float)y));
+			rd_bad += fabs(e4 - y) > fabs(y) / 16 + 1.0 / 1024 + 1e-12;
+			rd_bad += fabs(e5 - y) > fabs(y) / 8 + 1.0 / 131072 + 1e-12;
+			rd_bad += fabs(h - y) > fabs(y) / 2048 + 1.0 / 33554432 + 1e-12;
+		}
+	}
+	T_CHECK(rd_bad == 0, "%d roundings err by more than u|x| + half a subnormal", rd_bad);
 	/* exact small-integer reductions in every dtype */
 	for (int dt = 0; dt < SC_NDTYPES; dt++) {
 		uint64_t a = sc_int_to_bits((enum sc_dtype)dt, 3), b = sc_int_to_bits((enum sc_dtype)dt, 4);

@@ -1,0 +1,129 @@
+/* Compute specs: the correct nvFuser MLP never exceeds its bound over
+ * 10,000 random cases per float dtype (the no-flake guarantee); every wrong
+ * variant is caught; on bf16 the bound is at most 10x the worst observed
+ * error (the largest error/bound ratio seen is at least 0.1).
+ * Usage: test_compute CORPUS_DIR [CASES] */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sc_check.h"
+#include "sc_test.h"
+
+static struct sc_ctx *ctx;
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	char *b = calloc(1, 1 << 16);
+	size_t n = fread(b, 1, (1 << 16) - 1, f);
+	b[n] = 0;
+	fclose(f);
+	return b;
+}
+
+/* The spec with its `dtypes` line removed, so every float dtype is drawn. */
+static int load_any_dtype(const char *path, struct sc_target *t)
+{
+	char *text = slurp(path);
+	if (!text)
+		return -1;
+	char *d = strstr(text, "\ndtypes ");
+	if (d) {
+		char *eol = strchr(d + 1, '\n');
+		memmove(d + 1, eol + 1, strlen(eol + 1) + 1);
+	}
+	struct sc_spec *s = malloc(sizeof *s);
+	struct sc_err e;
+	int rc = sc_spec_parse(text, path, s, &e) == SC_OK ? 0 : -1;
+	if (rc)
+		fprintf(stderr, "%s\n", e.msg);
+	free(text);
+	if (!rc)
+		sc_target_from_spec(t, s);
+	else
+		free(s);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	const char *dir = argc > 1 ? argv[1] : "corpus";
+	const long ncases = argc > 2 ? atol(argv[2]) : 10000;
+	struct sc_backend *be;
+	sc_backend_sim_open(&be, NULL);
+	ctx = sc_ctx_new(be, 0);
+	const struct sc_property *sem = sc_property_find("semantics");
+	char path[1024];
+	snprintf(path, sizeof path, "%s/nvfuser/tp-mlp-bf16.sc", dir);
+	struct sc_target mlp;
+	T_CHECK(load_any_dtype(path, &mlp) == 0, "load %s", path);
+	static const enum sc_dtype fl[] = {SC_BF16, SC_F16, SC_F32, SC_F64, SC_F8E4M3, SC_F8E5M2};
+	printf("correct nvFuser MLP, %ld cases per dtype: largest error/bound seen (must stay <= 1)\n", ncases);
+	for (size_t k = 0; k < sizeof fl / sizeof fl[0]; k++) {
+		struct sc_gen_opts o = {.world_lo = 1, .world_hi = 8, .dtypes = 1u << fl[k]};
+		sc_gen_defaults(&o);
+		double worst = 0, worst_err = 0, worst_bound = 0;
+		long over = 0, runs = 0;
+		for (long i = 0; i < ncases; i++) {
+			struct sc_choices ch;
+			uint64_t st = 1000003ULL * (uint64_t)i + (uint64_t)k;
+			sc_choices_prng(&ch, sc_splitmix64(&st));
+			struct sc_case c;
+			if (sc_gen_case(&mlp, &o, &ch, &c, NULL) != SC_OK)
+				continue;
+			struct sc_failure f;
+			enum sc_verdict v = sc_check_case(ctx, &mlp, sem, &c, &f);
+			runs++;
+			if (v != SC_V_PASS) {
+				if (!over)
+					fprintf(stderr, "  %s case %ld: %s\n", sc_dtype_name(fl[k]), i, f.msg);
+				over++;
+			}
+			if (f.has_worst && f.worst_ratio > worst) {
+				worst = f.worst_ratio;
+				worst_err = f.worst_error;
+				worst_bound = f.worst_bound;
+			}
+		}
+		printf("  %-7s %ld cases: %ld over the bound; worst ratio %.3f (error %.3g, bound %.3g)\n",
+		       sc_dtype_name(fl[k]), runs, over, worst, worst_err, worst_bound);
+		T_CHECK(over == 0 && runs > ncases / 2, "%s: %ld of %ld cases over the bound", sc_dtype_name(fl[k]), over, runs);
+		if (fl[k] == SC_BF16)
+			T_CHECK(worst >= 0.1, "bf16: the bound is more than 10x the worst error (ratio %.3f)", worst);
+	}
+	sc_target_free(&mlp);
+
+	/* every wrong variant is caught */
+	static const char *const wrong[] = {"nvfuser/tp-mlp-bias-before-allreduce.sc", "nvfuser/tp-mlp-w1-wrong-dim.sc",
+					    "nvfuser/tp-mlp-seqpar-wrong-axis.sc", "slapo/seqpar-linear-rs-ag-wrong.sc"};
+	static const char *const right[] = {"nvfuser/tp-mlp-f32.sc", "slapo/seqpar-linear-rs-ag.sc"};
+	struct sc_check_opts co;
+	memset(&co, 0, sizeof co);
+	co.cases = 500;
+	co.seed = 7;
+	sc_gen_defaults(&co.gen);
+	for (size_t i = 0; i < sizeof wrong / sizeof wrong[0] + sizeof right / sizeof right[0]; i++) {
+		const int bad = i < sizeof wrong / sizeof wrong[0];
+		snprintf(path, sizeof path, "%s/%s", dir, bad ? wrong[i] : right[i - sizeof wrong / sizeof wrong[0]]);
+		struct sc_target t;
+		struct sc_err e;
+		if (sc_target_from_spec_file(&t, path, &e) != SC_OK) {
+			T_CHECK(0, "%s", e.msg);
+			continue;
+		}
+		struct sc_result r;
+		sc_check_run(ctx, &t, sem, &co, &r);
+		char cs[256] = "";
+		if (r.have_cx)
+			sc_case_format(&t, &r.cx, cs, sizeof cs);
+		printf("  %-52s %s %s\n", path, r.verdict == SC_V_FAIL ? "caught:" : "passes", cs);
+		T_CHECK(r.verdict == (bad ? SC_V_FAIL : SC_V_PASS), "%s: verdict %d", path, r.verdict);
+		sc_target_free(&t);
+	}
+	sc_ctx_free(ctx);
+	sc_backend_close(be);
+	T_DONE();
+}
