@@ -4,6 +4,7 @@
  * differ only in their low w bits map to different bits (a bijection of the
  * low w bits, keyed by the seed and the high bits). */
 #include "sc_dtype.h"
+#include "sc_hd.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -59,41 +60,11 @@ int sc_redop_parse(const char *name, enum sc_redop *out)
 	return -1;
 }
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
-
-/* A bijection on the low w bits (w in 8, 16, 32): xorshift and odd multiply
- * are both invertible modulo 2^w. */
-static uint64_t perm_w(uint64_t x, unsigned w)
-{
-	const uint64_t mask = (w == 64) ? ~0ULL : ((1ULL << w) - 1);
-	const unsigned h = w / 2;
-	x &= mask;
-	x ^= x >> h;
-	x = (x * 0x9e3779b97f4a7c15ULL) & mask;
-	x ^= x >> h;
-	x = (x * 0xd6e8feb86659fd93ULL) & mask;
-	x ^= x >> h;
-	return x;
-}
+static uint64_t mix64(uint64_t x) { return sc_hd_mix64(x); }
 
 uint64_t sc_value_bits(enum sc_dtype dt, uint64_t seed, uint64_t gindex)
 {
-	const unsigned w = 8 * dtypes[dt].size;
-	const uint64_t key = mix64(seed + 0x632be59bd9b4e019ULL);
-	if (w == 64)
-		return mix64(gindex ^ key);
-	const uint64_t mask = (1ULL << w) - 1;
-	const uint64_t hi = gindex >> w;
-	const uint64_t k = hi ? mix64(key ^ mix64(hi)) : key;
-	return perm_w((gindex ^ k) & mask, w);
+	return sc_hd_value_bits(dtypes[dt].size, seed, gindex);
 }
 
 int sc_small_int(enum sc_dtype dt, enum sc_redop op, uint64_t seed, int rank,

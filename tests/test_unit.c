@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sc_check.h"
+#include "sc_hd.h"
 #include "sc_test.h"
 
 static struct sc_spec spec;
@@ -262,6 +263,55 @@ static void test_steps(void)
 	expect_err("all_to_all split=1 concat=0\n", 2, 2, 3, "not divisible by the world size");
 }
 
+/* The strided index map shared with the CUDA kernels: the offset of a
+ * view's i-th element equals the CPU iterator's, before and after
+ * coalescing, on random permuted, sliced and unsqueezed views. */
+static void test_strided(void)
+{
+	uint64_t st = 99;
+	int bad = 0, coalesced_fewer = 0;
+	for (int trial = 0; trial < 2000; trial++) {
+		int nd = 1 + (int)(sc_splitmix64(&st) % 6);
+		int64_t shape[8], cstr[8];
+		for (int d = 0; d < nd; d++)
+			shape[d] = 1 + (int64_t)(sc_splitmix64(&st) % 5);
+		sc_contig_strides(shape, nd, cstr);
+		int perm[8];
+		for (int d = 0; d < nd; d++)
+			perm[d] = d;
+		for (int d = nd - 1; d > 0; d--) {
+			int j = (int)(sc_splitmix64(&st) % (uint64_t)(d + 1)), t = perm[d];
+			perm[d] = perm[j];
+			perm[j] = t;
+		}
+		struct sc_strided m;
+		m.ndim = nd;
+		m.offset = (int64_t)(sc_splitmix64(&st) % 7);
+		for (int d = 0; d < nd; d++) {
+			m.shape[d] = shape[perm[d]];
+			m.stride[d] = cstr[perm[d]];
+		}
+		if (nd > 1 && sc_splitmix64(&st) % 3 == 0 && m.shape[0] > 1) /* a slice */
+			m.shape[0]--;
+		struct sc_iter it;
+		sc_iter_init(&it, m.shape, m.stride, m.ndim, m.offset);
+		struct sc_strided c = m;
+		sc_strided_coalesce(&c);
+		coalesced_fewer += c.ndim < m.ndim;
+		const int64_t n = sc_shape_numel(m.shape, m.ndim);
+		for (int64_t i = 0; i < n; i++) {
+			bad += sc_strided_offset(&m, i) != it.off;
+			bad += sc_strided_offset(&c, i) != it.off;
+			sc_iter_next(&it);
+		}
+	}
+	T_CHECK(bad == 0, "%d strided offsets differ from the iterator", bad);
+	T_CHECK(coalesced_fewer > 100, "coalescing merged dims in only %d views", coalesced_fewer);
+	/* offsets past 2^31 */
+	struct sc_strided big = {2, {3, (int64_t)1 << 32}, {(int64_t)1 << 32, 1}, 5};
+	T_CHECK(sc_strided_offset(&big, ((int64_t)2 << 32) + 7) == ((int64_t)2 << 32) + 12, "64-bit offsets");
+}
+
 int main(void)
 {
 	struct sc_backend *be;
@@ -271,6 +321,7 @@ int main(void)
 	test_dtype();
 	test_views();
 	test_steps();
+	test_strided();
 	sc_ctx_free(ctx);
 	sc_backend_close(be);
 	T_DONE();
