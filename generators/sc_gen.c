@@ -150,7 +150,7 @@ enum sc_status sc_gen_case(struct sc_target *t, const struct sc_gen_opts *o,
 	int wlo = o->world_lo, whi = o->world_hi;
 	uint64_t k = sc_choice(ch, 8);
 	int w = wlo;
-	if (k >= 1 && k <= 3 && (int)k + 0 >= wlo && (int)k <= whi)
+	if (k >= 1 && k <= 3 && (int)k >= wlo && (int)k <= whi)
 		w = (int)k;
 	else if (k >= 4)
 		w = wlo + (int)sc_choice(ch, (uint64_t)(whi - wlo + 1));

@@ -367,10 +367,9 @@ static enum sc_status pack_chunks(struct sc_exec *x, int ci, void **send, int64_
 
 /* Unpacks P received segments (each of shape seg_shape) into a new tensor,
  * segment k at [k*len, (k+1)*len) along dim cj. */
-static enum sc_status unpack_segments(struct sc_exec *x, void **recv_bufs, struct sc_buf **bufs,
+static enum sc_status unpack_segments(struct sc_exec *x, struct sc_buf **bufs,
 				      const int64_t *seg_shape, int nd, int cj, struct sc_err *e)
 {
-	(void)recv_bufs;
 	const int64_t P = x->world;
 	int64_t oshape[SC_MAX_DIMS];
 	memcpy(oshape, seg_shape, sizeof oshape);
@@ -421,7 +420,7 @@ static enum sc_status do_list(struct sc_exec *x, const struct sc_step *st, struc
 			recv[r] = rbufs[r]->data;
 		}
 		SC_CHECK(x->be->ops->all_gather(x->be, x->world, send, recv, (size_t)n * es, e));
-		return unpack_segments(x, recv, rbufs, seg, nd, i, e);
+		return unpack_segments(x, rbufs, seg, nd, i, e);
 	}
 	if (t0->shape[i] % P != 0)
 		return rt(e, st, "dim %d (size %lld) is not divisible by the world size %lld", i,
@@ -436,7 +435,7 @@ static enum sc_status do_list(struct sc_exec *x, const struct sc_step *st, struc
 			recv[r] = rbufs[r]->data;
 		}
 		SC_CHECK(x->be->ops->all_to_all(x->be, x->world, send, recv, (size_t)cn * es, e));
-		return unpack_segments(x, recv, rbufs, seg, nd, j, e);
+		return unpack_segments(x, rbufs, seg, nd, j, e);
 	}
 	/* reduce_scatter dim=i */
 	struct sc_tensor outs[SC_MAX_WORLD];
