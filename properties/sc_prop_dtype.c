@@ -58,11 +58,16 @@ static enum sc_verdict check(struct sc_ctx *ctx, struct sc_target *t, const stru
 			sc_iter_init(&it, tt->shape, tt->stride, tt->ndim, tt->offset);
 			const int64_t n = sc_tensor_numel(tt);
 			const unsigned es = tt->buf->esize;
+			const unsigned char *base = sc_tensor_host(&ctx->arena, tt);
+			if (!base) {
+				snprintf(ctx->err.msg, sizeof ctx->err.msg, "could not read rank %d's output from the device", x->first + r);
+				return SC_V_ERROR;
+			}
 			for (int64_t i = 0; i < n; i++) {
 				uint64_t g;
 				memcpy(&g, snap + k + (size_t)i * 8, 8);
 				uint64_t want = sc_value_bits(cd.dtype, cd.seed, g);
-				uint64_t got = sc_load_bits(tt->buf->data + (size_t)it.off * es, es);
+				uint64_t got = sc_load_bits(base + (size_t)it.off * es, es);
 				if (g < SC_PROV_MIXED && got != want) {
 					if (!f->wrong)
 						snprintf(f->msg, sizeof f->msg,

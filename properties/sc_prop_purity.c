@@ -32,6 +32,9 @@ static int64_t input_changed(struct sc_ctx *ctx, struct sc_target *t, const stru
 		sc_iter_init(&mi, m.shape, m.stride, m.ndim, m.offset);
 		const unsigned es = in[r].buf->esize;
 		const int64_t n = sc_tensor_numel(&in[r]);
+		const unsigned char *base = sc_tensor_host(x->arena, &in[r]);
+		if (!base)
+			return n ? n : 1;
 		for (int64_t k = 0; k < n; k++) {
 			uint64_t g = (uint64_t)mi.off, want;
 			if (x->prov)
@@ -43,7 +46,7 @@ static int64_t input_changed(struct sc_ctx *ctx, struct sc_target *t, const stru
 									     x->first + r, g));
 			else
 				want = sc_int_to_bits(c->dtype, sc_small_int(c->dtype, SC_MAX, c->seed, -1, g));
-			if (sc_load_bits(in[r].buf->data + (size_t)k * es, es) != want) {
+			if (sc_load_bits(base + (size_t)k * es, es) != want) {
 				if (!bad)
 					snprintf(f->msg, sizeof f->msg,
 						 "the input of rank %d was modified (element %lld of its local tensor)",
@@ -87,8 +90,9 @@ static enum sc_verdict check(struct sc_ctx *ctx, struct sc_target *t, const stru
 			struct sc_iter it;
 			sc_iter_init(&it, tt->shape, tt->stride, tt->ndim, tt->offset);
 			const int64_t n = sc_tensor_numel(tt);
-			for (int64_t k = 0; k < n; k++) {
-				uint64_t v64 = sc_load_bits(tt->buf->data + (size_t)it.off * 8, 8);
+			const unsigned char *base = sc_tensor_host(&ctx->arena, tt);
+			for (int64_t k = 0; base && k < n; k++) {
+				uint64_t v64 = sc_load_bits(base + (size_t)it.off * 8, 8);
 				if (v64 == SC_PROV_POISON) {
 					if (!f->wrong) {
 						char idx[160];

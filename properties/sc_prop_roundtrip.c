@@ -81,9 +81,14 @@ static int64_t compare(struct sc_exec *x, const struct sc_tensor *in, struct sc_
 		sc_iter_init(&ib, b->shape, b->stride, b->ndim, b->offset);
 		const unsigned es = a->buf->esize;
 		const int64_t n = sc_tensor_numel(a);
+		const unsigned char *ha = sc_tensor_host(x->arena, a), *hb = sc_tensor_host(x->arena, b);
+		if (!ha || !hb) {
+			snprintf(f->msg, sizeof f->msg, "could not read rank %d's tensors from the device", x->first + r);
+			return n ? n : 1;
+		}
 		for (int64_t k = 0; k < n; k++) {
-			uint64_t va = sc_load_bits(a->buf->data + (size_t)ia.off * es, es);
-			uint64_t vb = sc_load_bits(b->buf->data + (size_t)ib.off * es, es);
+			uint64_t va = sc_load_bits(ha + (size_t)ia.off * es, es);
+			uint64_t vb = sc_load_bits(hb + (size_t)ib.off * es, es);
 			if (va != vb) {
 				wrong++;
 				if (record && f->nfirst < SC_MAX_FIRST) {

@@ -33,6 +33,7 @@ struct sc_ctx *sc_ctx_new(struct sc_backend *be, uint32_t dtypes)
 	ctx->be = be;
 	ctx->dtypes = dtypes ? dtypes : (1u << SC_NDTYPES) - 1;
 	sc_arena_init(&ctx->arena);
+	ctx->arena.dm = sc_backend_devmem(be);
 	ctx->x.arena = &ctx->arena;
 	ctx->x.be = be;
 	ctx->rx.arena = &ctx->arena;
@@ -53,6 +54,7 @@ void sc_ctx_begin(struct sc_ctx *ctx, int prov, int poison)
 {
 	sc_arena_reset(&ctx->arena);
 	ctx->arena.poison = poison;
+	ctx->arena.use_dm = 0; /* sc_target_run decides */
 	ctx->x.prov = prov;
 	ctx->x.compute = 0;
 }
@@ -131,11 +133,12 @@ long sc_snapshot_outputs(struct sc_ctx *ctx, unsigned char **out)
 		memcpy(ctx->scratch + k, hdr, 8 * (size_t)(tt->ndim + 1));
 		k += 8 * (size_t)(tt->ndim + 1);
 		struct sc_tensor dst = *tt;
-		struct sc_buf b = {ctx->scratch + k, sc_tensor_numel(tt), es};
+		struct sc_buf b = {ctx->scratch + k, sc_tensor_numel(tt), es, NULL, 0};
 		dst.buf = &b;
 		dst.offset = 0;
 		sc_contig_strides(tt->shape, tt->ndim, dst.stride);
-		sc_tensor_copy(&dst, tt);
+		if (sc_tensor_copy_to_host(&ctx->arena, &dst, tt))
+			return -1;
 		k += (size_t)b.nelem * es;
 	}
 	*out = ctx->scratch;

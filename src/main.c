@@ -848,7 +848,11 @@ static enum sc_status expected_tensor(struct sc_ctx *ctx, struct sc_target *t, c
 		l.kind = SC_REPLICATE;
 	struct sc_map m;
 	sc_layout_map(&l, cs->sizes, cs->ndims, cs->world, rank, &m);
-	SC_CHECK(sc_tensor_empty(&ctx->arena, m.lshape, m.lndim, (unsigned)sc_dtype_size(cs->dtype), et, e));
+	const int use_dm = ctx->arena.use_dm; /* written here: host memory */
+	ctx->arena.use_dm = 0;
+	enum sc_status st = sc_tensor_empty(&ctx->arena, m.lshape, m.lndim, (unsigned)sc_dtype_size(cs->dtype), et, e);
+	ctx->arena.use_dm = use_dm;
+	SC_CHECK(st);
 	struct sc_iter it;
 	sc_iter_init(&it, m.shape, m.stride, m.ndim, m.offset);
 	const unsigned es = et->buf->esize;
@@ -1124,8 +1128,16 @@ static int cmd_repro(int argc, char **argv)
 				int same_shape = et.ndim == x->t[rr].ndim;
 				for (int d = 0; same_shape && d < et.ndim; d++)
 					same_shape = et.shape[d] == x->t[rr].shape[d];
+				struct sc_tensor at = x->t[rr];
+				struct sc_buf hb = *at.buf;
+				if (at.buf->dm) { /* a device buffer: print its bits from here */
+					if (!(hb.data = (unsigned char *)sc_tensor_host(&ctx->arena, &at)))
+						break;
+					hb.dm = NULL;
+					at.buf = &hb;
+				}
 				print_tensor(ol->kind == SC_PARTIAL ? "actual (this rank's partial)" : "actual",
-					     &x->t[rr], same_shape && ol->kind != SC_PARTIAL ? &et : NULL, cs->dtype);
+					     &at, same_shape && ol->kind != SC_PARTIAL ? &et : NULL, cs->dtype);
 			}
 		}
 	}

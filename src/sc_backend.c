@@ -5,7 +5,9 @@
  * dependencies (mpi, cuda, nccl) are listed here as unavailable until their
  * own files are compiled in, so nothing else needs to know. */
 #include "sc_backend.h"
+#include "sc_devmem.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,6 +85,13 @@ static const struct sc_backend_ops sim_ops = {
 	.destroy = sim_destroy,
 };
 
+const struct sc_backend_ops *sc_backend_sim_ops(void) { return &sim_ops; }
+
+struct sc_devmem *sc_backend_devmem(struct sc_backend *be)
+{
+	return be && be->ops->devmem ? be->ops->devmem(be) : NULL;
+}
+
 enum sc_status sc_backend_sim_open(struct sc_backend **out, struct sc_err *e)
 {
 	struct sc_backend *be = calloc(1, sizeof *be);
@@ -116,8 +125,9 @@ int sc_backend_max_world(struct sc_backend *be)
 static struct sc_backend_info backends[] = {
 	{"sim", 1, "ranks as buffers in one process; collectives by memcpy"},
 	{"mpi", 0, "not compiled into this build (needs Open MPI: apt-get install openmpi-bin libopenmpi-dev)"},
-	{"cuda", 0, "not compiled into this build (needs the CUDA toolkit and a GPU)"},
-	{"nccl", 0, "not compiled into this build (needs NCCL and one GPU per rank)"},
+	{"cuda", 0, "not compiled into this build (needs the CUDA toolkit: nvcc on the PATH)"},
+	{"nccl", 0, "not compiled into this build (needs the CUDA toolkit and NCCL; NCCL_HOME names its directory)"},
+	{"emu", 1, "the device path (cuda's) on the CPU: ranks as buffers in emulated device memory"},
 };
 
 int sc_backend_list(const struct sc_backend_info **list)
@@ -125,6 +135,14 @@ int sc_backend_list(const struct sc_backend_info **list)
 	if (sc_backend_mpi_available()) {
 		backends[1].available = 1;
 		backends[1].note = "one process per rank (mpirun -np N); MPI_Alltoall and friends";
+	}
+	if (sc_devmem_cuda_compiled()) {
+		backends[2].available = 1;
+		backends[2].note = "ranks as buffers on the visible GPUs; kernels and device-to-device copies";
+	}
+	if (sc_backend_nccl_compiled()) {
+		backends[3].available = 1;
+		backends[3].note = "one GPU per rank: mpirun -np N, or every local GPU from one process";
 	}
 	*list = backends;
 	return (int)(sizeof backends / sizeof backends[0]);
@@ -136,11 +154,20 @@ enum sc_status sc_backend_open(const char *name, struct sc_backend **out, struct
 		return sc_backend_sim_open(out, e);
 	if (strcmp(name, "mpi") == 0)
 		return sc_backend_mpi_open(out, e);
-	for (size_t i = 0; i < sizeof backends / sizeof backends[0]; i++)
-		if (strcmp(name, backends[i].name) == 0)
-			return SC_ERR(e, SC_E_UNAVAIL, "backend '%s' is unavailable: %s", name,
-				      backends[i].note);
-	return SC_ERR(e, SC_E_USAGE, "unknown backend '%s' (known: sim, mpi, cuda, nccl)", name);
+	if (strcmp(name, "emu") == 0)
+		return sc_backend_emu_open(out, e);
+	if (strcmp(name, "cuda") == 0) {
+		enum sc_status st = sc_backend_cuda_open(out, e);
+		if (st == SC_E_UNAVAIL && e) { /* say which backend */
+			char m[SC_ERR_MAX];
+			snprintf(m, sizeof m, "%s", e->msg);
+			SC_ERR(e, SC_E_UNAVAIL, "backend 'cuda' is unavailable: %s", m);
+		}
+		return st;
+	}
+	if (strcmp(name, "nccl") == 0)
+		return sc_backend_nccl_open(out, e);
+	return SC_ERR(e, SC_E_USAGE, "unknown backend '%s' (known: sim, mpi, cuda, nccl, emu)", name);
 }
 
 void sc_backend_close(struct sc_backend *be)

@@ -48,6 +48,11 @@ struct sc_backend_ops {
 	void (*gather)(struct sc_backend *be, const void *mine, void *all, size_t n);
 	int (*proc)(struct sc_backend *be);
 	int (*max_world)(struct sc_backend *be);
+	/* Device memory the data runs keep their buffers in (cuda, nccl, emu);
+	 * NULL: host memory. Collectives then get device pointers, except for
+	 * runs that stay on the host (compute specs, plugins), whose host
+	 * buffers the backend must also accept. */
+	struct sc_devmem *(*devmem)(struct sc_backend *be);
 };
 
 struct sc_backend {
@@ -74,6 +79,17 @@ enum sc_status sc_backend_sim_open(struct sc_backend **out, struct sc_err *e);
  * SC_E_UNAVAIL (sc_backend_mpi_stub.c). */
 enum sc_status sc_backend_mpi_open(struct sc_backend **out, struct sc_err *e);
 int sc_backend_mpi_available(void);
+/* The device backends: P ranks as buffers in device memory, collectives by
+ * device copies (sc_backend_dev.c). emu: device memory emulated on the
+ * CPU (sc_devmem_emu.c); cuda: the visible GPUs. nccl: sc_backend_nccl.c,
+ * or a stub when NCCL was not found. */
+enum sc_status sc_backend_emu_open(struct sc_backend **out, struct sc_err *e);
+enum sc_status sc_backend_cuda_open(struct sc_backend **out, struct sc_err *e);
+enum sc_status sc_backend_nccl_open(struct sc_backend **out, struct sc_err *e);
+int sc_backend_nccl_compiled(void);
+/* sim's operations, for backends that fall back to them on host buffers. */
+const struct sc_backend_ops *sc_backend_sim_ops(void);
+struct sc_devmem *sc_backend_devmem(struct sc_backend *be);
 
 /* Helpers that work for every backend (one process: identity). */
 int sc_backend_combine(struct sc_backend *be, int world, int value);

@@ -105,4 +105,108 @@ SC_HD static inline int sc_strided_coalesce(struct sc_strided *m)
 	return n;
 }
 
+/* Two views of the same shape (a copy's destination and source) with
+ * fewer dims: size-1 dims dropped, a dim merged into the previous one where
+ * both views step exactly over it. Returns the new ndim. */
+SC_HD static inline int sc_strided_coalesce2(struct sc_strided *a, struct sc_strided *b)
+{
+	int n = 0;
+	for (int d = 0; d < a->ndim; d++) {
+		if (a->shape[d] == 1)
+			continue;
+		if (n > 0 && a->stride[n - 1] == a->shape[d] * a->stride[d] &&
+		    b->stride[n - 1] == a->shape[d] * b->stride[d]) {
+			a->shape[n - 1] *= a->shape[d];
+			b->shape[n - 1] = a->shape[n - 1];
+			a->stride[n - 1] = a->stride[d];
+			b->stride[n - 1] = b->stride[d];
+			continue;
+		}
+		a->shape[n] = b->shape[n] = a->shape[d];
+		a->stride[n] = a->stride[d];
+		b->stride[n] = b->stride[d];
+		n++;
+	}
+	if (n == 0) {
+		a->shape[0] = b->shape[0] = 1;
+		a->stride[0] = b->stride[0] = 1;
+		n = 1;
+	}
+	a->ndim = b->ndim = n;
+	return n;
+}
+
+/* A copy that is a batched transpose: the destination is contiguous along
+ * its last dim L, the source along another dim K. It runs as square tiles
+ * of SC_TILE x SC_TILE elements through shared memory, each read along K
+ * and written along L, so both sides are coalesced; the other dims are a
+ * batch. The index math is here so the CPU runs it too (the emulated
+ * device copies through it, and a test checks every element is moved
+ * exactly once). Launch: SC_TILE x SC_TILE_ROWS threads per tile. */
+#define SC_TILE 32
+#define SC_TILE_ROWS 8
+
+struct sc_tile_plan {
+	int64_t nk, nl;         /* extents along K and L */
+	int64_t tk, tl;         /* tiles along K and L */
+	int64_t ntiles;         /* tk * tl * batch */
+	int64_t s_l, d_k;       /* source stride along L, destination stride along K */
+	struct sc_strided sb, db; /* the batch dims of each view (offset: the view's) */
+};
+
+/* Fills p and returns 1 when the (jointly coalesced) copy dst <- src is a
+ * batched transpose worth tiling, else 0. */
+SC_HD static inline int sc_tile_plan_make(const struct sc_strided *dv, const struct sc_strided *sv,
+					  struct sc_tile_plan *p)
+{
+	const int nd = dv->ndim, L = nd - 1;
+	int K = -1;
+	if (nd < 2 || dv->stride[L] != 1 || sv->stride[L] == 1)
+		return 0;
+	for (int d = 0; d < L; d++)
+		if (sv->stride[d] == 1 && sv->shape[d] > 1)
+			K = d;
+	if (K < 0 || dv->shape[L] < 2 || dv->shape[K] < 2)
+		return 0;
+	p->nk = dv->shape[K];
+	p->nl = dv->shape[L];
+	p->tk = (p->nk + SC_TILE - 1) / SC_TILE;
+	p->tl = (p->nl + SC_TILE - 1) / SC_TILE;
+	p->s_l = sv->stride[L];
+	p->d_k = dv->stride[K];
+	int n = 0;
+	int64_t batch = 1;
+	for (int d = 0; d < L; d++) {
+		if (d == K)
+			continue;
+		p->sb.shape[n] = p->db.shape[n] = dv->shape[d];
+		p->sb.stride[n] = sv->stride[d];
+		p->db.stride[n] = dv->stride[d];
+		batch *= dv->shape[d];
+		n++;
+	}
+	if (n == 0) {
+		p->sb.shape[0] = p->db.shape[0] = 1;
+		p->sb.stride[0] = p->db.stride[0] = 0;
+		n = 1;
+	}
+	p->sb.ndim = p->db.ndim = n;
+	p->sb.offset = sv->offset;
+	p->db.offset = dv->offset;
+	p->ntiles = p->tk * p->tl * batch;
+	return 1;
+}
+
+/* Tile t's corner (k0, l0) and the offsets of its batch element in the
+ * source and the destination. */
+SC_HD static inline void sc_tile_origin(const struct sc_tile_plan *p, int64_t t, int64_t *k0, int64_t *l0,
+					int64_t *sbase, int64_t *dbase)
+{
+	const int64_t per = p->tk * p->tl, b = t / per, r = t - b * per;
+	*k0 = (r / p->tl) * SC_TILE;
+	*l0 = (r % p->tl) * SC_TILE;
+	*sbase = sc_strided_offset(&p->sb, b);
+	*dbase = sc_strided_offset(&p->db, b);
+}
+
 #endif

@@ -5,6 +5,7 @@
  * checks are made once, on the first local rank. */
 #include "sc_interp.h"
 #include "sc_compute.h"
+#include "sc_devmem.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -31,6 +32,13 @@ static enum sc_status arena_fail(const struct sc_exec *x, struct sc_err *e)
 		return SC_ERR(e, SC_E_RUNTIME, "the per-case memory limit (%zu MiB) was exceeded",
 			      (x->arena->max_bytes ? x->arena->max_bytes : SC_ARENA_DEFAULT_MAX) >> 20);
 	return SC_ERR(e, SC_E_NOMEM, "out of memory");
+}
+
+/* The arena, with new buffers going to local rank r's device. */
+static struct sc_arena *on(struct sc_exec *x, int r)
+{
+	sc_arena_on(x->arena, x->first + r);
+	return x->arena;
 }
 
 static unsigned esize_of(const struct sc_exec *x)
@@ -64,6 +72,7 @@ static void apply_perm(struct sc_tensor *t, const int *perm)
 static enum sc_status to_contiguous(struct sc_exec *x, struct sc_tensor *t, struct sc_err *e)
 {
 	struct sc_tensor n;
+	sc_arena_on(x->arena, t->buf->rank);
 	SC_CHECK(sc_tensor_empty(x->arena, t->shape, t->ndim, esize_of(x), &n, e));
 	sc_tensor_copy(&n, t);
 	*t = n;
@@ -189,7 +198,7 @@ static enum sc_status do_chunk_cat(struct sc_exec *x, const struct sc_step *st, 
 	}
 	for (int r = 0; r < x->nlocal; r++) {
 		struct sc_tensor *t = &x->t[r], out;
-		SC_CHECK(sc_tensor_empty(x->arena, oshape, t->ndim, esize_of(x), &out, e));
+		SC_CHECK(sc_tensor_empty(on(x, r), oshape, t->ndim, esize_of(x), &out, e));
 		if (fmt == 1 || fmt == 2) { /* channels_last(_3d) strides */
 			const int nd = t->ndim;
 			int64_t s = 1;
@@ -237,7 +246,7 @@ static enum sc_status alloc_outputs(struct sc_exec *x, const int64_t *shape, int
 				    struct sc_tensor *outs, void **recv, struct sc_err *e)
 {
 	for (int r = 0; r < x->nlocal; r++) {
-		SC_CHECK(sc_tensor_empty(x->arena, shape, nd, esize_of(x), &outs[r], e));
+		SC_CHECK(sc_tensor_empty(on(x, r), shape, nd, esize_of(x), &outs[r], e));
 		recv[r] = outs[r].buf->data;
 	}
 	return SC_OK;
@@ -258,7 +267,7 @@ static enum sc_status reduce(struct sc_exec *x, int scatter, void **send, void *
 	}
 	void *mins[SC_MAX_WORLD];
 	for (int r = 0; r < x->nlocal; r++) {
-		struct sc_buf *b = sc_arena_buf(x->arena, (int64_t)count, 8);
+		struct sc_buf *b = sc_arena_buf(on(x, r), (int64_t)count, 8);
 		if (!b)
 			return arena_fail(x, e);
 		mins[r] = b->data;
@@ -270,14 +279,7 @@ static enum sc_status reduce(struct sc_exec *x, int scatter, void **send, void *
 		SC_CHECK(be->ops->all_reduce(be, x->world, send, recv, count, SC_U64, SC_MAX, e));
 		SC_CHECK(be->ops->all_reduce(be, x->world, send, mins, count, SC_U64, SC_MIN, e));
 	}
-	for (int r = 0; r < x->nlocal; r++) {
-		uint64_t *mx = recv[r];
-		const uint64_t *mn = mins[r];
-		for (size_t i = 0; i < count; i++)
-			if (mx[i] != mn[i])
-				mx[i] = SC_PROV_MIXED;
-	}
-	return SC_OK;
+	return sc_prov_merge(x->arena, x->first, x->nlocal, recv, mins, count, e);
 }
 
 static enum sc_status do_dim0(struct sc_exec *x, const struct sc_step *st, struct sc_err *e)
@@ -346,7 +348,7 @@ static enum sc_status pack_chunks(struct sc_exec *x, int ci, void **send, int64_
 		memcpy(cshape, t->shape, sizeof cshape);
 		cshape[ci] = m;
 		const int64_t cn = sc_shape_numel(cshape, t->ndim);
-		struct sc_buf *b = sc_arena_buf(x->arena, cn * P, esize_of(x));
+		struct sc_buf *b = sc_arena_buf(on(x, r), cn * P, esize_of(x));
 		if (!b)
 			return arena_fail(x, e);
 		for (int64_t k = 0; k < P; k++) {
@@ -377,7 +379,7 @@ static enum sc_status unpack_segments(struct sc_exec *x, struct sc_buf **bufs,
 	const int64_t sn = sc_shape_numel(seg_shape, nd);
 	for (int r = 0; r < x->nlocal; r++) {
 		struct sc_tensor out;
-		SC_CHECK(sc_tensor_empty(x->arena, oshape, nd, esize_of(x), &out, e));
+		SC_CHECK(sc_tensor_empty(on(x, r), oshape, nd, esize_of(x), &out, e));
 		for (int64_t k = 0; k < P; k++) {
 			struct sc_tensor src, dst = out;
 			src.buf = bufs[r];
@@ -415,7 +417,7 @@ static enum sc_status do_list(struct sc_exec *x, const struct sc_step *st, struc
 			struct sc_tensor c = x->t[r];
 			SC_CHECK(to_contiguous(x, &c, e));
 			send[r] = c.buf->data;
-			if (!(rbufs[r] = sc_arena_buf(x->arena, n * P, es)))
+			if (!(rbufs[r] = sc_arena_buf(on(x, r), n * P, es)))
 				return arena_fail(x, e);
 			recv[r] = rbufs[r]->data;
 		}
@@ -430,7 +432,7 @@ static enum sc_status do_list(struct sc_exec *x, const struct sc_step *st, struc
 	seg[i] /= P;
 	if (st->op == SC_OP_ALL_TO_ALL) {
 		for (int r = 0; r < x->nlocal; r++) {
-			if (!(rbufs[r] = sc_arena_buf(x->arena, cn * P, es)))
+			if (!(rbufs[r] = sc_arena_buf(on(x, r), cn * P, es)))
 				return arena_fail(x, e);
 			recv[r] = rbufs[r]->data;
 		}
@@ -444,6 +446,24 @@ static enum sc_status do_list(struct sc_exec *x, const struct sc_step *st, struc
 	for (int r = 0; r < x->nlocal; r++)
 		x->t[r] = outs[r];
 	return SC_OK;
+}
+
+enum sc_status sc_prov_merge(struct sc_arena *a, int first, int nlocal, void *const *mx,
+			     void *const *mn, size_t count, struct sc_err *e)
+{
+	struct sc_devmem *dm = a->use_dm ? a->dm : NULL;
+	for (int r = 0; r < nlocal; r++) {
+		if (dm) {
+			sc_devmem_fail(dm, dm->ops->prov_merge(dm, first + r, mx[r], mn[r], count), "merge", first + r);
+			continue;
+		}
+		uint64_t *x = mx[r];
+		const uint64_t *n = mn[r];
+		for (size_t i = 0; i < count; i++)
+			if (x[i] != n[i])
+				x[i] = SC_PROV_MIXED;
+	}
+	return sc_devmem_status(dm, 0, e);
 }
 
 enum sc_status sc_exec_step(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,

@@ -36,4 +36,9 @@ enum sc_status sc_exec_spec(struct sc_exec *x, const struct sc_spec *s, const in
 enum sc_status sc_exec_step(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
 			    const int64_t *sizes, struct sc_err *e);
 
+/* Provenance reductions: mx[r][i] = SC_PROV_MIXED where the max and min
+ * over ranks differ (on the device when the arena's buffers are there). */
+enum sc_status sc_prov_merge(struct sc_arena *a, int first, int nlocal, void *const *mx,
+			     void *const *mn, size_t count, struct sc_err *e);
+
 #endif

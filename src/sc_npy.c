@@ -1,5 +1,6 @@
 /* sc_npy: .npy writer and atomic file helpers. */
 #include "sc_npy.h"
+#include "sc_devmem.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -91,13 +92,29 @@ enum sc_status sc_npy_write(const char *path, const struct sc_tensor *t, enum sc
 	memcpy(buf + 10, hdr, (size_t)k);
 	memset(buf + 10 + k, ' ', (size_t)pad);
 	buf[10 + k + pad] = '\n';
-	struct sc_buf b = {buf + 10 + k + pad + 1, n, (unsigned)es};
-	struct sc_tensor dst = *t;
+	struct sc_buf b = {buf + 10 + k + pad + 1, n, (unsigned)es, NULL, 0};
+	struct sc_tensor dst = *t, src = *t;
 	dst.buf = &b;
 	dst.offset = 0;
 	sc_contig_strides(t->shape, t->ndim, dst.stride);
-	sc_tensor_copy(&dst, t);
+	struct sc_buf hb = *t->buf;
+	unsigned char *host = NULL;
+	if (t->buf->dm) { /* a device buffer: its bits come over first */
+		struct sc_devmem *dm = t->buf->dm;
+		const size_t bytes = (size_t)t->buf->nelem * t->buf->esize;
+		host = malloc(bytes ? bytes : 1);
+		if (!host || dm->ops->sync(dm) || dm->ops->download(dm, host, t->buf->data, bytes)) {
+			free(host);
+			free(buf);
+			return SC_ERR(e, SC_E_INTERNAL, "%s: could not read a device buffer back", path);
+		}
+		hb.data = host;
+		hb.dm = NULL;
+		src.buf = &hb;
+	}
+	sc_tensor_copy(&dst, &src);
 	enum sc_status st = sc_write_atomic(path, buf, len, e);
+	free(host);
 	free(buf);
 	return st;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "sc_compute.h"
+#include "sc_devmem.h"
 #include "sc_plugin.h"
 
 static const char *const bi_names[SC_NBUILTINS] = {"all_to_all", "all_gather", "reduce_scatter",
@@ -244,14 +245,49 @@ void sc_layout_map(const struct sc_layout *l, const int64_t *xsizes, int ndims, 
 	}
 }
 
-static uint64_t input_bits(const struct sc_layout *in, int reduction, const struct sc_case *c,
-			   int rank, uint64_t g)
+/* What rank's input holds at each element (the value encoding, or small
+ * integers for reductions), as the descriptor the device fills from. */
+static void input_fill(const struct sc_layout *in, int reduction, const struct sc_case *c, int rank,
+		       int prov, struct sc_hd_fill *f)
 {
-	if (!reduction)
-		return sc_value_bits(c->dtype, c->seed, g);
-	if (in->kind == SC_PARTIAL)
-		return sc_int_to_bits(c->dtype, sc_small_int(c->dtype, in->op, c->seed, rank, g));
-	return sc_int_to_bits(c->dtype, sc_small_int(c->dtype, SC_MAX, c->seed, -1, g));
+	memset(f, 0, sizeof *f);
+	f->seed = c->seed;
+	f->dtype = (int)c->dtype;
+	f->rank = rank;
+	f->world = c->world;
+	if (prov)
+		f->mode = SC_FILL_PROV;
+	else if (!reduction)
+		f->mode = SC_FILL_VALUE;
+	else if (in->kind == SC_PARTIAL) {
+		f->mode = SC_FILL_SMALL;
+		f->op = (int)in->op;
+	} else {
+		f->mode = SC_FILL_SMALL;
+		f->op = SC_MAX;
+		f->rank = -1;
+	}
+}
+
+/* What X[g] is for the output: the input's values, or for a partial input
+ * their reduction over ranks. */
+static void expect_fill(struct sc_target *t, const struct sc_spec *s0, const struct sc_case *c, int prov,
+			struct sc_hd_fill *f)
+{
+	const int red = sc_target_has_reduction(t, c);
+	input_fill(&s0->in, red, c, 0, prov, f);
+	if (!prov && red && s0->in.kind == SC_PARTIAL)
+		f->mode = SC_FILL_REDUCED;
+}
+
+static void map_strided(const struct sc_map *m, struct sc_strided *v)
+{
+	v->ndim = m->ndim;
+	v->offset = m->offset;
+	for (int d = 0; d < m->ndim; d++) {
+		v->shape[d] = m->shape[d];
+		v->stride[d] = m->stride[d];
+	}
 }
 
 uint64_t sc_expected_bits(struct sc_target *t, const struct sc_case *c, uint64_t g)
@@ -259,16 +295,9 @@ uint64_t sc_expected_bits(struct sc_target *t, const struct sc_case *c, uint64_t
 	const struct sc_spec *s[SC_MAX_CHAIN];
 	if (sc_target_specs(t, c, s, NULL) < 1)
 		return 0;
-	const struct sc_layout *in = &s[0]->in;
-	int red = sc_target_has_reduction(t, c);
-	if (!red || in->kind != SC_PARTIAL)
-		return input_bits(in, red, c, 0, g);
-	uint64_t acc = input_bits(in, 1, c, 0, g);
-	for (int r = 1; r < c->world; r++) {
-		uint64_t v = input_bits(in, 1, c, r, g);
-		sc_reduce(c->dtype, in->op, &acc, &v, 1);
-	}
-	return acc;
+	struct sc_hd_fill f;
+	expect_fill(t, s[0], c, 0, &f);
+	return sc_hd_fill_bits(&f, g);
 }
 
 enum sc_status sc_target_run(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
@@ -283,20 +312,31 @@ enum sc_status sc_target_run(struct sc_target *t, const struct sc_case *c, struc
 	x->world = c->world;
 	x->dtype = c->dtype;
 	x->nlocal = x->be->ops->local_ranks(x->be, c->world, &x->first);
+	/* data-movement runs of specs live on the device when there is one;
+	 * compute specs (f64 pairs) and plugins (host functions) stay here */
+	struct sc_devmem *dm = x->arena->dm;
+	x->arena->use_dm = dm && !s[0]->compute && t->kind != SC_TGT_PLUGIN;
 	for (int r = 0; r < x->nlocal; r++) {
 		const int rank = x->first + r;
 		struct sc_map m;
 		sc_layout_map(&s[0]->in, c->sizes, c->ndims, c->world, rank, &m);
 		struct sc_tensor *tt = &x->t[r];
+		sc_arena_on(x->arena, rank);
 		SC_CHECK(sc_tensor_empty(x->arena, m.lshape, m.lndim, es, tt, e));
-		struct sc_iter it;
-		sc_iter_init(&it, m.shape, m.stride, m.ndim, m.offset);
 		const int64_t n = sc_tensor_numel(tt);
-		unsigned char *p = tt->buf->data;
-		for (int64_t k = 0; k < n; k++, p += es) {
-			uint64_t g = (uint64_t)it.off;
-			sc_store_bits(p, es, x->prov ? g : input_bits(&s[0]->in, red, c, rank, g));
-			sc_iter_next(&it);
+		struct sc_hd_fill f;
+		input_fill(&s[0]->in, red, c, rank, x->prov, &f);
+		map_strided(&m, &f.xmap);
+		if (tt->buf->dm) {
+			sc_devmem_fail(dm, dm->ops->fill(dm, rank, tt->buf->data, &f, n), "fill", rank);
+		} else {
+			struct sc_iter it;
+			sc_iter_init(&it, m.shape, m.stride, m.ndim, m.offset);
+			unsigned char *p = tt->buf->data;
+			for (int64_t k = 0; k < n; k++, p += es) {
+				sc_store_bits(p, es, sc_hd_fill_bits(&f, (uint64_t)it.off));
+				sc_iter_next(&it);
+			}
 		}
 		if (inputs)
 			inputs[r] = *tt;
@@ -311,6 +351,8 @@ enum sc_status sc_target_run(struct sc_target *t, const struct sc_case *c, struc
 	else
 		for (int i = 0; i < ns; i++)
 			SC_CHECK(sc_exec_spec(x, s[i], c->sizes, e));
+	if (x->arena->use_dm)
+		SC_CHECK(sc_devmem_status(dm, 1, e));
 	if (t->fault)
 		t->fault(x, c, x->prov, t->fault_ctx);
 	return SC_OK;
@@ -373,6 +415,7 @@ int64_t sc_verify_output(struct sc_target *t, const struct sc_case *c, struct sc
 		const int64_t n = sc_tensor_numel(&x->t[0]);
 		for (int r = 0; r < x->nlocal; r++) {
 			struct sc_tensor cc;
+			sc_arena_on(x->arena, x->first + r);
 			if (sc_tensor_empty(x->arena, x->t[r].shape, x->t[r].ndim, es, &cc, e) != SC_OK)
 				return -1;
 			sc_tensor_copy(&cc, &x->t[r]);
@@ -387,6 +430,7 @@ int64_t sc_verify_output(struct sc_target *t, const struct sc_case *c, struct sc
 			void *mn[SC_MAX_WORLD];
 			struct sc_tensor mt[SC_MAX_WORLD];
 			for (int r = 0; r < x->nlocal; r++) {
+				sc_arena_on(x->arena, x->first + r);
 				if (sc_tensor_empty(x->arena, x->t[r].shape, x->t[r].ndim, 8, &mt[r], e) != SC_OK)
 					return -1;
 				mn[r] = mt[r].buf->data;
@@ -394,10 +438,8 @@ int64_t sc_verify_output(struct sc_target *t, const struct sc_case *c, struct sc
 			st = x->be->ops->all_reduce(x->be, c->world, send, recv, (size_t)n, SC_U64, SC_MAX, e);
 			if (st == SC_OK)
 				st = x->be->ops->all_reduce(x->be, c->world, send, mn, (size_t)n, SC_U64, SC_MIN, e);
-			for (int r = 0; st == SC_OK && r < x->nlocal; r++)
-				for (int64_t i = 0; i < n; i++)
-					if (((uint64_t *)recv[r])[i] != ((uint64_t *)mn[r])[i])
-						((uint64_t *)recv[r])[i] = SC_PROV_MIXED;
+			if (st == SC_OK)
+				st = sc_prov_merge(x->arena, x->first, x->nlocal, recv, mn, (size_t)n, e);
 		} else {
 			st = x->be->ops->all_reduce(x->be, c->world, send, recv, (size_t)n, c->dtype, out->op, e);
 		}
@@ -406,27 +448,45 @@ int64_t sc_verify_output(struct sc_target *t, const struct sc_case *c, struct sc
 		chk = red;
 		whole.kind = SC_REPLICATE;
 	}
-	const int has_red = sc_target_has_reduction(t, c);
-	const int simple = !has_red || s[0]->in.kind != SC_PARTIAL;
+	struct sc_hd_fill want;
+	expect_fill(t, s[0], c, x->prov, &want);
 	for (int r = 0; r < x->nlocal; r++) {
 		struct sc_map m;
 		sc_layout_map(&whole, c->sizes, c->ndims, c->world, x->first + r, &m);
 		const struct sc_tensor *tt = &chk[r];
+		const int64_t n = sc_tensor_numel(tt);
+		struct sc_devmem *dm = tt->buf->dm;
+		if (dm) { /* checked in place; only the first mismatches come back */
+			struct sc_dev_mismatch mis[SC_MAX_FIRST];
+			struct sc_strided ov;
+			int64_t w = 0;
+			const int kfirst = SC_MAX_FIRST - f->nfirst;
+			map_strided(&m, &want.xmap);
+			sc_tensor_strided(tt, &ov);
+			sc_devmem_fail(dm, dm->ops->check(dm, x->first + r, tt->buf->data, &ov, &want, n, &w, mis, kfirst),
+				       "check", x->first + r);
+			if (sc_devmem_status(dm, 1, e) != SC_OK)
+				return -1;
+			for (int k = 0; k < kfirst && k < w; k++) {
+				struct sc_iter ti;
+				sc_iter_init(&ti, tt->shape, tt->stride, tt->ndim, 0);
+				for (int64_t rem = mis[k].index, d = tt->ndim - 1; d >= 0; d--) {
+					ti.idx[d] = rem % tt->shape[d];
+					rem /= tt->shape[d];
+				}
+				record(f, x->first + r, &ti, tt->ndim, mis[k].g, mis[k].expected, mis[k].actual, x->prov);
+			}
+			wrong += w;
+			continue;
+		}
 		struct sc_iter mi, ti;
 		sc_iter_init(&mi, m.shape, m.stride, m.ndim, m.offset);
 		sc_iter_init(&ti, tt->shape, tt->stride, tt->ndim, tt->offset);
-		const int64_t n = sc_tensor_numel(tt);
 		const unsigned char *base = tt->buf->data;
 		for (int64_t k = 0; k < n; k++) {
 			const uint64_t g = (uint64_t)mi.off;
 			const uint64_t act = sc_load_bits(base + (size_t)ti.off * es, es);
-			uint64_t exp;
-			if (x->prov)
-				exp = g;
-			else if (simple)
-				exp = input_bits(&s[0]->in, has_red, c, 0, g);
-			else
-				exp = sc_expected_bits(t, c, g);
+			const uint64_t exp = sc_hd_fill_bits(&want, g);
 			if (act != exp) {
 				wrong++;
 				record(f, x->first + r, &ti, tt->ndim, g, exp, act, x->prov);

@@ -1,6 +1,7 @@
 /* sc_tensor: arena, strided views and the ATen view/contiguity rules. */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "sc_tensor.h"
+#include "sc_devmem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,8 @@ void sc_arena_reset(struct sc_arena *a)
 		keep->used = 0;
 	}
 	a->head = keep;
+	if (a->dm)
+		a->dm->ops->reset(a->dm);
 	a->nbufs = 0;
 	a->used_bytes = 0;
 	a->over_limit = 0;
@@ -56,6 +59,8 @@ void sc_arena_free(struct sc_arena *a)
 {
 	if (!a)
 		return;
+	if (a->dm)
+		a->dm->ops->reset(a->dm);
 	struct sc_arena_block *b = a->head;
 	while (b) {
 		struct sc_arena_block *n = b->next;
@@ -111,17 +116,31 @@ struct sc_buf *sc_arena_buf(struct sc_arena *a, int64_t nelem, unsigned esize)
 	}
 	size_t bytes = (size_t)nelem * esize;
 	a->used_bytes += bytes;
-	struct sc_buf *b = arena_alloc(a, sizeof *b + bytes + 2 * SC_GUARD_BYTES);
+	struct sc_devmem *dm = a->use_dm ? a->dm : NULL;
+	struct sc_buf *b = arena_alloc(a, sizeof *b + (dm ? 0 : bytes + 2 * SC_GUARD_BYTES));
 	if (!b)
 		return NULL;
 	unsigned char *raw = (unsigned char *)(b + 1);
-	memset(raw, SC_GUARD_BYTE, SC_GUARD_BYTES);
-	memset(raw + SC_GUARD_BYTES + bytes, SC_GUARD_BYTE, SC_GUARD_BYTES);
+	if (dm) {
+		raw = dm->ops->alloc(dm, a->rank, bytes + 2 * SC_GUARD_BYTES);
+		if (!raw)
+			return NULL;
+		sc_devmem_fail(dm, dm->ops->memset(dm, a->rank, raw, SC_GUARD_BYTE, SC_GUARD_BYTES), "memset", a->rank);
+		sc_devmem_fail(dm, dm->ops->memset(dm, a->rank, raw + SC_GUARD_BYTES + bytes, SC_GUARD_BYTE, SC_GUARD_BYTES),
+			       "memset", a->rank);
+		if (a->poison)
+			sc_devmem_fail(dm, dm->ops->memset(dm, a->rank, raw + SC_GUARD_BYTES, 0xFF, bytes), "memset", a->rank);
+	} else {
+		memset(raw, SC_GUARD_BYTE, SC_GUARD_BYTES);
+		memset(raw + SC_GUARD_BYTES + bytes, SC_GUARD_BYTE, SC_GUARD_BYTES);
+		if (a->poison)
+			memset(raw + SC_GUARD_BYTES, 0xFF, bytes);
+	}
 	b->data = raw + SC_GUARD_BYTES;
 	b->nelem = nelem;
 	b->esize = esize;
-	if (a->poison)
-		memset(b->data, 0xFF, bytes);
+	b->dm = dm;
+	b->rank = a->rank;
 	if (a->nbufs == a->capbufs) {
 		int nc = a->capbufs ? a->capbufs * 2 : 64;
 		struct sc_buf **nb = realloc(a->bufs, (size_t)nc * sizeof *nb);
@@ -141,6 +160,16 @@ int sc_arena_guards_broken(const struct sc_arena *a)
 		const struct sc_buf *b = a->bufs[i];
 		const unsigned char *lo = b->data - SC_GUARD_BYTES;
 		const unsigned char *hi = b->data + (size_t)b->nelem * b->esize;
+		unsigned char g[2][SC_GUARD_BYTES];
+		if (b->dm) { /* device buffers: bring the guards over */
+			if (b->dm->ops->sync(b->dm) || b->dm->ops->download(b->dm, g[0], lo, SC_GUARD_BYTES) ||
+			    b->dm->ops->download(b->dm, g[1], hi, SC_GUARD_BYTES)) {
+				broken++;
+				continue;
+			}
+			lo = g[0];
+			hi = g[1];
+		}
 		for (int k = 0; k < SC_GUARD_BYTES; k++)
 			if (lo[k] != SC_GUARD_BYTE || hi[k] != SC_GUARD_BYTE) {
 				broken++;
@@ -327,6 +356,46 @@ struct sc_pair16 { /* 16-byte elements (compute runs' value and bound) */
 		}                                                              \
 	} while (0)
 
+void sc_tensor_strided(const struct sc_tensor *t, struct sc_strided *out)
+{
+	out->ndim = t->ndim;
+	out->offset = t->offset;
+	for (int d = 0; d < t->ndim; d++) {
+		out->shape[d] = t->shape[d];
+		out->stride[d] = t->stride[d];
+	}
+}
+
+const unsigned char *sc_tensor_host(struct sc_arena *a, const struct sc_tensor *t)
+{
+	struct sc_buf *b = t->buf;
+	if (!b->dm)
+		return b->data;
+	const size_t bytes = (size_t)b->nelem * b->esize;
+	unsigned char *h = arena_alloc(a, bytes ? bytes : 1);
+	if (!h || b->dm->ops->sync(b->dm) || b->dm->ops->download(b->dm, h, b->data, bytes))
+		return NULL;
+	return h;
+}
+
+int sc_tensor_copy_to_host(struct sc_arena *a, struct sc_tensor *dst, const struct sc_tensor *src)
+{
+	if (!src->buf->dm) {
+		sc_tensor_copy(dst, src);
+		return 0;
+	}
+	const unsigned char *h = sc_tensor_host(a, src);
+	if (!h)
+		return -1;
+	struct sc_buf hb = *src->buf;
+	hb.data = (unsigned char *)h;
+	hb.dm = NULL;
+	struct sc_tensor s = *src;
+	s.buf = &hb;
+	sc_tensor_copy(dst, &s);
+	return 0;
+}
+
 /* Copies row by row: the outer dims are iterated, the last dim is a tight
  * strided loop. */
 void sc_tensor_copy(struct sc_tensor *dst, const struct sc_tensor *src)
@@ -334,6 +403,19 @@ void sc_tensor_copy(struct sc_tensor *dst, const struct sc_tensor *src)
 	const int64_t n = sc_tensor_numel(src);
 	if (n == 0)
 		return;
+	if (dst->buf->dm || src->buf->dm) { /* one kernel for the whole composed view */
+		struct sc_devmem *dm = dst->buf->dm ? dst->buf->dm : src->buf->dm;
+		if (dst->buf->dm != src->buf->dm) {
+			sc_devmem_fail(dm, SC_DEVMEM_EMIXED, "copy", dst->buf->rank);
+			return;
+		}
+		struct sc_strided dv, sv;
+		sc_tensor_strided(dst, &dv);
+		sc_tensor_strided(src, &sv);
+		sc_devmem_fail(dm, dm->ops->copy(dm, dst->buf->rank, dst->buf->data, &dv, src->buf->data, &sv, n,
+						 dst->buf->esize), "copy", dst->buf->rank);
+		return;
+	}
 	const int nd = src->ndim;
 	struct sc_iter si, di;
 	const int64_t inner = nd ? src->shape[nd - 1] : 1;

@@ -18,10 +18,16 @@
 #define SC_GUARD_BYTES 32
 #define SC_GUARD_BYTE 0xA5
 
+struct sc_devmem;
+
+/* data is host memory, or device memory when dm is set (rank's device):
+ * the host reads such a buffer only through sc_tensor_host. */
 struct sc_buf {
 	unsigned char *data;
 	int64_t nelem;
 	unsigned esize;
+	struct sc_devmem *dm;
+	int rank;
 };
 
 struct sc_tensor {
@@ -42,6 +48,9 @@ struct sc_arena {
 	size_t used_bytes;    /* handed out since the last reset */
 	int over_limit;       /* the last NULL from sc_arena_buf was the limit */
 	int shared;           /* blocks are MAP_SHARED: a forked child's writes are seen */
+	struct sc_devmem *dm; /* the backend's device memory, if it has one */
+	int use_dm;           /* new buffers go to dm (data-movement runs on a device) */
+	int rank;             /* the rank new device buffers belong to (sc_arena_on) */
 };
 
 #define SC_ARENA_DEFAULT_MAX ((size_t)4 << 30)
@@ -52,6 +61,8 @@ void sc_arena_free(struct sc_arena *a); /* NULL-safe */
 /* Returns a buffer of nelem elements of esize bytes owned by the arena, with
  * guards set; NULL when out of memory. */
 struct sc_buf *sc_arena_buf(struct sc_arena *a, int64_t nelem, unsigned esize);
+/* The rank whose buffers come next (picks the device; no-op on the host). */
+static inline void sc_arena_on(struct sc_arena *a, int rank) { a->rank = rank; }
 /* Number of buffers whose guard bytes were overwritten. */
 int sc_arena_guards_broken(const struct sc_arena *a);
 
@@ -75,8 +86,20 @@ int sc_tensor_suggest_format(const struct sc_tensor *t);
  * arena's per-case limit is SC_E_RUNTIME (the case fails), not SC_E_NOMEM. */
 enum sc_status sc_tensor_empty(struct sc_arena *a, const int64_t *shape, int ndim,
 			       unsigned esize, struct sc_tensor *out, struct sc_err *e);
-/* Copy src's elements (any strides) into dst (any strides, same shape). */
+/* Copy src's elements (any strides) into dst (any strides, same shape).
+ * On device buffers this is one strided copy kernel; an error there is
+ * sticky in the device memory (sc_devmem_status). */
 void sc_tensor_copy(struct sc_tensor *dst, const struct sc_tensor *src);
+/* Host-readable storage of t's buffer (index it as t->buf->data): the
+ * buffer itself, or a fresh download of a device buffer (arena memory,
+ * valid until the next reset); NULL when that fails. */
+const unsigned char *sc_tensor_host(struct sc_arena *a, const struct sc_tensor *t);
+/* sc_tensor_copy into a host tensor from src wherever it lives (a device
+ * source is downloaded through the arena first); 0 or -1. */
+int sc_tensor_copy_to_host(struct sc_arena *a, struct sc_tensor *dst, const struct sc_tensor *src);
+/* t's view as a struct sc_strided (offsets in elements). */
+struct sc_strided;
+void sc_tensor_strided(const struct sc_tensor *t, struct sc_strided *out);
 /* Element pointer at a multi-index. */
 unsigned char *sc_tensor_at(const struct sc_tensor *t, const int64_t *idx);
 

@@ -1,0 +1,173 @@
+/* sc_backend_dev: P ranks as buffers in device memory, in one process.
+ *
+ * Collectives are device-to-device copies (peer copies between GPUs) of
+ * each chunk to where torch.distributed puts it; reductions copy each
+ * source's chunk next to the destination's accumulator and reduce it there
+ * with the dtype's own arithmetic, in source rank order, as sim does. The
+ * same code runs on the CUDA device memory (backend `cuda`) and on the
+ * emulated one (backend `emu`), so the CPU tests cover everything here.
+ * Host buffers (compute specs, plugins) go through sim's operations. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sc_backend.h"
+#include "sc_devmem.h"
+
+#define SC_DEV_MAX_WORLD 256
+
+struct devbe {
+	struct sc_devmem *dm;
+};
+
+static struct sc_devmem *DM(struct sc_backend *be) { return ((struct devbe *)be->impl)->dm; }
+
+static int dev_local(struct sc_backend *be, int world, int *first)
+{
+	(void)be;
+	*first = 0;
+	return world;
+}
+
+static int on_host(struct sc_devmem *dm, int world, void *const *send)
+{
+	return world > 0 && !dm->ops->is_device(dm, send[0]);
+}
+
+static enum sc_status dev_a2a(struct sc_backend *be, int world, void *const *send, void *const *recv,
+			      size_t chunk, struct sc_err *e)
+{
+	struct sc_devmem *dm = DM(be);
+	if (on_host(dm, world, send))
+		return sc_backend_sim_ops()->all_to_all(be, world, send, recv, chunk, e);
+	for (int dst = 0; dst < world && chunk; dst++)
+		for (int src = 0; src < world; src++)
+			if (sc_devmem_fail(dm, dm->ops->move(dm, dst, (char *)recv[dst] + (size_t)src * chunk, src,
+							     (const char *)send[src] + (size_t)dst * chunk, chunk),
+					   "all_to_all copy", dst))
+				return sc_devmem_status(dm, 0, e);
+	return sc_devmem_status(dm, 0, e);
+}
+
+static enum sc_status dev_ag(struct sc_backend *be, int world, void *const *send, void *const *recv,
+			     size_t bytes, struct sc_err *e)
+{
+	struct sc_devmem *dm = DM(be);
+	if (on_host(dm, world, send))
+		return sc_backend_sim_ops()->all_gather(be, world, send, recv, bytes, e);
+	for (int dst = 0; dst < world && bytes; dst++)
+		for (int src = 0; src < world; src++)
+			if (sc_devmem_fail(dm, dm->ops->move(dm, dst, (char *)recv[dst] + (size_t)src * bytes, src,
+							     send[src], bytes),
+					   "all_gather copy", dst))
+				return sc_devmem_status(dm, 0, e);
+	return sc_devmem_status(dm, 0, e);
+}
+
+/* recv[r] (on rank r) = OP over src of send[src] + off(r), count elements. */
+static enum sc_status reduce_into(struct sc_devmem *dm, int world, void *const *send, void *const *recv,
+				  size_t count, enum sc_dtype dt, enum sc_redop op, int scatter,
+				  struct sc_err *e)
+{
+	const size_t bytes = count * sc_dtype_size(dt);
+	if (!bytes)
+		return SC_OK;
+	for (int r = 0; r < world; r++) {
+		const size_t off = scatter ? (size_t)r * bytes : 0;
+		void *tmp = world > 1 ? dm->ops->alloc(dm, r, bytes) : NULL;
+		if (world > 1 && !tmp)
+			return SC_ERR(e, SC_E_NOMEM, "%s: out of device memory for a reduction (%zu bytes, rank %d)",
+				      dm->ops->name, bytes, r);
+		if (sc_devmem_fail(dm, dm->ops->move(dm, r, recv[r], 0, (const char *)send[0] + off, bytes),
+				   "reduction copy", r))
+			break;
+		for (int src = 1; src < world; src++) {
+			if (sc_devmem_fail(dm, dm->ops->move(dm, r, tmp, src, (const char *)send[src] + off, bytes),
+					   "reduction copy", r) ||
+			    sc_devmem_fail(dm, dm->ops->reduce(dm, r, recv[r], tmp, count, dt, op), "reduce", r))
+				return sc_devmem_status(dm, 0, e);
+		}
+	}
+	return sc_devmem_status(dm, 0, e);
+}
+
+static enum sc_status dev_rs(struct sc_backend *be, int world, void *const *send, void *const *recv,
+			     size_t count, enum sc_dtype dt, enum sc_redop op, struct sc_err *e)
+{
+	struct sc_devmem *dm = DM(be);
+	if (on_host(dm, world, send))
+		return sc_backend_sim_ops()->reduce_scatter(be, world, send, recv, count, dt, op, e);
+	return reduce_into(dm, world, send, recv, count, dt, op, 1, e);
+}
+
+static enum sc_status dev_ar(struct sc_backend *be, int world, void *const *send, void *const *recv,
+			     size_t count, enum sc_dtype dt, enum sc_redop op, struct sc_err *e)
+{
+	struct sc_devmem *dm = DM(be);
+	if (on_host(dm, world, send))
+		return sc_backend_sim_ops()->all_reduce(be, world, send, recv, count, dt, op, e);
+	return reduce_into(dm, world, send, recv, count, dt, op, 0, e);
+}
+
+static struct sc_devmem *dev_devmem(struct sc_backend *be) { return DM(be); }
+
+static void dev_destroy(struct sc_backend *be)
+{
+	sc_devmem_close(DM(be));
+	free(be->impl);
+	free(be);
+}
+
+static const struct sc_backend_ops emu_ops = {
+	.name = "emu",
+	.local_ranks = dev_local,
+	.all_to_all = dev_a2a,
+	.all_gather = dev_ag,
+	.reduce_scatter = dev_rs,
+	.all_reduce = dev_ar,
+	.destroy = dev_destroy,
+	.devmem = dev_devmem,
+};
+
+static const struct sc_backend_ops cuda_ops = {
+	.name = "cuda",
+	.local_ranks = dev_local,
+	.all_to_all = dev_a2a,
+	.all_gather = dev_ag,
+	.reduce_scatter = dev_rs,
+	.all_reduce = dev_ar,
+	.destroy = dev_destroy,
+	.devmem = dev_devmem,
+};
+
+static enum sc_status wrap(const struct sc_backend_ops *ops, struct sc_devmem *dm, struct sc_backend **out,
+			   struct sc_err *e)
+{
+	struct sc_backend *be = calloc(1, sizeof *be);
+	struct devbe *d = calloc(1, sizeof *d);
+	if (!be || !d) {
+		free(be);
+		free(d);
+		sc_devmem_close(dm);
+		return SC_ERR(e, SC_E_NOMEM, "out of memory");
+	}
+	d->dm = dm;
+	be->ops = ops;
+	be->impl = d;
+	*out = be;
+	return SC_OK;
+}
+
+enum sc_status sc_backend_emu_open(struct sc_backend **out, struct sc_err *e)
+{
+	struct sc_devmem *dm;
+	SC_CHECK(sc_devmem_emu_open(&dm, e));
+	return wrap(&emu_ops, dm, out, e);
+}
+
+enum sc_status sc_backend_cuda_open(struct sc_backend **out, struct sc_err *e)
+{
+	struct sc_devmem *dm;
+	int ndev = 0;
+	SC_CHECK(sc_devmem_cuda_open(&dm, 0, &ndev, e));
+	return wrap(&cuda_ops, dm, out, e);
+}

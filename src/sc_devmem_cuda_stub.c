@@ -1,0 +1,14 @@
+/* sc_devmem_cuda_stub: the CUDA device memory when the toolkit was not
+ * found at build time. */
+#include "sc_devmem.h"
+
+enum sc_status sc_devmem_cuda_open(struct sc_devmem **out, int device_base, int *ndevices,
+				   struct sc_err *e)
+{
+	(void)device_base;
+	*out = NULL;
+	*ndevices = 0;
+	return SC_ERR(e, SC_E_UNAVAIL, "not compiled into this build (needs the CUDA toolkit: nvcc on the PATH)");
+}
+
+int sc_devmem_cuda_compiled(void) { return 0; }

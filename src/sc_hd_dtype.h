@@ -1,0 +1,252 @@
+/* sc_hd_dtype: element arithmetic shared by the CPU path and the CUDA
+ * kernels: minifloat conversions (round to nearest even), the small
+ * integers reductions carry, one-element reductions in a dtype's own
+ * arithmetic, and what a filled or checked element must hold.
+ *
+ * sc_dtype.c is written on top of these, so the CPU unit tests exercise
+ * exactly the code the device runs. Like sc_hd.h, everything is static
+ * inline and __host__ __device__ under nvcc; the only library calls are
+ * float functions CUDA provides on the device (frexpf, ldexpf, nearbyintf). */
+#ifndef SC_HD_DTYPE_H
+#define SC_HD_DTYPE_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "sc_dtype.h"
+#include "sc_hd.h"
+
+SC_HD static inline uint32_t sc_hd_f2u(float f)
+{
+	union { float f; uint32_t u; } v;
+	v.f = f;
+	return v.u;
+}
+SC_HD static inline float sc_hd_u2f(uint32_t u)
+{
+	union { float f; uint32_t u; } v;
+	v.u = u;
+	return v.f;
+}
+SC_HD static inline uint64_t sc_hd_d2u(double d)
+{
+	union { double d; uint64_t u; } v;
+	v.d = d;
+	return v.u;
+}
+SC_HD static inline double sc_hd_u2d(uint64_t u)
+{
+	union { double d; uint64_t u; } v;
+	v.u = u;
+	return v.d;
+}
+
+/* A minifloat with e exponent and m mantissa bits; fn: e4m3fn's encoding
+ * (no infinities, NaN only at all-ones). */
+SC_HD static inline float sc_hd_mini_decode(uint32_t v, int e, int m, int fn)
+{
+	const int bias = (1 << (e - 1)) - 1;
+	const uint32_t sign = (v >> (e + m)) & 1;
+	const uint32_t ex = (v >> m) & ((1u << e) - 1);
+	const uint32_t man = v & ((1u << m) - 1);
+	float r;
+	if (fn && ex == (1u << e) - 1 && man == (1u << m) - 1)
+		r = sc_hd_u2f(0x7fc00000u);
+	else if (!fn && ex == (1u << e) - 1)
+		r = sc_hd_u2f(man ? 0x7fc00000u : 0x7f800000u);
+	else if (ex == 0)
+		r = ldexpf((float)man, 1 - bias - m);
+	else
+		r = ldexpf((float)(man | (1u << m)), (int)ex - bias - m);
+	return sign ? -r : r;
+}
+
+SC_HD static inline uint32_t sc_hd_mini_encode(float f, int e, int m, int fn)
+{
+	const int bias = (1 << (e - 1)) - 1;
+	const uint32_t sign = (sc_hd_f2u(f) >> 31) << (e + m);
+	const uint32_t all = (1u << (e + m)) - 1;
+	if (f != f)
+		return sign | all | (fn ? 0 : (1u << (m - 1)));
+	const float a = f < 0 ? -f : f;
+	/* the largest finite value */
+	const float maxf = fn ? sc_hd_mini_decode(all - 1, e, m, fn)
+			      : sc_hd_mini_decode(((1u << e) - 2) << m | ((1u << m) - 1), e, m, 0);
+	if (a == 0.0f)
+		return sign;
+	int ex;
+	frexpf(a, &ex); /* a = f * 2^ex, f in [0.5, 1) */
+	int unb = ex - 1;
+	if (unb < 1 - bias)
+		unb = 1 - bias; /* the subnormal range */
+	const float q = ldexpf(1.0f, unb - m); /* spacing at this exponent */
+	const float r = nearbyintf(a / q) * q;  /* nearest, ties to even */
+	if (r == 0.0f)
+		return sign;
+	if (r > maxf) {
+		if (fn)
+			return sign | all; /* e4m3fn saturates overflow to NaN */
+		return sign | (((1u << e) - 1) << m);
+	}
+	int ex2;
+	frexpf(r, &ex2);
+	const int unb2 = ex2 - 1;
+	if (unb2 < 1 - bias)
+		return sign | (uint32_t)(r / ldexpf(1.0f, 1 - bias - m));
+	const uint32_t man = (uint32_t)(r / ldexpf(1.0f, unb2 - m)) - (1u << m);
+	return sign | ((uint32_t)(unb2 + bias) << m) | man;
+}
+
+SC_HD static inline float sc_hd_bf16_to_float(uint32_t h) { return sc_hd_u2f(h << 16); }
+SC_HD static inline uint32_t sc_hd_float_to_bf16(float f)
+{
+	uint32_t b = sc_hd_f2u(f);
+	if (f != f)
+		return (b >> 16) | 0x40;
+	b += 0x7fff + ((b >> 16) & 1);
+	return b >> 16;
+}
+
+/* A minifloat dtype's bits to float and back (f16, bf16, e4m3, e5m2). */
+SC_HD static inline float sc_hd_mini_to_float(int dt, uint64_t v)
+{
+	switch (dt) {
+	case SC_F16: return sc_hd_mini_decode((uint32_t)v, 5, 10, 0);
+	case SC_BF16: return sc_hd_bf16_to_float((uint32_t)v);
+	case SC_F8E4M3: return sc_hd_mini_decode((uint32_t)v, 4, 3, 1);
+	default: return sc_hd_mini_decode((uint32_t)v, 5, 2, 0);
+	}
+}
+SC_HD static inline uint64_t sc_hd_float_to_mini(int dt, float f)
+{
+	switch (dt) {
+	case SC_F16: return sc_hd_mini_encode(f, 5, 10, 0);
+	case SC_BF16: return sc_hd_float_to_bf16(f);
+	case SC_F8E4M3: return sc_hd_mini_encode(f, 4, 3, 1);
+	default: return sc_hd_mini_encode(f, 5, 2, 0);
+	}
+}
+
+SC_HD static inline unsigned sc_hd_dtype_size(int dt)
+{
+	switch (dt) {
+	case SC_I8: case SC_U8: case SC_F8E4M3: case SC_F8E5M2: return 1;
+	case SC_F16: case SC_BF16: return 2;
+	case SC_I32: case SC_U32: case SC_F32: return 4;
+	default: return 8;
+	}
+}
+SC_HD static inline int sc_hd_dtype_signed(int dt)
+{
+	return !(dt == SC_U8 || dt == SC_U32 || dt == SC_U64);
+}
+
+/* Small integer (exact in dt) a rank contributes to a reduction at index
+ * g; rank < 0: the value of a tensor that is not partial. */
+SC_HD static inline int sc_hd_small_int(int dt, int op, uint64_t seed, int rank, uint64_t g)
+{
+	const uint64_t h = sc_hd_mix64(sc_hd_mix64(seed ^ 0x5851f42d4c957f2dULL) ^
+				       ((uint64_t)(int64_t)rank << 48) ^ g);
+	const int sgn = sc_hd_dtype_signed(dt);
+	switch (op) {
+	case SC_SUM: /* |sum| <= P stays exact in every dtype for P <= 8 */
+		return sgn ? (int)(h % 3) - 1 : (int)(h % 2);
+	case SC_PROD:
+		return sgn ? ((h & 1) ? 1 : -1) : (int)(h % 2);
+	default: /* max, min */
+		return sgn ? (int)(h % 9) - 4 : (int)(h % 9);
+	}
+}
+
+SC_HD static inline uint64_t sc_hd_int_to_bits(int dt, int64_t v)
+{
+	switch (dt) {
+	case SC_I8: case SC_U8: return (uint64_t)v & 0xffu;
+	case SC_I32: case SC_U32: return (uint64_t)v & 0xffffffffu;
+	case SC_I64: case SC_U64: return (uint64_t)v;
+	case SC_F32: return sc_hd_f2u((float)v);
+	case SC_F64: return sc_hd_d2u((double)v);
+	default: return sc_hd_float_to_mini(dt, (float)v);
+	}
+}
+
+SC_HD static inline double sc_hd_op_d(int op, double x, double y)
+{
+	switch (op) {
+	case SC_SUM: return x + y;
+	case SC_PROD: return x * y;
+	case SC_MAX: return x > y ? x : y;
+	default: return x < y ? x : y;
+	}
+}
+SC_HD static inline float sc_hd_op_f(int op, float x, float y)
+{
+	switch (op) {
+	case SC_SUM: return x + y;
+	case SC_PROD: return x * y;
+	case SC_MAX: return x > y ? x : y;
+	default: return x < y ? x : y;
+	}
+}
+#define SC_HD_OP_INT(T, op, x, y)                                               \
+	((op) == SC_SUM ? (T)((x) + (y)) : (op) == SC_PROD ? (T)((x) * (y))  \
+	 : (op) == SC_MAX ? ((x) > (y) ? (x) : (y)) : ((x) < (y) ? (x) : (y)))
+
+/* a OP b on the bits of two elements of dt, in dt's arithmetic (16- and
+ * 8-bit floats through float, rounded to nearest even): sc_reduce for one
+ * element. */
+SC_HD static inline uint64_t sc_hd_reduce1(int dt, int op, uint64_t a, uint64_t b)
+{
+	switch (dt) {
+	case SC_I8: { int8_t x = (int8_t)a, y = (int8_t)b; return (uint8_t)SC_HD_OP_INT(int8_t, op, x, y); }
+	case SC_U8: { uint8_t x = (uint8_t)a, y = (uint8_t)b; return (uint8_t)SC_HD_OP_INT(uint8_t, op, x, y); }
+	case SC_I32: { int32_t x = (int32_t)a, y = (int32_t)b; return (uint32_t)SC_HD_OP_INT(int32_t, op, x, y); }
+	case SC_U32: { uint32_t x = (uint32_t)a, y = (uint32_t)b; return (uint32_t)SC_HD_OP_INT(uint32_t, op, x, y); }
+	case SC_I64: { int64_t x = (int64_t)a, y = (int64_t)b; return (uint64_t)SC_HD_OP_INT(int64_t, op, x, y); }
+	case SC_U64: return SC_HD_OP_INT(uint64_t, op, a, b);
+	case SC_F32: return sc_hd_f2u(sc_hd_op_f(op, sc_hd_u2f((uint32_t)a), sc_hd_u2f((uint32_t)b)));
+	case SC_F64: return sc_hd_d2u(sc_hd_op_d(op, sc_hd_u2d(a), sc_hd_u2d(b)));
+	default:
+		return sc_hd_float_to_mini(dt, sc_hd_op_f(op, sc_hd_mini_to_float(dt, a),
+							  sc_hd_mini_to_float(dt, b)));
+	}
+}
+
+/* What element i of a filled (or checked) buffer holds: X[g] for
+ * g = offset of xmap's i-th element, as one of
+ *   PROV     g itself (u64; provenance runs)
+ *   VALUE    the value encoding of dtype (data-movement runs)
+ *   SMALL    rank's small integer for op (rank -1: a replicated tensor)
+ *   REDUCED  op over ranks 0..world-1 of SMALL, in rank order (a partial
+ *            tensor's reduction, as every backend computes it). */
+enum { SC_FILL_PROV, SC_FILL_VALUE, SC_FILL_SMALL, SC_FILL_REDUCED };
+
+struct sc_hd_fill {
+	struct sc_strided xmap;
+	uint64_t seed;
+	int mode, dtype, op, rank, world;
+};
+
+SC_HD static inline uint64_t sc_hd_fill_bits(const struct sc_hd_fill *f, uint64_t g)
+{
+	switch (f->mode) {
+	case SC_FILL_PROV: return g;
+	case SC_FILL_VALUE: return sc_hd_value_bits(sc_hd_dtype_size(f->dtype), f->seed, g);
+	case SC_FILL_SMALL: return sc_hd_int_to_bits(f->dtype, sc_hd_small_int(f->dtype, f->op, f->seed, f->rank, g));
+	default: {
+		uint64_t acc = sc_hd_int_to_bits(f->dtype, sc_hd_small_int(f->dtype, f->op, f->seed, 0, g));
+		for (int r = 1; r < f->world; r++)
+			acc = sc_hd_reduce1(f->dtype, f->op, acc,
+					    sc_hd_int_to_bits(f->dtype, sc_hd_small_int(f->dtype, f->op, f->seed, r, g)));
+		return acc;
+	}
+	}
+}
+
+/* Bytes of an element of a fill: u64 for provenance, else the dtype's. */
+SC_HD static inline unsigned sc_hd_fill_esize(const struct sc_hd_fill *f)
+{
+	return f->mode == SC_FILL_PROV ? 8u : sc_hd_dtype_size(f->dtype);
+}
+
+#endif
