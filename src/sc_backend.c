@@ -138,11 +138,11 @@ int sc_backend_list(const struct sc_backend_info **list)
 	}
 	if (sc_devmem_cuda_compiled()) {
 		backends[2].available = 1;
-		backends[2].note = "ranks as buffers on the visible GPUs; kernels and device-to-device copies";
+		backends[2].note = "ranks as buffers on the visible GPUs (needs one at run time); kernels and device-to-device copies";
 	}
 	if (sc_backend_nccl_compiled()) {
 		backends[3].available = 1;
-		backends[3].note = "one GPU per rank: mpirun -np N, or every local GPU from one process";
+		backends[3].note = "one GPU per rank (needs them at run time): mpirun -np N, or every local GPU from one process";
 	}
 	*list = backends;
 	return (int)(sizeof backends / sizeof backends[0]);

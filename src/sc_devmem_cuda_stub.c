@@ -12,3 +12,11 @@ enum sc_status sc_devmem_cuda_open(struct sc_devmem **out, int device_base, int 
 }
 
 int sc_devmem_cuda_compiled(void) { return 0; }
+
+void *sc_devmem_cuda_stream(struct sc_devmem *dm, int rank, int *device)
+{
+	(void)dm;
+	(void)rank;
+	*device = -1;
+	return NULL;
+}

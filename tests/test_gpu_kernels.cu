@@ -1,6 +1,8 @@
-// GPU kernels against the CPU's arithmetic (sc_hd.h): strided gathers of
-// random views, fill and check with planted mismatches, and a large case
-// (more than 1 GiB, offsets past 2^31). Exits 77 (skipped) without a device.
+// GPU kernels against the CPU's arithmetic (sc_hd.h, sc_hd_dtype.h):
+// strided gathers and copies of random views, fill in every mode and dtype,
+// check with planted mismatches, reductions for every dtype and op, and a
+// large case (more than 2^30 elements through the tiled transpose). Exits 77
+// (skipped) without a device.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -99,72 +101,151 @@ int main()
 		CU(cudaFree(ds));
 		CU(cudaFree(dd));
 	}
-	// 2. fill against the host's value bits, and check with planted faults
-	for (unsigned es : {1u, 2u, 4u, 8u}) {
-		int64_t n;
-		sc_strided x = random_view(&n);
-		std::vector<unsigned char> got(n * es);
-		void *d;
-		CU(cudaMalloc(&d, n * es));
-		CHECK(sc_cuda_fill(d, &x, n, es, 42, nullptr) == 0, "fill launch");
-		CU(cudaMemcpy(got.data(), d, n * es, cudaMemcpyDeviceToHost));
-		int bad = 0;
-		for (int64_t i = 0; i < n; i++) {
-			uint64_t w = sc_hd_value_bits(es, 42, (uint64_t)sc_strided_offset(&x, i)), g = 0;
-			std::memcpy(&g, &got[i * es], es);
-			bad += g != w;
+	// 1b. strided-to-strided copies: random source views into random
+	// destination views of the same shape (tiled transposes among them)
+	for (int trial = 0; trial < 300; trial++) {
+		int64_t n, n2;
+		sc_strided sv = random_view(&n);
+		sc_strided dv = random_view(&n2);
+		dv.ndim = sv.ndim; // same shape, destination strides row-major or permuted
+		int64_t s = 1;
+		for (int d = sv.ndim - 1; d >= 0; d--) {
+			dv.shape[d] = sv.shape[d];
+			dv.stride[d] = s;
+			s *= sv.shape[d];
 		}
-		CHECK(bad == 0, "fill esize %u: %d elements differ", es, bad);
-		sc_strided id = {1, {n}, {1}, 0};
-		unsigned long long *cnt;
-		sc_cuda_mismatch *first;
-		CU(cudaMalloc(&cnt, sizeof *cnt));
-		CU(cudaMalloc(&first, 8 * sizeof *first));
-		CU(cudaMemset(cnt, 0, sizeof *cnt));
-		CHECK(sc_cuda_check(d, &id, &x, n, es, 42, cnt, first, 8, nullptr) == 0, "check launch");
-		unsigned long long c = 1;
-		CU(cudaMemcpy(&c, cnt, sizeof c, cudaMemcpyDeviceToHost));
-		CHECK(c == 0, "a correct fill has %llu mismatches", c);
-		if (n > 1) { // plant one wrong element
-			unsigned char junk[8];
-			std::memcpy(junk, &got[(n / 2) * es], es);
-			junk[0] ^= 0x5a;
-			CU(cudaMemcpy((unsigned char *)d + (n / 2) * es, junk, es, cudaMemcpyHostToDevice));
-			CU(cudaMemset(cnt, 0, sizeof *cnt));
-			sc_cuda_check(d, &id, &x, n, es, 42, cnt, first, 8, nullptr);
-			sc_cuda_mismatch m;
-			CU(cudaMemcpy(&c, cnt, sizeof c, cudaMemcpyDeviceToHost));
-			CU(cudaMemcpy(&m, first, sizeof m, cudaMemcpyDeviceToHost));
-			CHECK(c == 1 && m.index == n / 2, "planted fault: %llu mismatches, first at %lld", c, (long long)m.index);
-		}
-		CU(cudaFree(d));
-		CU(cudaFree(cnt));
-		CU(cudaFree(first));
+		if (trial % 2) // a permuted destination
+			for (int d = 0; d + 1 < dv.ndim; d += 2) {
+				int64_t t = dv.stride[d];
+				dv.stride[d] = dv.stride[d + 1];
+				dv.stride[d + 1] = t;
+			}
+		const unsigned es = sizes[trial % 5];
+		std::vector<unsigned char> src(n * es), want(n * es, 0), got(n * es, 0);
+		for (auto &b : src)
+			b = (unsigned char)rnd();
+		for (int64_t i = 0; i < n; i++)
+			std::memcpy(&want[sc_strided_offset(&dv, i) * es], &src[sc_strided_offset(&sv, i) * es], es);
+		void *ds, *dd;
+		CU(cudaMalloc(&ds, n * es));
+		CU(cudaMalloc(&dd, n * es));
+		CU(cudaMemcpy(ds, src.data(), n * es, cudaMemcpyHostToDevice));
+		CU(cudaMemset(dd, 0, n * es));
+		CHECK(sc_cuda_copy(dd, &dv, ds, &sv, n, es, nullptr) == 0, "launch");
+		CU(cudaMemcpy(got.data(), dd, n * es, cudaMemcpyDeviceToHost));
+		CHECK(got == want, "copy trial %d (esize %u, %d dims)", trial, es, sv.ndim);
+		CU(cudaFree(ds));
+		CU(cudaFree(dd));
 	}
-	// 3. a large case: a [3, 2^30 / 3 * 1 + ...] transpose of more than 1 GiB of bytes
+	// 2. fill against the host's bits in every mode and dtype; check with
+	// a planted fault reports it, first index exact
+	for (int dt = 0; dt < SC_NDTYPES; dt++)
+		for (int mode = SC_FILL_PROV; mode <= SC_FILL_REDUCED; mode++) {
+			int64_t n;
+			sc_hd_fill f;
+			std::memset(&f, 0, sizeof f);
+			f.xmap = random_view(&n);
+			f.seed = 42;
+			f.mode = mode;
+			f.dtype = dt;
+			f.op = (int)(rnd() % SC_NREDOPS);
+			f.rank = (int)(rnd() % 4);
+			f.world = 1 + (int)(rnd() % 8);
+			const unsigned es = sc_hd_fill_esize(&f);
+			std::vector<unsigned char> got(n * es);
+			void *d;
+			CU(cudaMalloc(&d, n * es));
+			CHECK(sc_cuda_fill(d, &f, n, nullptr) == 0, "fill launch");
+			CU(cudaMemcpy(got.data(), d, n * es, cudaMemcpyDeviceToHost));
+			int bad = 0;
+			for (int64_t i = 0; i < n; i++) {
+				uint64_t w = sc_hd_fill_bits(&f, (uint64_t)sc_strided_offset(&f.xmap, i)), g = 0;
+				std::memcpy(&g, &got[i * es], es);
+				bad += g != (es == 8 ? w : (w & ((1ULL << (8 * es)) - 1)));
+			}
+			CHECK(bad == 0, "fill dtype %d mode %d: %d elements differ", dt, mode, bad);
+			sc_strided id = {1, {n}, {1}, 0};
+			unsigned long long *dc, h[2];
+			CU(cudaMalloc(&dc, 2 * sizeof *dc));
+			unsigned long long init[2] = {0, ~0ULL};
+			CU(cudaMemcpy(dc, init, sizeof init, cudaMemcpyHostToDevice));
+			CHECK(sc_cuda_check(d, &id, &f, n, -1, dc, dc + 1, nullptr) == 0, "check launch");
+			CU(cudaMemcpy(h, dc, sizeof h, cudaMemcpyDeviceToHost));
+			CHECK(h[0] == 0, "a correct fill has %llu mismatches", h[0]);
+			if (n > 1) { // plant one wrong element
+				unsigned char junk[8];
+				std::memcpy(junk, &got[(n / 2) * es], es);
+				junk[0] ^= 0x5a;
+				CU(cudaMemcpy((unsigned char *)d + (n / 2) * es, junk, es, cudaMemcpyHostToDevice));
+				CU(cudaMemcpy(dc, init, sizeof init, cudaMemcpyHostToDevice));
+				sc_cuda_check(d, &id, &f, n, -1, dc, dc + 1, nullptr);
+				CU(cudaMemcpy(h, dc, sizeof h, cudaMemcpyDeviceToHost));
+				CHECK(h[0] == 1 && h[1] == (unsigned long long)(n / 2), "planted fault: %llu mismatches, first at %llu",
+				      h[0], h[1]);
+			}
+			CU(cudaFree(d));
+			CU(cudaFree(dc));
+		}
+	// 3. reductions: every dtype and op against the host's sc_hd_reduce1
+	for (int dt = 0; dt < SC_NDTYPES; dt++)
+		for (int op = 0; op < SC_NREDOPS; op++) {
+			const size_t n = 4099, es = sc_hd_dtype_size(dt);
+			std::vector<unsigned char> a(n * es), b(n * es), got(n * es);
+			for (size_t i = 0; i < n * es; i++) {
+				a[i] = (unsigned char)rnd();
+				b[i] = (unsigned char)rnd();
+			}
+			void *da, *db;
+			CU(cudaMalloc(&da, n * es));
+			CU(cudaMalloc(&db, n * es));
+			CU(cudaMemcpy(da, a.data(), n * es, cudaMemcpyHostToDevice));
+			CU(cudaMemcpy(db, b.data(), n * es, cudaMemcpyHostToDevice));
+			CHECK(sc_cuda_reduce(da, db, n, dt, op, nullptr) == 0, "reduce launch");
+			CU(cudaMemcpy(got.data(), da, n * es, cudaMemcpyDeviceToHost));
+			int bad = 0;
+			for (size_t i = 0; i < n; i++) {
+				uint64_t x = 0, y = 0, g = 0;
+				std::memcpy(&x, &a[i * es], es);
+				std::memcpy(&y, &b[i * es], es);
+				std::memcpy(&g, &got[i * es], es);
+				uint64_t w = sc_hd_reduce1(dt, op, x, y);
+				if (es < 8)
+					w &= (1ULL << (8 * es)) - 1;
+				bad += g != w;
+			}
+			CHECK(bad == 0, "reduce dtype %d op %d: %d of %zu differ from the host", dt, op, bad, n);
+			CU(cudaFree(da));
+			CU(cudaFree(db));
+		}
+	// 4. a large case: the transpose of a [3, 2^30/3 + 1001] u8 tensor,
+	// more than 2^30 elements, through the tiled kernel, checked in place
 	{
-		const int64_t a = 3, b = ((int64_t)1 << 30) / 3 + 1001, n = a * b; // > 2^30 elements, 1 byte each
-		sc_strided xsrc = {1, {n}, {1}, 0};
-		sc_strided tr = {2, {b, a}, {1, b}, 0};   // view [b, a] of the [a, b] source
-		sc_strided xexp = {2, {b, a}, {1, b}, 0}; // the element of X each output position must hold
+		const int64_t a = 3, b = ((int64_t)1 << 30) / 3 + 1001, n = a * b;
+		sc_hd_fill f;
+		std::memset(&f, 0, sizeof f);
+		f.mode = SC_FILL_VALUE;
+		f.dtype = SC_U8;
+		f.seed = 7;
+		f.xmap = sc_strided{1, {n}, {1}, 0};
+		sc_strided sv = {2, {b, a}, {1, b}, 0}; // view [b, a] of the [a, b] source
+		sc_strided dv = {2, {b, a}, {a, 1}, 0}; // contiguous [b, a]
 		void *src, *dst;
 		CU(cudaMalloc(&src, n));
 		CU(cudaMalloc(&dst, n));
-		CHECK(sc_cuda_fill(src, &xsrc, n, 1, 7, nullptr) == 0, "large fill");
-		CHECK(sc_cuda_gather(dst, src, &tr, n, 1, nullptr) == 0, "large gather");
-		unsigned long long *cnt, c = 1;
-		sc_cuda_mismatch *first;
-		CU(cudaMalloc(&cnt, sizeof *cnt));
-		CU(cudaMalloc(&first, 8 * sizeof *first));
-		CU(cudaMemset(cnt, 0, sizeof *cnt));
+		CHECK(sc_cuda_fill(src, &f, n, nullptr) == 0, "large fill");
+		CHECK(sc_cuda_copy(dst, &dv, src, &sv, n, 1, nullptr) == 0, "large copy");
+		sc_hd_fill want = f;
+		want.xmap = sv; // output element i holds X at the source view's offset
+		unsigned long long *dc, h[2], init[2] = {0, ~0ULL};
+		CU(cudaMalloc(&dc, 2 * sizeof *dc));
+		CU(cudaMemcpy(dc, init, sizeof init, cudaMemcpyHostToDevice));
 		sc_strided id = {1, {n}, {1}, 0};
-		CHECK(sc_cuda_check(dst, &id, &xexp, n, 1, 7, cnt, first, 8, nullptr) == 0, "large check");
-		CU(cudaMemcpy(&c, cnt, sizeof c, cudaMemcpyDeviceToHost));
-		CHECK(c == 0, "large transpose (%lld elements): %llu mismatches", (long long)n, c);
+		CHECK(sc_cuda_check(dst, &id, &want, n, -1, dc, dc + 1, nullptr) == 0, "large check");
+		CU(cudaMemcpy(h, dc, sizeof h, cudaMemcpyDeviceToHost));
+		CHECK(h[0] == 0, "large transpose (%lld elements): %llu mismatches", (long long)n, h[0]);
 		CU(cudaFree(src));
 		CU(cudaFree(dst));
-		CU(cudaFree(cnt));
-		CU(cudaFree(first));
+		CU(cudaFree(dc));
 	}
 	CU(cudaDeviceSynchronize());
 	std::printf("%d passed, %d failed\n", pass, fail);

@@ -1,0 +1,410 @@
+/* sc_backend_nccl: one GPU per rank, collectives by NCCL.
+ *
+ * Two ways to launch it:
+ *   mpirun -np N shardcheck check --backend nccl ...
+ *       one process per rank; rank r's GPU is its node-local rank modulo
+ *       the visible GPUs; the communicators' unique ids go out over MPI
+ *       (the mpi backend's broadcast), one per world size, at start.
+ *   shardcheck check --backend nccl ...   (no mpirun)
+ *       one process drives every visible GPU: worlds up to the GPU count.
+ * A case of world P runs on a communicator of ranks 0..P-1, made at the
+ * first case of that size (nonblocking, so a rank that never joins is a
+ * timeout, not a hang). Every call is polled: a collective that has not
+ * finished after SC_NCCL_TIMEOUT seconds (default 120) is an error naming
+ * the rank and call, and its communicator is aborted (ncclCommAbort).
+ * Host buffers (compute specs, plugins) are staged through the device.
+ *
+ * Planted fault for tests: SC_NCCL_FAULT=hang:R makes rank R skip its
+ * first collective of a world of 2 or more, so the others time out. */
+#include "sc_backend.h"
+#include "sc_devmem.h"
+#include "sc_interp.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+struct nccl_impl {
+	struct sc_devmem *dm;
+	struct sc_backend *mpi; /* several processes: the bootstrap; else NULL */
+	int proc, nprocs, ndev, max_world;
+	ncclComm_t *comm[SC_MAX_WORLD + 1]; /* per world: its local ranks' communicators */
+	int state[SC_MAX_WORLD + 1];        /* 0 none, 1 ready, -1 aborted */
+	ncclUniqueId *ids;                  /* several processes: one per world size */
+	double timeout;
+	int fault_rank, fault_armed;
+};
+
+static struct nccl_impl *N(struct sc_backend *be) { return be->impl; }
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int local_count(struct nccl_impl *n, int world, int *first)
+{
+	if (n->mpi) {
+		*first = n->proc;
+		return n->proc < world && world <= n->nprocs ? 1 : 0;
+	}
+	*first = 0;
+	return world <= n->ndev ? world : 0;
+}
+
+static int nccl_local(struct sc_backend *be, int world, int *first)
+{
+	return local_count(N(be), world, first);
+}
+
+static ncclDataType_t nccl_type(enum sc_dtype dt)
+{
+	switch (dt) {
+	case SC_I8: return ncclInt8;
+	case SC_U8: return ncclUint8;
+	case SC_I32: return ncclInt32;
+	case SC_U32: return ncclUint32;
+	case SC_I64: return ncclInt64;
+	case SC_U64: return ncclUint64;
+	case SC_F16: return ncclFloat16;
+	case SC_F32: return ncclFloat32;
+	case SC_F64: return ncclFloat64;
+	case SC_BF16: return ncclBfloat16;
+	case SC_F8E4M3: return ncclFloat8e4m3;
+	default: return ncclFloat8e5m2;
+	}
+}
+
+static ncclRedOp_t nccl_op(enum sc_redop op)
+{
+	switch (op) {
+	case SC_SUM: return ncclSum;
+	case SC_PROD: return ncclProd;
+	case SC_MAX: return ncclMax;
+	default: return ncclMin;
+	}
+}
+
+static void abort_world(struct nccl_impl *n, int world)
+{
+	int first, k = local_count(n, world, &first);
+	for (int r = 0; n->comm[world] && r < k; r++)
+		if (n->comm[world][r])
+			ncclCommAbort(n->comm[world][r]);
+	n->state[world] = -1;
+}
+
+/* Polls until every local rank's communicator and stream are done, an
+ * error, or the timeout (then the world's communicators are aborted). */
+static enum sc_status wait_all(struct nccl_impl *n, int world, const char *call, int check_streams,
+			       struct sc_err *e)
+{
+	int first, k = local_count(n, world, &first);
+	const double t0 = now();
+	for (;;) {
+		int pending = 0;
+		for (int r = 0; r < k; r++) {
+			ncclResult_t res = ncclSuccess;
+			ncclCommGetAsyncError(n->comm[world][r], &res);
+			if (res == ncclInProgress) {
+				pending = 1;
+				continue;
+			}
+			if (res != ncclSuccess) {
+				abort_world(n, world);
+				return SC_ERR(e, SC_E_INTERNAL, "nccl: rank %d: %s on a world of %d failed: %s (%s)",
+					      first + r, call, world, ncclGetErrorString(res), ncclGetLastError(NULL));
+			}
+			if (!check_streams)
+				continue;
+			int dev;
+			cudaStream_t s = sc_devmem_cuda_stream(n->dm, first + r, &dev);
+			cudaSetDevice(dev);
+			cudaError_t ce = cudaStreamQuery(s);
+			if (ce == cudaErrorNotReady) {
+				pending = 1;
+			} else if (ce != cudaSuccess) {
+				abort_world(n, world);
+				return SC_ERR(e, SC_E_INTERNAL, "nccl: rank %d: %s on a world of %d: CUDA error %s",
+					      first + r, call, world, cudaGetErrorString(ce));
+			}
+		}
+		if (!pending)
+			return SC_OK;
+		if (now() - t0 > n->timeout) {
+			abort_world(n, world);
+			return SC_ERR(e, SC_E_INTERNAL,
+				      "nccl: rank %d: %s on a world of %d did not finish within %.0f s (a rank is missing or hung); the communicator was aborted",
+				      first, call, world, n->timeout);
+		}
+		struct timespec ts = {0, 50000};
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* The communicators of a world, made on first use. */
+static enum sc_status comms(struct nccl_impl *n, int world, struct sc_err *e)
+{
+	if (n->state[world] == 1)
+		return SC_OK;
+	if (n->state[world] < 0)
+		return SC_ERR(e, SC_E_INTERNAL, "nccl: the communicator of world %d was aborted after an earlier error",
+			      world);
+	int first, k = local_count(n, world, &first);
+	if (!k)
+		return SC_OK;
+	n->comm[world] = calloc((size_t)k, sizeof(ncclComm_t));
+	if (!n->comm[world])
+		return SC_ERR(e, SC_E_NOMEM, "out of memory");
+	ncclUniqueId id;
+	if (n->mpi)
+		id = n->ids[world];
+	else if (ncclGetUniqueId(&id) != ncclSuccess)
+		return SC_ERR(e, SC_E_INTERNAL, "nccl: ncclGetUniqueId failed: %s", ncclGetLastError(NULL));
+	ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+	cfg.blocking = 0;
+	ncclResult_t res = ncclGroupStart();
+	for (int r = 0; r < k && (res == ncclSuccess || res == ncclInProgress); r++) {
+		int dev;
+		sc_devmem_cuda_stream(n->dm, first + r, &dev);
+		cudaSetDevice(dev);
+		res = ncclCommInitRankConfig(&n->comm[world][r], world, id, first + r, &cfg);
+	}
+	ncclResult_t end = ncclGroupEnd();
+	if (res == ncclSuccess || res == ncclInProgress)
+		res = end;
+	if (res != ncclSuccess && res != ncclInProgress) {
+		n->state[world] = -1;
+		return SC_ERR(e, SC_E_INTERNAL, "nccl: rank %d: ncclCommInitRankConfig (world %d) failed: %s (%s)", first,
+			      world, ncclGetErrorString(res), ncclGetLastError(NULL));
+	}
+	SC_CHECK(wait_all(n, world, "ncclCommInitRankConfig", 0, e));
+	n->state[world] = 1;
+	return SC_OK;
+}
+
+enum kind { A2A, AG, RS, AR };
+
+static const char *call_name(enum kind k)
+{
+	return k == A2A ? "ncclAlltoAll" : k == AG ? "ncclAllGather" : k == RS ? "ncclReduceScatter" : "ncclAllReduce";
+}
+
+/* One collective over the local ranks. count: elements per peer (A2A),
+ * sent (AG), received (RS) or in total (AR); bytes from the dtype. */
+static enum sc_status coll(struct sc_backend *be, enum kind kind, int world, void *const *send, void *const *recv,
+			   size_t count, enum sc_dtype dt, enum sc_redop op, struct sc_err *e)
+{
+	struct nccl_impl *n = N(be);
+	int first, k = local_count(n, world, &first);
+	if (!k)
+		return SC_OK;
+	SC_CHECK(comms(n, world, e));
+	const size_t es = sc_dtype_size(dt);
+	const size_t sbytes = (kind == A2A || kind == RS ? (size_t)world : 1) * count * es;
+	const size_t rbytes = (kind == A2A || kind == AG ? (size_t)world : 1) * count * es;
+	/* host buffers (compute specs, plugins) go through the device */
+	const int host = !n->dm->ops->is_device(n->dm, send[0]);
+	void *ds[SC_MAX_WORLD], *dr[SC_MAX_WORLD];
+	for (int r = 0; r < k; r++) {
+		ds[r] = send[r];
+		dr[r] = recv[r];
+		if (!host)
+			continue;
+		ds[r] = n->dm->ops->alloc(n->dm, first + r, sbytes ? sbytes : 1);
+		dr[r] = n->dm->ops->alloc(n->dm, first + r, rbytes ? rbytes : 1);
+		if (!ds[r] || !dr[r])
+			return SC_ERR(e, SC_E_NOMEM, "nccl: out of device memory staging host buffers (rank %d)", first + r);
+		if (n->dm->ops->upload(n->dm, ds[r], send[r], sbytes))
+			return SC_ERR(e, SC_E_INTERNAL, "nccl: rank %d: staging a host buffer failed", first + r);
+	}
+	/* the buffers' producers are queued on the same streams: no host wait */
+	ncclResult_t res = ncclGroupStart();
+	for (int r = 0; r < k && (res == ncclSuccess || res == ncclInProgress); r++) {
+		int dev;
+		cudaStream_t s = sc_devmem_cuda_stream(n->dm, first + r, &dev);
+		ncclComm_t c = n->comm[world][r];
+		if (n->fault_armed && first + r == n->fault_rank && world >= 2) {
+			n->fault_armed = 0; /* the planted hang: this rank never joins */
+			continue;
+		}
+		switch (kind) {
+		case A2A: res = ncclAlltoAll(ds[r], dr[r], count, nccl_type(dt), c, s); break;
+		case AG: res = ncclAllGather(ds[r], dr[r], count, nccl_type(dt), c, s); break;
+		case RS: res = ncclReduceScatter(ds[r], dr[r], count, nccl_type(dt), nccl_op(op), c, s); break;
+		case AR: res = ncclAllReduce(ds[r], dr[r], count, nccl_type(dt), nccl_op(op), c, s); break;
+		}
+	}
+	ncclResult_t end = ncclGroupEnd();
+	if (res == ncclSuccess || res == ncclInProgress)
+		res = end;
+	if (res != ncclSuccess && res != ncclInProgress) {
+		abort_world(n, world);
+		return SC_ERR(e, SC_E_INTERNAL, "nccl: rank %d: %s on a world of %d failed: %s (%s)", first,
+			      call_name(kind), world, ncclGetErrorString(res), ncclGetLastError(NULL));
+	}
+	SC_CHECK(wait_all(n, world, call_name(kind), 1, e));
+	for (int r = 0; host && r < k; r++)
+		if (n->dm->ops->download(n->dm, recv[r], dr[r], rbytes))
+			return SC_ERR(e, SC_E_INTERNAL, "nccl: rank %d: reading a staged buffer back failed", first + r);
+	return SC_OK;
+}
+
+/* Byte-moving collectives go as bytes (u8); NCCL counts are elements. */
+static enum sc_status nccl_a2a(struct sc_backend *be, int world, void *const *send, void *const *recv,
+			       size_t chunk, struct sc_err *e)
+{
+	return coll(be, A2A, world, send, recv, chunk, SC_U8, SC_SUM, e);
+}
+
+static enum sc_status nccl_ag(struct sc_backend *be, int world, void *const *send, void *const *recv,
+			      size_t bytes, struct sc_err *e)
+{
+	return coll(be, AG, world, send, recv, bytes, SC_U8, SC_SUM, e);
+}
+
+static enum sc_status nccl_rs(struct sc_backend *be, int world, void *const *send, void *const *recv,
+			      size_t count, enum sc_dtype dt, enum sc_redop op, struct sc_err *e)
+{
+	return coll(be, RS, world, send, recv, count, dt, op, e);
+}
+
+static enum sc_status nccl_ar(struct sc_backend *be, int world, void *const *send, void *const *recv,
+			      size_t count, enum sc_dtype dt, enum sc_redop op, struct sc_err *e)
+{
+	return coll(be, AR, world, send, recv, count, dt, op, e);
+}
+
+static int nccl_combine(struct sc_backend *be, int world, int value)
+{
+	struct nccl_impl *n = N(be);
+	return n->mpi ? sc_backend_combine(n->mpi, world, value) : value;
+}
+
+static void nccl_bcast(struct sc_backend *be, void *buf, size_t len, int root)
+{
+	struct nccl_impl *n = N(be);
+	if (n->mpi)
+		sc_backend_bcast(n->mpi, buf, len, root);
+}
+
+static void nccl_gather(struct sc_backend *be, const void *mine, void *all, size_t len)
+{
+	struct nccl_impl *n = N(be);
+	if (n->mpi)
+		n->mpi->ops->gather(n->mpi, mine, all, len);
+	else
+		memcpy(all, mine, len);
+}
+
+static int nccl_proc(struct sc_backend *be) { return N(be)->proc; }
+static int nccl_max_world(struct sc_backend *be) { return N(be)->max_world; }
+static struct sc_devmem *nccl_devmem(struct sc_backend *be) { return N(be)->dm; }
+
+static void nccl_destroy(struct sc_backend *be)
+{
+	struct nccl_impl *n = N(be);
+	for (int w = 1; w <= SC_MAX_WORLD; w++) {
+		int first, k = local_count(n, w, &first);
+		for (int r = 0; n->comm[w] && r < k; r++)
+			if (n->comm[w][r])
+				n->state[w] < 0 ? ncclCommAbort(n->comm[w][r]) : ncclCommDestroy(n->comm[w][r]);
+		free(n->comm[w]);
+	}
+	sc_devmem_close(n->dm);
+	sc_backend_close(n->mpi);
+	free(n->ids);
+	free(n);
+	free(be);
+}
+
+static const struct sc_backend_ops nccl_ops = {
+	.name = "nccl",
+	.local_ranks = nccl_local,
+	.all_to_all = nccl_a2a,
+	.all_gather = nccl_ag,
+	.reduce_scatter = nccl_rs,
+	.all_reduce = nccl_ar,
+	.destroy = nccl_destroy,
+	.combine = nccl_combine,
+	.bcast = nccl_bcast,
+	.gather = nccl_gather,
+	.proc = nccl_proc,
+	.max_world = nccl_max_world,
+	.devmem = nccl_devmem,
+};
+
+enum sc_status sc_backend_nccl_open(struct sc_backend **out, struct sc_err *e)
+{
+	struct nccl_impl *n = calloc(1, sizeof *n);
+	struct sc_backend *be = calloc(1, sizeof *be);
+	struct sc_err ee;
+	enum sc_status st;
+	if (!n || !be) {
+		free(n);
+		free(be);
+		return SC_ERR(e, SC_E_NOMEM, "out of memory");
+	}
+	be->ops = &nccl_ops;
+	be->impl = n;
+	n->nprocs = 1;
+	const char *t = getenv("SC_NCCL_TIMEOUT");
+	n->timeout = t && atof(t) > 0 ? atof(t) : 120.0;
+	const char *f = getenv("SC_NCCL_FAULT");
+	if (f && strncmp(f, "hang:", 5) == 0) {
+		n->fault_rank = atoi(f + 5);
+		n->fault_armed = 1;
+	}
+	/* launched by mpirun: one rank per process, MPI for the bootstrap */
+	if (getenv("OMPI_COMM_WORLD_SIZE") && atoi(getenv("OMPI_COMM_WORLD_SIZE")) > 1) {
+		if ((st = sc_backend_mpi_open(&n->mpi, &ee)) != SC_OK) {
+			sc_backend_close(be);
+			return SC_ERR(e, st, "backend 'nccl' under mpirun needs the mpi backend: %s", ee.msg);
+		}
+		n->proc = sc_backend_proc(n->mpi);
+		n->nprocs = sc_backend_nprocs(n->mpi);
+	}
+	int ndev = 0;
+	const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+	const int local = n->mpi ? (lr ? atoi(lr) : n->proc) : 0;
+	if ((st = sc_devmem_cuda_open(&n->dm, 0, &ndev, &ee)) != SC_OK) {
+		sc_backend_close(be);
+		return SC_ERR(e, st, "backend 'nccl' is unavailable: %s", ee.msg);
+	}
+	n->ndev = ndev;
+	if (n->mpi) { /* this process's rank on its node-local GPU */
+		sc_devmem_close(n->dm);
+		n->dm = NULL;
+		const int base = ((local - n->proc) % ndev + ndev) % ndev;
+		if ((st = sc_devmem_cuda_open(&n->dm, base, &ndev, &ee)) != SC_OK) {
+			sc_backend_close(be);
+			return SC_ERR(e, st, "backend 'nccl': %s", ee.msg);
+		}
+		n->max_world = n->nprocs < SC_MAX_WORLD ? n->nprocs : SC_MAX_WORLD;
+		n->ids = calloc((size_t)n->max_world + 1, sizeof *n->ids);
+		if (!n->ids) {
+			sc_backend_close(be);
+			return SC_ERR(e, SC_E_NOMEM, "out of memory");
+		}
+		if (n->proc == 0)
+			for (int w = 1; w <= n->max_world; w++)
+				if (ncclGetUniqueId(&n->ids[w]) != ncclSuccess) {
+					sc_backend_close(be);
+					return SC_ERR(e, SC_E_INTERNAL, "nccl: ncclGetUniqueId failed: %s",
+						      ncclGetLastError(NULL));
+				}
+		sc_backend_bcast(n->mpi, n->ids, sizeof *n->ids * ((size_t)n->max_world + 1), 0);
+	} else {
+		n->max_world = ndev < SC_MAX_WORLD ? ndev : SC_MAX_WORLD;
+	}
+	*out = be;
+	return SC_OK;
+}
+
+int sc_backend_nccl_compiled(void) { return 1; }
