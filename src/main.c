@@ -60,7 +60,7 @@ static const char *const usage_check =
 	"builtin:NAME, builtin:all.\n"
 	"No target: builtin:all.\n"
 	"\n"
-	"  --backend NAME      sim (default); mpi, cuda, nccl when compiled in\n"
+	"  --backend NAME      sim (default), mpi, cuda, nccl, emu (see `shardcheck list`)\n"
 	"  --cases N           cases per target and property (default 1000)\n"
 	"  --time SECONDS      stop each target and property after this long\n"
 	"  --seed S            run seed (default: random, always printed); the same seed\n"
@@ -68,6 +68,8 @@ static const char *const usage_check =
 	"  --world LO..HI      world sizes (default 1..8); --world P for one\n"
 	"  --dtypes LIST       comma-separated dtypes (default all twelve)\n"
 	"  --max-elems N       global elements per case (default 65536)\n"
+	"  --case-memory MIB   buffer memory one case may use, every rank's together\n"
+	"                      (default 4096; the GPU's for big cases on cuda)\n"
 	"  --property NAME     check only this property (see `shardcheck list`)\n"
 	"  --chain A.sc,B.sc   check a chain of specs (compose; roundtrip when it returns\n"
 	"                      to its input placement)\n"
@@ -92,6 +94,7 @@ static const char *const usage_eval =
 	"  --seed S            value seed (default 0)\n"
 	"  --property NAME     property to check (default semantics)\n"
 	"  --dump DIR          write DIR/rank<r>.{input,output,expected}.npy\n"
+	"  --backend NAME, --case-memory MIB   as for check\n"
 	"exit: 0 the property holds, 1 it fails (or a step fails at run time), 2 error\n";
 
 static const char *const usage_repro =
@@ -151,6 +154,7 @@ struct cli {
 	const char *dump;
 	int quiet, verbose, seed_given, world, jobs;
 	double timeout, total;
+	size_t case_memory; /* bytes per case (every rank's buffers); 0: 4 GiB */
 	const char *corpus;
 	const char *usage; /* printed by --help */
 	const char *plugin, *baseline;
@@ -311,6 +315,10 @@ static int parse_args(struct cli *c, int argc, char **argv, int is_eval)
 		} else if (strcmp(key, "--dtype") == 0) {
 			if (sc_dtype_parse(val, &c->dtype))
 				return die_usage("--dtype: unknown dtype '%s' (see shardcheck list)", val);
+		} else if (strcmp(key, "--case-memory") == 0) {
+			if (parse_u64(val, &u) || u == 0 || u > ((uint64_t)1 << 30))
+				return die_usage("--case-memory needs MiB in 1..2^30, got '%s'", val);
+			c->case_memory = (size_t)u << 20;
 		} else if (strcmp(key, "--max-elems") == 0) {
 			if (parse_u64(val, &u) || u == 0)
 				return die_usage("--max-elems needs a positive integer, got '%s'", val);
@@ -662,6 +670,8 @@ static int cmd_check(int argc, char **argv, int full_argc, char **full_argv, int
 	if (c.timeout > 0 && !(gate && sc_backend_max_world(be) > 1 && !be->ops->combine))
 		arm_inflight(&c, be); /* on sim, a gate's timeout is the plugin's own */
 	struct sc_ctx *ctx = sc_ctx_new(be, c.co.gen.dtypes);
+	if (ctx)
+		ctx->arena.max_bytes = c.case_memory;
 	for (int i = 0; ctx && i < nt; i++)
 		if (targets[i].kind == SC_TGT_PLUGIN)
 			ctx->arena.shared = 1; /* plugins run in child processes that write here */
@@ -978,6 +988,8 @@ static int cmd_eval(int argc, char **argv)
 		return 2;
 	}
 	struct sc_ctx *ctx = sc_ctx_new(be, c.co.gen.dtypes);
+	if (ctx)
+		ctx->arena.max_bytes = c.case_memory;
 	const struct sc_property *p = sc_property_find(c.property ? c.property : "semantics");
 	struct sc_result r;
 	memset(&r, 0, sizeof r);
@@ -1090,6 +1102,8 @@ static int cmd_repro(int argc, char **argv)
 		return 2;
 	}
 	struct sc_ctx *ctx = sc_ctx_new(be, 0);
+	if (ctx)
+		ctx->arena.max_bytes = c.case_memory;
 	if (ctx && t.kind == SC_TGT_PLUGIN)
 		ctx->arena.shared = 1;
 	const struct sc_property *p = sc_property_find(t.fixed_property);
@@ -1288,6 +1302,8 @@ static int cmd_fuzz(int argc, char **argv, int full_argc, char **full_argv)
 	const int cap = nt * 8 + 1100;
 	struct sc_result *res = calloc((size_t)cap, sizeof *res);
 	struct sc_ctx *ctx = sc_ctx_new(be, c.co.gen.dtypes);
+	if (ctx)
+		ctx->arena.max_bytes = c.case_memory;
 	if (!res || !ctx) {
 		fprintf(stderr, "shardcheck: out of memory\n");
 		return 2;

@@ -1,10 +1,10 @@
 #!/bin/sh
 # Runs the corpus and builtin:all on sim and on BACKEND with the same seed
 # and compares every verdict line and minimal case (timings stripped).
-# Usage: test_backends.sh SHARDCHECK BACKEND [CASES]. Exits 77 (skipped)
-# when BACKEND cannot run here (not compiled in, or no GPU).
+# Usage: test_backends.sh SHARDCHECK BACKEND [CASES] [WORLD]. Exits 77
+# (skipped) when BACKEND cannot run here (not compiled in, or no GPU).
 set -u
-sc=$1 be=$2 cases=${3:-200}
+sc=$1 be=$2 cases=${3:-200} world=${4:-1..8}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$sc" check builtin:all_to_all --backend "$be" --cases 1 -q >"$tmp/probe" 2>&1
@@ -14,7 +14,7 @@ if [ $? -eq 2 ]; then
 fi
 norm() { sed -E 's/[0-9]+\.[0-9]+ ?m?s\b//g; s/backend [a-z]+/backend B/'; }
 for b in sim "$be"; do
-	"$sc" check corpus builtin:all --backend "$b" --seed 7 --cases "$cases" -v >"$tmp/$b.out" 2>&1
+	"$sc" check corpus builtin:all --backend "$b" --seed 7 --cases "$cases" --world "$world" -v >"$tmp/$b.out" 2>&1
 	echo $? >"$tmp/$b.rc"
 	norm <"$tmp/$b.out" >"$tmp/$b.norm"
 done
