@@ -148,6 +148,11 @@ extern "C" int sc_cuda_copy(void *dst, const sc_strided *dst_view, const void *s
 		return (int)cudaMemcpyAsync((char *)dst + dv.offset * (int64_t)esize,
 					    (const char *)src + sv.offset * (int64_t)esize, (size_t)n * esize,
 					    cudaMemcpyDeviceToDevice, s);
+	// rows contiguous on both sides move as wider elements (16-byte vectors);
+	// base pointers are 256-byte aligned, so offsets decide alignment
+	const int64_t rows = n / dv.shape[dv.ndim - 1];
+	esize = sc_strided_widen(&dv, &sv, esize);
+	n = rows * dv.shape[dv.ndim - 1];
 	sc_tile_plan p;
 	if (sc_tile_plan_make(&dv, &sv, &p)) {
 		const unsigned nb = (unsigned)(p.ntiles < 65535 * 32 ? p.ntiles : 65535 * 32);

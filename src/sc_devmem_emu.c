@@ -189,6 +189,9 @@ static int emu_copy(struct sc_devmem *dm, int rank, void *dst, const struct sc_s
 		struct sc_strided d = *dv, s = *sv;
 		struct sc_tile_plan p;
 		sc_strided_coalesce2(&d, &s);
+		const int64_t rows = n / d.shape[d.ndim - 1];
+		esize = sc_strided_widen(&d, &s, esize); /* as the kernel does */
+		n = rows * d.shape[d.ndim - 1];
 		if (sc_tile_plan_make(&d, &s, &p))
 			tile_copy(dst, src, &p, esize);
 		else

@@ -97,11 +97,11 @@ uint16_t sc_float_to_bf16(float f) { return (uint16_t)sc_hd_float_to_mini(SC_BF1
 		}                                                              \
 	} while (0)
 
-#define RED_TYPED(T)                                                           \
+#define RED_TYPED(T, UT) /* sums and products wrap in UT */                   \
 	do {                                                                   \
 		switch (op) {                                                  \
-		case SC_SUM: RED_LOOP(T, x + y); break;                        \
-		case SC_PROD: RED_LOOP(T, x * y); break;                       \
+		case SC_SUM: RED_LOOP(T, (UT)x + (UT)y); break;                \
+		case SC_PROD: RED_LOOP(T, (UT)x * (UT)y); break;                       \
 		case SC_MAX: RED_LOOP(T, x > y ? x : y); break;                \
 		case SC_MIN: RED_LOOP(T, x < y ? x : y); break;                \
 		default: break;                                                \
@@ -122,14 +122,14 @@ void sc_reduce(enum sc_dtype dt, enum sc_redop op, void *acc, const void *in,
 	/* Unsigned wrap-around is defined; signed small-integer sums stay in
 	 * range by construction of sc_small_int. */
 	switch (dt) {
-	case SC_I8: RED_TYPED(int8_t); break;
-	case SC_U8: RED_TYPED(uint8_t); break;
-	case SC_I32: RED_TYPED(int32_t); break;
-	case SC_U32: RED_TYPED(uint32_t); break;
-	case SC_I64: RED_TYPED(int64_t); break;
-	case SC_U64: RED_TYPED(uint64_t); break;
-	case SC_F32: RED_TYPED(float); break;
-	case SC_F64: RED_TYPED(double); break;
+	case SC_I8: RED_TYPED(int8_t, unsigned); break;
+	case SC_U8: RED_TYPED(uint8_t, unsigned); break;
+	case SC_I32: RED_TYPED(int32_t, uint32_t); break;
+	case SC_U32: RED_TYPED(uint32_t, uint32_t); break;
+	case SC_I64: RED_TYPED(int64_t, uint64_t); break;
+	case SC_U64: RED_TYPED(uint64_t, uint64_t); break;
+	case SC_F32: RED_TYPED(float, float); break;
+	case SC_F64: RED_TYPED(double, double); break;
 	case SC_F16: case SC_BF16: RED_MINI(uint16_t); break;
 	case SC_F8E4M3: case SC_F8E5M2: RED_MINI(uint8_t); break;
 	case SC_NDTYPES: break;

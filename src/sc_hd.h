@@ -209,4 +209,32 @@ SC_HD static inline void sc_tile_origin(const struct sc_tile_plan *p, int64_t t,
 	*dbase = sc_strided_offset(&p->db, b);
 }
 
+/* Widens the elements of a copy whose last dim is contiguous on both
+ * sides: pairs of elements become one of twice the size while the last
+ * extent, every other stride and both offsets stay divisible, up to 16
+ * bytes, so rows move as 16-byte vectors. Returns the new element size. */
+SC_HD static inline unsigned sc_strided_widen(struct sc_strided *a, struct sc_strided *b, unsigned esize)
+{
+	const int L = a->ndim - 1;
+	if (L < 0 || a->stride[L] != 1 || b->stride[L] != 1)
+		return esize;
+	while (esize < 16 && a->shape[L] % 2 == 0 && a->offset % 2 == 0 && b->offset % 2 == 0) {
+		int ok = 1;
+		for (int d = 0; d < L; d++)
+			ok &= a->stride[d] % 2 == 0 && b->stride[d] % 2 == 0;
+		if (!ok)
+			break;
+		for (int d = 0; d < L; d++) {
+			a->stride[d] /= 2;
+			b->stride[d] /= 2;
+		}
+		a->shape[L] /= 2;
+		b->shape[L] = a->shape[L];
+		a->offset /= 2;
+		b->offset /= 2;
+		esize *= 2;
+	}
+	return esize;
+}
+
 #endif

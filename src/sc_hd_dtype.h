@@ -188,8 +188,10 @@ SC_HD static inline float sc_hd_op_f(int op, float x, float y)
 	default: return x < y ? x : y;
 	}
 }
-#define SC_HD_OP_INT(T, op, x, y)                                               \
-	((op) == SC_SUM ? (T)((x) + (y)) : (op) == SC_PROD ? (T)((x) * (y))  \
+/* Sums and products wrap around in the unsigned type of the same width
+ * (what the hardware does; signed overflow stays defined). */
+#define SC_HD_OP_INT(T, UT, op, x, y)                                           \
+	((op) == SC_SUM ? (T)(UT)((UT)(x) + (UT)(y)) : (op) == SC_PROD ? (T)(UT)((UT)(x) * (UT)(y)) \
 	 : (op) == SC_MAX ? ((x) > (y) ? (x) : (y)) : ((x) < (y) ? (x) : (y)))
 
 /* a OP b on the bits of two elements of dt, in dt's arithmetic (16- and
@@ -198,12 +200,12 @@ SC_HD static inline float sc_hd_op_f(int op, float x, float y)
 SC_HD static inline uint64_t sc_hd_reduce1(int dt, int op, uint64_t a, uint64_t b)
 {
 	switch (dt) {
-	case SC_I8: { int8_t x = (int8_t)a, y = (int8_t)b; return (uint8_t)SC_HD_OP_INT(int8_t, op, x, y); }
-	case SC_U8: { uint8_t x = (uint8_t)a, y = (uint8_t)b; return (uint8_t)SC_HD_OP_INT(uint8_t, op, x, y); }
-	case SC_I32: { int32_t x = (int32_t)a, y = (int32_t)b; return (uint32_t)SC_HD_OP_INT(int32_t, op, x, y); }
-	case SC_U32: { uint32_t x = (uint32_t)a, y = (uint32_t)b; return (uint32_t)SC_HD_OP_INT(uint32_t, op, x, y); }
-	case SC_I64: { int64_t x = (int64_t)a, y = (int64_t)b; return (uint64_t)SC_HD_OP_INT(int64_t, op, x, y); }
-	case SC_U64: return SC_HD_OP_INT(uint64_t, op, a, b);
+	case SC_I8: { int8_t x = (int8_t)a, y = (int8_t)b; return (uint8_t)SC_HD_OP_INT(int8_t, unsigned, op, x, y); }
+	case SC_U8: { uint8_t x = (uint8_t)a, y = (uint8_t)b; return (uint8_t)SC_HD_OP_INT(uint8_t, unsigned, op, x, y); }
+	case SC_I32: { int32_t x = (int32_t)a, y = (int32_t)b; return (uint32_t)SC_HD_OP_INT(int32_t, uint32_t, op, x, y); }
+	case SC_U32: { uint32_t x = (uint32_t)a, y = (uint32_t)b; return (uint32_t)SC_HD_OP_INT(uint32_t, uint32_t, op, x, y); }
+	case SC_I64: { int64_t x = (int64_t)a, y = (int64_t)b; return (uint64_t)SC_HD_OP_INT(int64_t, uint64_t, op, x, y); }
+	case SC_U64: return SC_HD_OP_INT(uint64_t, uint64_t, op, a, b);
 	case SC_F32: return sc_hd_f2u(sc_hd_op_f(op, sc_hd_u2f((uint32_t)a), sc_hd_u2f((uint32_t)b)));
 	case SC_F64: return sc_hd_d2u(sc_hd_op_d(op, sc_hd_u2d(a), sc_hd_u2d(b)));
 	default:

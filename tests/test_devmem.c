@@ -188,13 +188,18 @@ static void test_emu(void)
 	T_CHECK(dm->ops->is_device(dm, p) && !dm->ops->is_device(dm, &bad), "device pointers are known");
 	pid_t pid = fork();
 	if (pid == 0) {
+		struct sigaction sa; /* the default action, whatever a sanitizer installed */
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = SIG_DFL;
+		sigaction(SIGSEGV, &sa, NULL);
 		volatile unsigned char v = *(volatile unsigned char *)p; /* a host access */
 		(void)v;
 		_exit(0);
 	}
 	int status = 0;
 	waitpid(pid, &status, 0);
-	T_CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV, "a host read of a device buffer faults");
+	T_CHECK((WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV) || (WIFEXITED(status) && WEXITSTATUS(status) != 0),
+		"a host read of a device buffer faults (status %d)", status);
 
 	struct sc_strided v8 = {1, {8}, {1}, 0}, v9 = {1, {9}, {1}, 0};
 	sc_devmem_fail(dm, dm->ops->copy(dm, 0, q, &v8, p, &v8, 8, 8), "copy", 0);
