@@ -33,19 +33,28 @@ static int on_host(struct sc_devmem *dm, int world, void *const *send)
 	return world > 0 && !dm->ops->is_device(dm, send[0]);
 }
 
+/* recv[dst] + src*bytes = send[src] (+ dst*bytes when each destination
+ * gets its own chunk: all_to_all), for every pair of ranks. */
+static enum sc_status exchange(struct sc_devmem *dm, int world, void *const *send, void *const *recv,
+			       size_t bytes, int chunked, const char *call, struct sc_err *e)
+{
+	for (int dst = 0; dst < world && bytes; dst++)
+		for (int src = 0; src < world; src++)
+			if (sc_devmem_fail(dm, dm->ops->move(dm, dst, (char *)recv[dst] + (size_t)src * bytes, src,
+							     (const char *)send[src] + (chunked ? (size_t)dst * bytes : 0),
+							     bytes),
+					   call, dst))
+				break;
+	return sc_devmem_status(dm, 0, e);
+}
+
 static enum sc_status dev_a2a(struct sc_backend *be, int world, void *const *send, void *const *recv,
 			      size_t chunk, struct sc_err *e)
 {
 	struct sc_devmem *dm = DM(be);
 	if (on_host(dm, world, send))
 		return sc_backend_sim_ops()->all_to_all(be, world, send, recv, chunk, e);
-	for (int dst = 0; dst < world && chunk; dst++)
-		for (int src = 0; src < world; src++)
-			if (sc_devmem_fail(dm, dm->ops->move(dm, dst, (char *)recv[dst] + (size_t)src * chunk, src,
-							     (const char *)send[src] + (size_t)dst * chunk, chunk),
-					   "all_to_all copy", dst))
-				return sc_devmem_status(dm, 0, e);
-	return sc_devmem_status(dm, 0, e);
+	return exchange(dm, world, send, recv, chunk, 1, "all_to_all copy", e);
 }
 
 static enum sc_status dev_ag(struct sc_backend *be, int world, void *const *send, void *const *recv,
@@ -54,13 +63,7 @@ static enum sc_status dev_ag(struct sc_backend *be, int world, void *const *send
 	struct sc_devmem *dm = DM(be);
 	if (on_host(dm, world, send))
 		return sc_backend_sim_ops()->all_gather(be, world, send, recv, bytes, e);
-	for (int dst = 0; dst < world && bytes; dst++)
-		for (int src = 0; src < world; src++)
-			if (sc_devmem_fail(dm, dm->ops->move(dm, dst, (char *)recv[dst] + (size_t)src * bytes, src,
-							     send[src], bytes),
-					   "all_gather copy", dst))
-				return sc_devmem_status(dm, 0, e);
-	return sc_devmem_status(dm, 0, e);
+	return exchange(dm, world, send, recv, bytes, 0, "all_gather copy", e);
 }
 
 /* recv[r] (on rank r) = OP over src of send[src] + off(r), count elements. */
