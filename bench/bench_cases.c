@@ -10,19 +10,20 @@
 #include <unistd.h>
 
 #include "sc_check.h"
+#include "sc_clock.h"
 
 static double gen_only(struct sc_target *t, const struct sc_gen_opts *o, long n)
 {
-	double t0 = sc_now();
+	double t0 = sc_clock_now();
 	long ok = 0;
 	for (long i = 0; i < n; i++) {
 		struct sc_choices ch;
 		uint64_t s = (uint64_t)i;
-		sc_choices_prng(&ch, sc_splitmix64(&s));
+		sc_choices_prng(&ch, sc_mix_next(&s));
 		struct sc_case c;
 		ok += sc_gen_case(t, o, &ch, &c, NULL) == SC_OK;
 	}
-	double dt = sc_now() - t0;
+	double dt = sc_clock_now() - t0;
 	return ok / dt;
 }
 

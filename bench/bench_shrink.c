@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sc_check.h"
+#include "sc_clock.h"
 
 static struct sc_ctx *ctx;
 static const struct sc_property *sem;
@@ -35,13 +36,13 @@ static void bench_spec(const char *path)
 		memset(&c, 0, sizeof c);
 		c.world = 7;
 		c.ndims = t.spec->ndims;
-		c.dtype = (enum sc_dtype)(sc_splitmix64(&st) % SC_NDTYPES);
-		c.seed = sc_splitmix64(&st) % 1000;
+		c.dtype = (enum sc_dtype)(sc_mix_next(&st) % SC_NDTYPES);
+		c.seed = sc_mix_next(&st) % 1000;
 		for (int d = 0; d < c.ndims; d++) {
 			int sharded = (t.spec->in.kind == SC_SHARD && t.spec->in.shard_dim == d) ||
 				      (t.spec->out.kind == SC_SHARD && t.spec->out.shard_dim == d);
-			c.sizes[d] = sharded ? 7 * (int64_t)(1 + sc_splitmix64(&st) % 9)
-					     : (int64_t)(1 + sc_splitmix64(&st) % 64);
+			c.sizes[d] = sharded ? 7 * (int64_t)(1 + sc_mix_next(&st) % 9)
+					     : (int64_t)(1 + sc_mix_next(&st) % 64);
 		}
 		found = sc_case_valid(&t, &o, &c, NULL, 0) && fails(&t, &c);
 	}
@@ -55,13 +56,13 @@ static void bench_spec(const char *path)
 	int64_t n = 1;
 	for (int d = 0; d < c.ndims; d++)
 		n *= c.sizes[d];
-	double r0 = sc_now();
+	double r0 = sc_clock_now();
 	fails(&t, &c);
-	double one = sc_now() - r0;
+	double one = sc_clock_now() - r0;
 	struct sc_shrink_stats stats;
-	double s0 = sc_now();
+	double s0 = sc_clock_now();
 	sc_shrink(&t, &o, &c, fails, &t, &stats);
-	double dt = sc_now() - s0;
+	double dt = sc_clock_now() - s0;
 	sc_case_format(&t, &c, to, sizeof to);
 	printf("%s\n  from %s (%lld elements)\n  to   %s\n  %d steps, %ld cases run, %.4f s (= %.1f runs of the large case)\n",
 	       path, from, (long long)n, to, stats.steps, stats.tries, dt, dt / one);

@@ -1,14 +1,6 @@
 /* sc_choice: PRNG and byte-string choice streams. */
 #include "sc_choice.h"
 
-uint64_t sc_splitmix64(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 void sc_choices_prng(struct sc_choices *c, uint64_t seed)
 {
 	c->prng = 1;
@@ -32,7 +24,7 @@ uint64_t sc_choice(struct sc_choices *c, uint64_t n)
 		return 0;
 	uint64_t v;
 	if (c->prng) {
-		v = sc_splitmix64(&c->state);
+		v = sc_mix_next(&c->state);
 	} else {
 		/* as many bytes as n needs, big-endian; missing bytes are 0 */
 		v = 0;

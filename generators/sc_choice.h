@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sc_mix.h"
+
 struct sc_choices {
 	int prng;
 	uint64_t state;
@@ -21,7 +23,5 @@ void sc_choices_prng(struct sc_choices *c, uint64_t seed);
 void sc_choices_bytes(struct sc_choices *c, const uint8_t *bytes, size_t len);
 /* A value in [0, n); n == 0 or 1 gives 0. */
 uint64_t sc_choice(struct sc_choices *c, uint64_t n);
-/* splitmix64 step, exposed for seed derivation. */
-uint64_t sc_splitmix64(uint64_t *state);
 
 #endif

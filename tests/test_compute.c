@@ -70,7 +70,7 @@ int main(int argc, char **argv)
 		for (long i = 0; i < ncases; i++) {
 			struct sc_choices ch;
 			uint64_t st = 1000003ULL * (uint64_t)i + (uint64_t)k;
-			sc_choices_prng(&ch, sc_splitmix64(&st));
+			sc_choices_prng(&ch, sc_mix_next(&st));
 			struct sc_case c;
 			if (sc_gen_case(&mlp, &o, &ch, &c, NULL) != SC_OK)
 				continue;

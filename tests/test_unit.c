@@ -271,27 +271,27 @@ static void test_strided(void)
 	uint64_t st = 99;
 	int bad = 0, coalesced_fewer = 0;
 	for (int trial = 0; trial < 2000; trial++) {
-		int nd = 1 + (int)(sc_splitmix64(&st) % 6);
+		int nd = 1 + (int)(sc_mix_next(&st) % 6);
 		int64_t shape[8], cstr[8];
 		for (int d = 0; d < nd; d++)
-			shape[d] = 1 + (int64_t)(sc_splitmix64(&st) % 5);
+			shape[d] = 1 + (int64_t)(sc_mix_next(&st) % 5);
 		sc_contig_strides(shape, nd, cstr);
 		int perm[8];
 		for (int d = 0; d < nd; d++)
 			perm[d] = d;
 		for (int d = nd - 1; d > 0; d--) {
-			int j = (int)(sc_splitmix64(&st) % (uint64_t)(d + 1)), t = perm[d];
+			int j = (int)(sc_mix_next(&st) % (uint64_t)(d + 1)), t = perm[d];
 			perm[d] = perm[j];
 			perm[j] = t;
 		}
 		struct sc_strided m;
 		m.ndim = nd;
-		m.offset = (int64_t)(sc_splitmix64(&st) % 7);
+		m.offset = (int64_t)(sc_mix_next(&st) % 7);
 		for (int d = 0; d < nd; d++) {
 			m.shape[d] = shape[perm[d]];
 			m.stride[d] = cstr[perm[d]];
 		}
-		if (nd > 1 && sc_splitmix64(&st) % 3 == 0 && m.shape[0] > 1) /* a slice */
+		if (nd > 1 && sc_mix_next(&st) % 3 == 0 && m.shape[0] > 1) /* a slice */
 			m.shape[0]--;
 		struct sc_iter it;
 		sc_iter_init(&it, m.shape, m.stride, m.ndim, m.offset);

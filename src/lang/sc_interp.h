@@ -11,12 +11,10 @@
 #include <stdint.h>
 
 #include "sc_backend.h"
+#include "sc_limits.h"
 #include "sc_spec.h"
 #include "sc_tensor.h"
 
-#define SC_MAX_WORLD 256
-#define SC_PROV_POISON UINT64_MAX
-#define SC_PROV_MIXED (UINT64_MAX - 1)
 
 struct sc_exec {
 	struct sc_arena *arena;

@@ -10,23 +10,9 @@
 
 #include <stdint.h>
 
-#if defined(__CUDACC__)
-#define SC_HD __host__ __device__
-#else
-#define SC_HD
-#endif
+#include "sc_limits.h"
+#include "sc_mix.h"
 
-#define SC_HD_MAX_DIMS 8
-
-SC_HD static inline uint64_t sc_hd_mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
 
 /* A bijection on the low w bits (w in 8, 16, 32): xorshift and odd
  * multiplication are invertible modulo 2^w. */
@@ -47,12 +33,12 @@ SC_HD static inline uint64_t sc_hd_perm(uint64_t x, unsigned w)
 SC_HD static inline uint64_t sc_hd_value_bits(unsigned bytes, uint64_t seed, uint64_t g)
 {
 	const unsigned w = 8 * bytes;
-	const uint64_t key = sc_hd_mix64(seed + 0x632be59bd9b4e019ULL);
+	const uint64_t key = sc_mix64(seed + 0x632be59bd9b4e019ULL);
 	if (w == 64)
-		return sc_hd_mix64(g ^ key);
+		return sc_mix64(g ^ key);
 	const uint64_t mask = (1ULL << w) - 1;
 	const uint64_t hi = g >> w;
-	const uint64_t k = hi ? sc_hd_mix64(key ^ sc_hd_mix64(hi)) : key;
+	const uint64_t k = hi ? sc_mix64(key ^ sc_mix64(hi)) : key;
 	return sc_hd_perm((g ^ k) & mask, w);
 }
 
@@ -61,8 +47,8 @@ SC_HD static inline uint64_t sc_hd_value_bits(unsigned bytes, uint64_t seed, uin
  * 2^31 elements are the point of the large-case tests. */
 struct sc_strided {
 	int ndim;
-	int64_t shape[SC_HD_MAX_DIMS];
-	int64_t stride[SC_HD_MAX_DIMS];
+	int64_t shape[SC_MAX_DIMS];
+	int64_t stride[SC_MAX_DIMS];
 	int64_t offset;
 };
 

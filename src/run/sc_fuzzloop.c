@@ -9,6 +9,8 @@
 #include "sc_casefile.h"
 #include "sc_npy.h"
 #include "sc_report.h"
+#include "sc_clock.h"
+#include "sc_fs.h"
 
 #define MAX_SIGS 4096
 
@@ -99,7 +101,7 @@ static enum sc_status write_finding(const struct sc_fuzz_opts *o, struct sc_resu
 	}
 	if (o->findings_dir) {
 		char path[1200];
-		SC_CHECK(sc_mkdirs(o->findings_dir, e));
+		SC_CHECK(sc_fs_mkdirs(o->findings_dir, e));
 		const char *base = strrchr(r->target, '/');
 		base = base ? base + 1 : r->target;
 		char clean[256];
@@ -109,7 +111,7 @@ static enum sc_status write_finding(const struct sc_fuzz_opts *o, struct sc_resu
 				*c = '-';
 		snprintf(path, sizeof path, "%.800s/%.200s-%s-%08llx.case", o->findings_dir, clean, r->property,
 			 (unsigned long long)(sig & 0xffffffffULL));
-		SC_CHECK(sc_write_atomic(path, text, strlen(text), e));
+		SC_CHECK(sc_fs_write_atomic(path, text, strlen(text), e));
 		if (!r->case_file[0])
 			snprintf(r->case_file, sizeof r->case_file, "%.590s", path);
 	}
@@ -120,7 +122,7 @@ enum sc_status sc_fuzz_campaign(struct sc_ctx *ctx, struct sc_target *t, int nt,
 				const struct sc_fuzz_opts *o, struct sc_result *res, int cap,
 				int *nres, struct sc_err *e)
 {
-	const double t0 = sc_now();
+	const double t0 = sc_clock_now();
 	const double every = o->progress_every > 0 ? o->progress_every : 10;
 	uint64_t *sigs = calloc(MAX_SIGS, sizeof *sigs);
 	if (!sigs)
@@ -161,15 +163,15 @@ enum sc_status sc_fuzz_campaign(struct sc_ctx *ctx, struct sc_target *t, int nt,
 	if (!o->no_replay)
 		replay_findings(ctx, o, res, cap, nres, sigs, &nsigs);
 	long cases = 0, failures = 0;
-	double last = sc_now();
+	double last = sc_clock_now();
 	for (uint64_t round = 0; npairs > 0; round++) {
 		for (int i = 0; i < npairs; i++) {
-			double el = sc_now() - t0;
+			double el = sc_clock_now() - t0;
 			if ((o->stop && *o->stop) || el >= o->seconds)
 				goto done;
 			struct sc_check_opts co = o->co;
 			uint64_t s = o->co.seed ^ (round * 0x9e3779b97f4a7c15ULL) ^ ((uint64_t)i << 32);
-			co.seed = sc_splitmix64(&s);
+			co.seed = sc_mix_next(&s);
 			co.cases = 1L << 40;
 			co.seconds = slice < o->seconds - el ? slice : o->seconds - el;
 			struct sc_result r;
@@ -219,8 +221,8 @@ enum sc_status sc_fuzz_campaign(struct sc_ctx *ctx, struct sc_target *t, int nt,
 						o->event(o->u, &ev);
 				}
 			}
-			if (sc_now() - last >= every && o->event) {
-				last = sc_now();
+			if (sc_clock_now() - last >= every && o->event) {
+				last = sc_clock_now();
 				struct sc_fuzz_event ev = {.kind = SC_FZ_PROGRESS, .elapsed = last - t0,
 							   .left = o->seconds - (last - t0), .cases = cases,
 							   .failures = failures};

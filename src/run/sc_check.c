@@ -4,27 +4,13 @@
  * seed, the target's name, the property's name and i, so a run seed
  * replays exactly and adding a target does not change another's cases. */
 #include "sc_check.h"
+#include "sc_clock.h"
 
 #include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-double sc_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static uint64_t fnv1a(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return h;
-}
 
 /* Compute specs: the tolerance failure, from the merged counts. */
 static void worst_message(struct sc_failure *f)
@@ -120,7 +106,7 @@ enum sc_status sc_check_run(struct sc_ctx *ctx, struct sc_target *t, const struc
 	res->property = p->name;
 	res->tgt = t;
 	res->expected = t->expect;
-	const double t0 = sc_now();
+	const double t0 = sc_clock_now();
 	if (!p->applies(t) || (t->has_case && strcmp(t->fixed_property, p->name) != 0)) {
 		res->verdict = SC_V_SKIP;
 		return SC_OK;
@@ -135,16 +121,16 @@ enum sc_status sc_check_run(struct sc_ctx *ctx, struct sc_target *t, const struc
 			res->have_cx = 1;
 		if (res->verdict == SC_V_ERROR)
 			snprintf(res->error, sizeof res->error, "%s", ctx->err.msg);
-		res->seconds = sc_now() - t0;
+		res->seconds = sc_clock_now() - t0;
 		return SC_OK;
 	}
 	const long ncases = o->cases > 0 ? o->cases : 1000;
-	uint64_t base = o->seed ^ fnv1a(t->name) ^ (fnv1a(p->name) << 1);
+	uint64_t base = o->seed ^ sc_mix_str(t->name) ^ (sc_mix_str(p->name) << 1);
 	res->verdict = SC_V_PASS;
 	long skipped = 0;
 	for (long i = 0; i < ncases; i++) {
 		if ((i & 255) == 255 && (o->seconds > 0 || o->progress)) {
-			double el = sc_now() - t0;
+			double el = sc_clock_now() - t0;
 			if (o->seconds > 0 && sc_backend_combine(ctx->be, 0, el > o->seconds))
 				break;
 			if (o->progress)
@@ -152,7 +138,7 @@ enum sc_status sc_check_run(struct sc_ctx *ctx, struct sc_target *t, const struc
 		}
 		struct sc_choices ch;
 		uint64_t st = base + (uint64_t)i;
-		sc_choices_prng(&ch, sc_splitmix64(&st));
+		sc_choices_prng(&ch, sc_mix_next(&st));
 		struct sc_case c;
 		struct sc_err e;
 		enum sc_status gs = sc_gen_case(t, &o->gen, &ch, &c, &e);
@@ -191,9 +177,9 @@ enum sc_status sc_check_run(struct sc_ctx *ctx, struct sc_target *t, const struc
 			res->cx = c;
 			if (!o->no_shrink) {
 				struct pred pr = {ctx, t, p, o};
-				double s0 = sc_now();
+				double s0 = sc_clock_now();
 				sc_shrink(t, &o->gen, &res->cx, still_fails, &pr, &res->shrink);
-				res->shrink_seconds = sc_now() - s0;
+				res->shrink_seconds = sc_clock_now() - s0;
 			}
 			sc_check_case(ctx, t, p, &res->cx, &res->fail);
 			break;
@@ -206,7 +192,7 @@ enum sc_status sc_check_run(struct sc_ctx *ctx, struct sc_target *t, const struc
 		snprintf(res->error, sizeof res->error,
 			 "no valid case could be generated (check the require lines, sizes and --world)");
 	}
-	res->seconds = sc_now() - t0;
+	res->seconds = sc_clock_now() - t0;
 	return SC_OK;
 }
 

@@ -11,9 +11,5 @@
 /* Writes t (any strides) in row-major order; atomically (temp + rename). */
 enum sc_status sc_npy_write(const char *path, const struct sc_tensor *t, enum sc_dtype dt,
 			    struct sc_err *e);
-/* Writes a file atomically: path.tmp.PID then rename. */
-enum sc_status sc_write_atomic(const char *path, const void *data, size_t len, struct sc_err *e);
-/* mkdir -p */
-enum sc_status sc_mkdirs(const char *path, struct sc_err *e);
 
 #endif

@@ -12,9 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sc_limits.h"
 #include "sc_status.h"
 
-#define SC_MAX_DIMS 8
 #define SC_GUARD_BYTES 32
 #define SC_GUARD_BYTE 0xA5
 

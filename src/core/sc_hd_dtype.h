@@ -145,7 +145,7 @@ SC_HD static inline int sc_hd_dtype_signed(int dt)
  * g; rank < 0: the value of a tensor that is not partial. */
 SC_HD static inline int sc_hd_small_int(int dt, int op, uint64_t seed, int rank, uint64_t g)
 {
-	const uint64_t h = sc_hd_mix64(sc_hd_mix64(seed ^ 0x5851f42d4c957f2dULL) ^
+	const uint64_t h = sc_mix64(sc_mix64(seed ^ 0x5851f42d4c957f2dULL) ^
 				       ((uint64_t)(int64_t)rank << 48) ^ g);
 	const int sgn = sc_hd_dtype_signed(dt);
 	switch (op) {

@@ -12,6 +12,8 @@ enum sc_status sc_err_vset(struct sc_err *e, enum sc_status st, const char *file
 		e->file = file;
 		e->line = line;
 		vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+		if (sc_log_on(SC_LOG_TRACE))
+			sc_log_write(SC_LOG_TRACE, file, line, "%s raised: %s", sc_status_name(st), e->msg);
 	}
 	return st;
 }
@@ -24,6 +26,11 @@ enum sc_status sc_err_set(struct sc_err *e, enum sc_status st, const char *file,
 	sc_err_vset(e, st, file, line, fmt, ap);
 	va_end(ap);
 	return st;
+}
+
+void sc_status_trace(enum sc_status st, const char *what, const char *file, int line)
+{
+	sc_log_write(SC_LOG_TRACE, file, line, "%s from %s", sc_status_name(st), what);
 }
 
 void sc_err_clear(struct sc_err *e)

@@ -6,12 +6,13 @@
  * own files are compiled in, so nothing else needs to know. */
 #include "sc_backend.h"
 #include "sc_devmem.h"
+#include "sc_limits.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define SC_MAX_WORLD_ANY 256
+
 
 static int sim_local(struct sc_backend *be, int world, int *first)
 {
@@ -119,7 +120,7 @@ int sc_backend_leader(struct sc_backend *be) { return sc_backend_proc(be) == 0; 
 
 int sc_backend_max_world(struct sc_backend *be)
 {
-	return be->ops->max_world ? be->ops->max_world(be) : SC_MAX_WORLD_ANY;
+	return be->ops->max_world ? be->ops->max_world(be) : SC_MAX_WORLD;
 }
 
 static struct sc_backend_info backends[] = {

@@ -10,6 +10,7 @@
 #include "sc_casefile.h"
 #include "sc_plugin.h"
 #include "sc_npy.h"
+#include "sc_fs.h"
 
 struct sb {
 	char *s;
@@ -269,13 +270,13 @@ enum sc_status sc_report_write_failure(const char *dir, struct sc_result *r, con
 {
 	char fdir[1024], name[600], path[1700];
 	snprintf(fdir, sizeof fdir, "%.1000s/failures", dir);
-	SC_CHECK(sc_mkdirs(fdir, e));
+	SC_CHECK(sc_fs_mkdirs(fdir, e));
 	failure_name(r, name, sizeof name);
 	char text[4096];
 	SC_CHECK(sc_casefile_format(r->tgt, r->property, backend, &r->cx,
 				    r->tgt->corpus ? r->expected : -1, text, sizeof text, e));
 	snprintf(path, sizeof path, "%s/%s.case", fdir, name);
-	SC_CHECK(sc_write_atomic(path, text, strlen(text), e));
+	SC_CHECK(sc_fs_write_atomic(path, text, strlen(text), e));
 	snprintf(r->case_file, sizeof r->case_file, "%.590s", path);
 	char *md = NULL;
 	size_t mdlen = 0;
@@ -290,7 +291,7 @@ enum sc_status sc_report_write_failure(const char *dir, struct sc_result *r, con
 	fprintf(m, "```\n\nCase file (`%s`):\n\n```\n%s```\n", path, text);
 	fclose(m);
 	snprintf(path, sizeof path, "%s/%s.md", fdir, name);
-	enum sc_status st = sc_write_atomic(path, md, mdlen, e);
+	enum sc_status st = sc_fs_write_atomic(path, md, mdlen, e);
 	free(md);
 	return st;
 }
@@ -470,7 +471,7 @@ static char *summary_md(const struct sc_report_meta *m, const struct sc_result *
 enum sc_status sc_report_write(const char *dir, const struct sc_report_meta *m,
 			       const struct sc_result *res, int n, struct sc_err *e)
 {
-	SC_CHECK(sc_mkdirs(dir, e));
+	SC_CHECK(sc_fs_mkdirs(dir, e));
 	char path[4096];
 	char *doc[3] = {sc_report_json(m, res, n), junit_xml(m, res, n), summary_md(m, res, n)};
 	static const char *const names[3] = {"report.json", "junit.xml", "summary.md"};
@@ -482,7 +483,7 @@ enum sc_status sc_report_write(const char *dir, const struct sc_report_meta *m,
 		}
 		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
 		if (st == SC_OK)
-			st = sc_write_atomic(path, doc[i], strlen(doc[i]), e);
+			st = sc_fs_write_atomic(path, doc[i], strlen(doc[i]), e);
 		free(doc[i]);
 	}
 	return st;

@@ -53,6 +53,4 @@ void sc_case_format(struct sc_target *t, const struct sc_case *c, char *buf, siz
 /* "s=2,b=2" for --sizes */
 void sc_case_sizes_arg(struct sc_target *t, const struct sc_case *c, char *buf, size_t n);
 
-double sc_now(void);
-
 #endif

@@ -16,8 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sc_check.h" /* sc_now */
+
 #include "shardcheck/plugin.h"
+#include "sc_clock.h"
 
 /* The ABI's dtype and op values are shardcheck's own. */
 _Static_assert((int)SC_PLUGIN_I32 == (int)SC_I32 && (int)SC_PLUGIN_F8E5M2 == (int)SC_F8E5M2 &&
@@ -348,7 +349,7 @@ static enum sc_status run_isolated(struct thread_arg *args, int world, struct ra
 				_exit(3);
 		_exit(0);
 	}
-	const double t0 = sc_now();
+	const double t0 = sc_clock_now();
 	long nap = 20000; /* ns */
 	int status;
 	for (;;) {
@@ -357,7 +358,7 @@ static enum sc_status run_isolated(struct thread_arg *args, int world, struct ra
 			break;
 		if (w < 0 && errno != EINTR)
 			return SC_ERR(e, SC_E_INTERNAL, "waitpid: %s", strerror(errno));
-		if (sc_now() - t0 > timeout) {
+		if (sc_clock_now() - t0 > timeout) {
 			kill(pid, SIGKILL);
 			waitpid(pid, &status, 0);
 			char running[256], failed[64] = "";

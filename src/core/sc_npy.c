@@ -1,6 +1,7 @@
 /* sc_npy: .npy writer and atomic file helpers. */
 #include "sc_npy.h"
 #include "sc_devmem.h"
+#include "sc_fs.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -8,46 +9,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-enum sc_status sc_write_atomic(const char *path, const void *data, size_t len, struct sc_err *e)
-{
-	char tmp[4096];
-	snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-	FILE *f = fopen(tmp, "wb");
-	if (!f)
-		return SC_ERR(e, SC_E_IO, "%s: cannot write: %s", tmp, strerror(errno));
-	if (len && fwrite(data, 1, len, f) != len) {
-		fclose(f);
-		remove(tmp);
-		return SC_ERR(e, SC_E_IO, "%s: write failed: %s", tmp, strerror(errno));
-	}
-	if (fflush(f) != 0 || fsync(fileno(f)) != 0 || fclose(f) != 0) {
-		remove(tmp);
-		return SC_ERR(e, SC_E_IO, "%s: write failed: %s", tmp, strerror(errno));
-	}
-	if (rename(tmp, path) != 0) {
-		remove(tmp);
-		return SC_ERR(e, SC_E_IO, "%s: cannot rename into place: %s", path, strerror(errno));
-	}
-	return SC_OK;
-}
-
-enum sc_status sc_mkdirs(const char *path, struct sc_err *e)
-{
-	char buf[4096];
-	snprintf(buf, sizeof buf, "%s", path);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-			return SC_ERR(e, SC_E_IO, "%s: cannot create directory: %s", buf, strerror(errno));
-		*p = '/';
-	}
-	if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-		return SC_ERR(e, SC_E_IO, "%s: cannot create directory: %s", buf, strerror(errno));
-	return SC_OK;
-}
 
 static const char *descr(enum sc_dtype dt)
 {
@@ -113,7 +74,7 @@ enum sc_status sc_npy_write(const char *path, const struct sc_tensor *t, enum sc
 		src.buf = &hb;
 	}
 	sc_tensor_copy(&dst, &src);
-	enum sc_status st = sc_write_atomic(path, buf, len, e);
+	enum sc_status st = sc_fs_write_atomic(path, buf, len, e);
 	free(host);
 	free(buf);
 	return st;

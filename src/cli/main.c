@@ -24,6 +24,7 @@
 #include "sc_plugin.h"
 #include "sc_npy.h"
 #include "sc_report.h"
+#include "sc_fs.h"
 
 #define MAX_TARGETS 1024
 
@@ -540,7 +541,7 @@ static void arm_inflight(struct cli *c, struct sc_backend *be)
 	if (c->report_dir) {
 		char dir[1100];
 		snprintf(dir, sizeof dir, "%s/failures", c->report_dir);
-		sc_mkdirs(dir, NULL);
+		sc_fs_mkdirs(dir, NULL);
 	}
 	snprintf(inflight.tmp, sizeof inflight.tmp, "%s.tmp", inflight.path);
 	struct sigaction sa;
@@ -566,7 +567,7 @@ static uint64_t random_seed(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	uint64_t s = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ ((uint64_t)getpid() << 40);
-	return sc_splitmix64(&s) % 1000000000000ULL;
+	return sc_mix_next(&s) % 1000000000000ULL;
 }
 
 /* Transforms of --plugin (all, or those named) as targets; --baseline's
@@ -773,7 +774,7 @@ static int cmd_check(int argc, char **argv, int full_argc, char **full_argv, int
 			code = 2;
 		} else if (json_stdout) {
 			fputs(doc, stdout);
-		} else if (sc_write_atomic(c.json, doc, strlen(doc), &e) != SC_OK) {
+		} else if (sc_fs_write_atomic(c.json, doc, strlen(doc), &e) != SC_OK) {
 			fprintf(stderr, "shardcheck: %s\n", e.msg);
 			code = 2;
 		}
@@ -888,7 +889,7 @@ static int dump_case(struct sc_ctx *ctx, struct sc_target *t, const struct sc_ca
 		printf("(--dump writes the tensors of layout specs; this compute spec's worst element is above)\n");
 		return 0;
 	}
-	if (sc_mkdirs(dir, &e) != SC_OK) {
+	if (sc_fs_mkdirs(dir, &e) != SC_OK) {
 		fprintf(stderr, "shardcheck: %s\n", e.msg);
 		return 2;
 	}
@@ -1283,7 +1284,7 @@ static int cmd_fuzz(int argc, char **argv, int full_argc, char **full_argv)
 		else
 			targets[nt++] = all[i];
 	}
-	if (sc_mkdirs(report, &e) != SC_OK) {
+	if (sc_fs_mkdirs(report, &e) != SC_OK) {
 		fprintf(stderr, "shardcheck: %s\n", e.msg);
 		sc_backend_close(be);
 		return 2;
@@ -1343,7 +1344,7 @@ static int cmd_fuzz(int argc, char **argv, int full_argc, char **full_argv)
 					_exit(2);
 				char path[1200];
 				snprintf(path, sizeof path, "%s/.job%d.res", report, j + 1);
-				sc_write_atomic(path, wr, sizeof *wr * (size_t)nw, &e);
+				sc_fs_write_atomic(path, wr, sizeof *wr * (size_t)nw, &e);
 				_exit(0);
 			}
 		}
