@@ -829,23 +829,17 @@ static int parse_params(struct sc_target *t, const char *arg, struct sc_case *cs
 		if (!eq)
 			return die_usage("--params: expected KEY=VALUE, got '%s'", tok);
 		*eq++ = '\0';
-		if (strcmp(tok, "dim") == 0) {
-			cs->p0 = atoi(eq);
-			have_dim = 1;
-		} else if (strcmp(tok, "concat") == 0) {
-			cs->p1 = atoi(eq);
-			have_concat = 1;
-		} else if (strcmp(tok, "op") == 0) {
-			if (sc_redop_parse(eq, &cs->op))
-				return die_usage("--params: unknown op '%s'", eq);
-		} else if (strcmp(tok, "ndims") == 0) {
-			cs->ndims = atoi(eq);
-		} else {
+		enum sc_status ps = sc_case_param_set(t, cs, tok, eq);
+		if (ps == SC_E_SPEC)
+			return die_usage("--params: unknown op '%s'", eq);
+		if (ps != SC_OK)
 			return die_usage("--params: unknown key '%s' (dim, concat, op, ndims)", tok);
-		}
+		have_dim |= strcmp(tok, "dim") == 0;
+		have_concat |= strcmp(tok, "concat") == 0;
 	}
-	if (!have_dim || (t->bi == SC_BI_ALL_TO_ALL && !have_concat))
-		return die_usage("builtin targets need --params dim=I%s", t->bi == SC_BI_ALL_TO_ALL ? ",concat=J" : "");
+	const int need_concat = sc_case_param_required(t, "concat");
+	if (!have_dim || (need_concat && !have_concat))
+		return die_usage("builtin targets need --params dim=I%s", need_concat ? ",concat=J" : "");
 	return 0;
 }
 

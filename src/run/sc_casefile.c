@@ -31,14 +31,17 @@ enum sc_status sc_casefile_format(struct sc_target *t, const char *property, con
 	for (int d = 0; d < c->ndims; d++)
 		P_(" %s=%lld", s[0]->dim[d], (long long)c->sizes[d]);
 	P_("\n");
-	if (t->kind == SC_TGT_BUILTIN) {
-		P_("params dim=%d", c->p0);
-		if (t->bi == SC_BI_ALL_TO_ALL)
-			P_(" concat=%d", c->p1);
-		if (t->bi == SC_BI_REDUCE_SCATTER || t->bi == SC_BI_ALL_REDUCE)
-			P_(" op=%s", sc_redop_name(c->op));
-		P_(" ndims=%d\n", c->ndims);
+	struct sc_case_param pa[SC_CASE_MAX_PARAMS];
+	const int np = sc_case_params(t, c, pa);
+	for (int i = 0; i < np; i++) {
+		P_("%s%s=", i ? " " : "params ", pa[i].key);
+		if (pa[i].is_op)
+			P_("%s", sc_redop_name((enum sc_redop)pa[i].value));
+		else
+			P_("%d", pa[i].value);
 	}
+	if (np)
+		P_(" ndims=%d\n", c->ndims);
 	P_("dtype %s\nseed %llu\n", sc_dtype_name(c->dtype), (unsigned long long)c->seed);
 	if (expect >= 0)
 		P_("expect %s\n", expect ? "fail" : "pass");
@@ -228,16 +231,10 @@ enum sc_status sc_casefile_load(const char *path, struct sc_target *t, struct sc
 			if (!eq)
 				FAIL_("%s:%d: expected KEY=VALUE in params", path, params_line);
 			*eq++ = '\0';
-			if (strcmp(tok, "dim") == 0)
-				c.p0 = atoi(eq);
-			else if (strcmp(tok, "concat") == 0)
-				c.p1 = atoi(eq);
-			else if (strcmp(tok, "ndims") == 0)
-				c.ndims = atoi(eq);
-			else if (strcmp(tok, "op") == 0) {
-				if (sc_redop_parse(eq, &c.op))
-					FAIL_("%s:%d: unknown op '%s'", path, params_line, eq);
-			} else
+			enum sc_status ps = sc_case_param_set(t, &c, tok, eq);
+			if (ps == SC_E_SPEC)
+				FAIL_("%s:%d: unknown op '%s'", path, params_line, eq);
+			if (ps != SC_OK)
 				FAIL_("%s:%d: unknown param '%s'", path, params_line, tok);
 		}
 	} else {

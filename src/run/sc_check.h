@@ -48,9 +48,5 @@ enum sc_status sc_check_run(struct sc_ctx *ctx, struct sc_target *t, const struc
 enum sc_verdict sc_check_case(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p,
 			      const struct sc_case *c, struct sc_failure *f);
 
-/* "world=2 s=2 b=2 dtype=i32 seed=0" (sizes by name) */
-void sc_case_format(struct sc_target *t, const struct sc_case *c, char *buf, size_t n);
-/* "s=2,b=2" for --sizes */
-void sc_case_sizes_arg(struct sc_target *t, const struct sc_case *c, char *buf, size_t n);
 
 #endif

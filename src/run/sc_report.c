@@ -108,12 +108,13 @@ void sc_report_replay_cmd(const struct sc_result *r, char *buf, size_t n)
 		return;
 	}
 	sc_case_sizes_arg(r->tgt, c, sizes, sizeof sizes);
-	if (r->tgt->kind == SC_TGT_BUILTIN) {
-		int k = snprintf(params, sizeof params, " --params dim=%d", c->p0);
-		if (r->tgt->bi == SC_BI_ALL_TO_ALL)
-			k += snprintf(params + k, sizeof params - (size_t)k, ",concat=%d", c->p1);
-		if (r->tgt->bi == SC_BI_REDUCE_SCATTER || r->tgt->bi == SC_BI_ALL_REDUCE)
-			snprintf(params + k, sizeof params - (size_t)k, ",op=%s", sc_redop_name(c->op));
+	struct sc_case_param pa[SC_CASE_MAX_PARAMS];
+	const int np = sc_case_params(r->tgt, c, pa);
+	for (int i = 0, k = 0; i < np && k < (int)sizeof params; i++) {
+		char v[32];
+		snprintf(v, sizeof v, "%d", pa[i].value);
+		k += snprintf(params + k, sizeof params - (size_t)k, "%s%s=%s", i ? "," : " --params ", pa[i].key,
+			      pa[i].is_op ? sc_redop_name((enum sc_redop)pa[i].value) : v);
 	}
 	if (r->tgt->kind == SC_TGT_PLUGIN) { /* same seed, same cases: the gate replays it */
 		snprintf(buf, n, "shardcheck gate --plugin %s%s%s %s --property %s --world %d..%d --report DIR  (then shardcheck repro DIR/failures/...)",
@@ -178,14 +179,17 @@ char *sc_report_json(const struct sc_report_meta *m, const struct sc_result *res
 		}
 		sb_put(&b, "}, \"dtype\": \"%s\", \"seed\": %llu", sc_dtype_name(c->dtype),
 		       (unsigned long long)c->seed);
-		if (r->tgt->kind == SC_TGT_BUILTIN) {
-			sb_put(&b, ", \"params\": {\"dim\": %d", c->p0);
-			if (r->tgt->bi == SC_BI_ALL_TO_ALL)
-				sb_put(&b, ", \"concat\": %d", c->p1);
-			if (r->tgt->bi == SC_BI_REDUCE_SCATTER || r->tgt->bi == SC_BI_ALL_REDUCE)
-				sb_put(&b, ", \"op\": \"%s\"", sc_redop_name(c->op));
-			sb_put(&b, "}");
+		struct sc_case_param pa[SC_CASE_MAX_PARAMS];
+		const int np = sc_case_params(r->tgt, c, pa);
+		for (int i = 0; i < np; i++) {
+			sb_put(&b, "%s\"%s\": ", i ? ", " : ", \"params\": {", pa[i].key);
+			if (pa[i].is_op)
+				sb_put(&b, "\"%s\"", sc_redop_name((enum sc_redop)pa[i].value));
+			else
+				sb_put(&b, "%d", pa[i].value);
 		}
+		if (np)
+			sb_put(&b, "}");
 		sb_put(&b, ", \"shrink_steps\": %d, \"shrink_seconds\": %.4f, \"wrong\": %lld, \"error\": ",
 		       r->shrink.steps, r->shrink_seconds, (long long)r->fail.wrong);
 		if (r->fail.runtime_error || r->fail.msg[0])

@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+#include "sc_case.h"
 #include "sc_interp.h"
 #include "sc_spec.h"
 
@@ -25,17 +26,6 @@ enum sc_builtin {
 	SC_NBUILTINS
 };
 
-/* One concrete instance. For built-ins ndims, p0 (split / gather / scatter
- * dim), p1 (concat dim) and op are part of the case. */
-struct sc_case {
-	int world;
-	int ndims;
-	int64_t sizes[SC_MAX_DIMS];
-	enum sc_dtype dtype;
-	uint64_t seed;
-	int p0, p1;
-	enum sc_redop op;
-};
 
 struct sc_target;
 struct sc_plugin_transform;
