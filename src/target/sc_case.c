@@ -12,12 +12,22 @@ int sc_case_params(const struct sc_target *t, const struct sc_case *c, struct sc
 	if (t->kind != SC_TGT_BUILTIN)
 		return 0;
 	int n = 0;
-	out[n++] = (struct sc_case_param){"dim", t->bi == SC_BI_ALL_TO_ALL ? "split" : "dim", 0, c->p0};
+	out[n++] = (struct sc_case_param){"dim", t->bi == SC_BI_ALL_TO_ALL ? "split" : "dim", 0, c->p0,
+					  SC_PARAM_DIM, 0};
 	if (t->bi == SC_BI_ALL_TO_ALL)
-		out[n++] = (struct sc_case_param){"concat", "concat", 0, c->p1};
+		out[n++] = (struct sc_case_param){"concat", "concat", 0, c->p1, SC_PARAM_OTHER_DIM, 0};
 	if (t->bi == SC_BI_REDUCE_SCATTER || t->bi == SC_BI_ALL_REDUCE)
-		out[n++] = (struct sc_case_param){"op", "op", 1, (int)c->op};
+		out[n++] = (struct sc_case_param){"op", "op", 1, (int)c->op, SC_PARAM_OP, 0};
 	return n;
+}
+
+int sc_case_ndims_range(const struct sc_target *t, int *lo, int *hi)
+{
+	if (t->kind != SC_TGT_BUILTIN)
+		return 0;
+	*lo = t->bi == SC_BI_ALL_TO_ALL ? 2 : 1;
+	*hi = 6;
+	return 1;
 }
 
 enum sc_status sc_case_param_set(const struct sc_target *t, struct sc_case *c, const char *key,

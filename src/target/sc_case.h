@@ -32,16 +32,27 @@ struct sc_case {
 /* One parameter of a case as it is written: key in case files, --params and
  * JSON; label in the one-line case description (all_to_all's dim reads
  * "split" there); op parameters print as names. */
+enum sc_param_kind {
+	SC_PARAM_DIM,       /* a dim index in [0, ndims) */
+	SC_PARAM_OTHER_DIM, /* a dim index in [0, ndims), not the value of parameter `other` */
+	SC_PARAM_OP         /* an enum sc_redop */
+};
+
 struct sc_case_param {
 	const char *key;
 	const char *label;
 	int is_op;
 	int value;
+	enum sc_param_kind kind;
+	int other; /* SC_PARAM_OTHER_DIM: index of the parameter it differs from */
 };
 
 /* The target's parameters of c, in their order; returns how many (0 for
  * specs, chains and plugins). */
 int sc_case_params(const struct sc_target *t, const struct sc_case *c, struct sc_case_param *out);
+/* 1 when the number of dims is a parameter of the target's cases (built-ins),
+ * with its range; 0 when the target's dims fix it. */
+int sc_case_ndims_range(const struct sc_target *t, int *lo, int *hi);
 /* Sets the parameter named key from its text: SC_E_USAGE for a key the
  * target does not have, SC_E_SPEC for a value that does not parse; c is
  * changed only on SC_OK. "ndims" is accepted for targets with parameters. */
