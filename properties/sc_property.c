@@ -137,7 +137,7 @@ long sc_snapshot_outputs(struct sc_ctx *ctx, unsigned char **out)
 		dst.buf = &b;
 		dst.offset = 0;
 		sc_contig_strides(tt->shape, tt->ndim, dst.stride);
-		if (sc_tensor_copy_to_host(&ctx->arena, &dst, tt))
+		if (sc_tensor_copy_to_host(&ctx->arena, &dst, tt, NULL) != SC_OK)
 			return -1;
 		k += (size_t)b.nelem * es;
 	}

@@ -19,7 +19,7 @@
 #include <mpi.h>
 
 #include "sc_backend.h"
-#include "sc_interp.h"
+#include "sc_limits.h"
 
 struct mpi_impl {
 	int rank, size;

@@ -18,7 +18,7 @@
  * first collective of a world of 2 or more, so the others time out. */
 #include "sc_backend.h"
 #include "sc_devmem.h"
-#include "sc_interp.h"
+#include "sc_limits.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
  * sc_hd_dtype.h, the code the CUDA kernels run. */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "sc_devmem.h"
-#include "sc_interp.h"
+#include "sc_limits.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -31,14 +31,14 @@ const char *sc_dtype_name(enum sc_dtype dt)
 	return (unsigned)dt < SC_NDTYPES ? dtypes[dt].name : "?";
 }
 
-int sc_dtype_parse(const char *name, enum sc_dtype *out)
+enum sc_status sc_dtype_parse(const char *name, enum sc_dtype *out)
 {
 	for (int i = 0; i < SC_NDTYPES; i++)
 		if (strcmp(name, dtypes[i].name) == 0) {
 			*out = (enum sc_dtype)i;
-			return 0;
+			return SC_OK;
 		}
-	return -1;
+	return SC_E_USAGE;
 }
 
 size_t sc_dtype_size(enum sc_dtype dt) { return dtypes[dt].size; }
@@ -50,14 +50,14 @@ const char *sc_redop_name(enum sc_redop op)
 	return (unsigned)op < SC_NREDOPS ? redops[op] : "?";
 }
 
-int sc_redop_parse(const char *name, enum sc_redop *out)
+enum sc_status sc_redop_parse(const char *name, enum sc_redop *out)
 {
 	for (int i = 0; i < SC_NREDOPS; i++)
 		if (strcmp(name, redops[i]) == 0) {
 			*out = (enum sc_redop)i;
-			return 0;
+			return SC_OK;
 		}
-	return -1;
+	return SC_E_USAGE;
 }
 
 

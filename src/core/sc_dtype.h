@@ -12,34 +12,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Listed in shrinking order: simplest first (i32 first, DESIGN.md). */
-enum sc_dtype {
-	SC_I32,
-	SC_I64,
-	SC_U32,
-	SC_U64,
-	SC_I8,
-	SC_U8,
-	SC_F32,
-	SC_F64,
-	SC_F16,
-	SC_BF16,
-	SC_F8E4M3,
-	SC_F8E5M2,
-	SC_NDTYPES
-};
+#include "sc_hd_dtype.h"
+#include "sc_status.h"
 
-enum sc_redop { SC_SUM, SC_MAX, SC_MIN, SC_PROD, SC_NREDOPS };
+/* enum sc_dtype and enum sc_redop are defined in sc_hd_dtype.h, which the
+ * kernels share. */
 
 const char *sc_dtype_name(enum sc_dtype dt);
-/* Returns 0 and sets *out when name is a dtype name, else -1. */
-int sc_dtype_parse(const char *name, enum sc_dtype *out);
+/* Sets *out when name is a dtype name; SC_E_USAGE otherwise. */
+enum sc_status sc_dtype_parse(const char *name, enum sc_dtype *out);
 size_t sc_dtype_size(enum sc_dtype dt);
 int sc_dtype_is_float(enum sc_dtype dt);
 int sc_dtype_is_signed(enum sc_dtype dt);
 
 const char *sc_redop_name(enum sc_redop op);
-int sc_redop_parse(const char *name, enum sc_redop *out);
+/* Sets *out when name is sum, max, min or prod; SC_E_USAGE otherwise. */
+enum sc_status sc_redop_parse(const char *name, enum sc_redop *out);
 
 /* Bits of X[gindex] for a data-movement run, in the low bytes of the result. */
 uint64_t sc_value_bits(enum sc_dtype dt, uint64_t seed, uint64_t gindex);

@@ -13,8 +13,28 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "sc_dtype.h"
 #include "sc_hd.h"
+
+/* The element types, by id (the kernels take them as ints), listed in
+ * shrinking order: the simplest first (README, "Shrinking"). */
+enum sc_dtype {
+	SC_I32,
+	SC_I64,
+	SC_U32,
+	SC_U64,
+	SC_I8,
+	SC_U8,
+	SC_F32,
+	SC_F64,
+	SC_F16,
+	SC_BF16,
+	SC_F8E4M3,
+	SC_F8E5M2,
+	SC_NDTYPES
+};
+
+/* Reductions, by id. */
+enum sc_redop { SC_SUM, SC_MAX, SC_MIN, SC_PROD, SC_NREDOPS };
 
 SC_HD static inline uint32_t sc_hd_f2u(float f)
 {

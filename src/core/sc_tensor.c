@@ -378,22 +378,23 @@ const unsigned char *sc_tensor_host(struct sc_arena *a, const struct sc_tensor *
 	return h;
 }
 
-int sc_tensor_copy_to_host(struct sc_arena *a, struct sc_tensor *dst, const struct sc_tensor *src)
+enum sc_status sc_tensor_copy_to_host(struct sc_arena *a, struct sc_tensor *dst, const struct sc_tensor *src,
+				      struct sc_err *e)
 {
 	if (!src->buf->dm) {
 		sc_tensor_copy(dst, src);
-		return 0;
+		return SC_OK;
 	}
 	const unsigned char *h = sc_tensor_host(a, src);
 	if (!h)
-		return -1;
+		return SC_ERR(e, SC_E_IO, "rank %d: downloading a device buffer failed", src->buf->rank);
 	struct sc_buf hb = *src->buf;
 	hb.data = (unsigned char *)h;
 	hb.dm = NULL;
 	struct sc_tensor s = *src;
 	s.buf = &hb;
 	sc_tensor_copy(dst, &s);
-	return 0;
+	return SC_OK;
 }
 
 /* Copies row by row: the outer dims are iterated, the last dim is a tight

@@ -95,8 +95,9 @@ void sc_tensor_copy(struct sc_tensor *dst, const struct sc_tensor *src);
  * valid until the next reset); NULL when that fails. */
 const unsigned char *sc_tensor_host(struct sc_arena *a, const struct sc_tensor *t);
 /* sc_tensor_copy into a host tensor from src wherever it lives (a device
- * source is downloaded through the arena first); 0 or -1. */
-int sc_tensor_copy_to_host(struct sc_arena *a, struct sc_tensor *dst, const struct sc_tensor *src);
+ * source is downloaded through the arena first). */
+enum sc_status sc_tensor_copy_to_host(struct sc_arena *a, struct sc_tensor *dst, const struct sc_tensor *src,
+				      struct sc_err *e);
 /* t's view as a struct sc_strided (offsets in elements). */
 struct sc_strided;
 void sc_tensor_strided(const struct sc_tensor *t, struct sc_strided *out);
