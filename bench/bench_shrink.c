@@ -44,7 +44,7 @@ static void bench_spec(const char *path)
 			c.sizes[d] = sharded ? 7 * (int64_t)(1 + sc_mix_next(&st) % 9)
 					     : (int64_t)(1 + sc_mix_next(&st) % 64);
 		}
-		found = sc_case_valid(&t, &o, &c, NULL, 0) && fails(&t, &c);
+		found = sc_gen_valid(&t, &o, &c, NULL, 0) && fails(&t, &c);
 	}
 	if (!found) {
 		printf("%-56s no large failing case found\n", path);

@@ -1,6 +1,19 @@
-/* sc_gen: case decoder. */
+/* sc_gen: the one decoder from choices to a valid case, and the one
+ * definition of a valid case.
+ *
+ * A pass of the decoder either draws every parameter from a choice stream
+ * (generation, libFuzzer) or checks the parameters of a given case (the
+ * shrinker's candidates, case files, eval), with the same predicates: a
+ * world is valid when world_ok holds, a size when size_ok holds, and so on.
+ * Drawing enumerates the values a predicate admits in a generation range
+ * (a dim's `sizes` hint, else 1..8, or P..4P for a sharded dim) and picks
+ * one, biased to the edges; checking asks the predicate of the given value
+ * with the validity range (a hint binds; default ranges only guide
+ * generation). The first choice of every draw is the smallest admitted
+ * value, so an all-zero or exhausted stream decodes to the smallest case. */
 #include "sc_gen.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,64 +31,251 @@ void sc_gen_defaults(struct sc_gen_opts *o)
 		o->dtypes = (1u << SC_NDTYPES) - 1;
 }
 
-static int sharded(const struct sc_spec *const *s, int ns, int d)
+/* One pass: drawing from ch, or (ch NULL) checking want. */
+struct dec {
+	struct sc_target *t;
+	const struct sc_gen_opts *o;
+	struct sc_choices *ch;
+	const struct sc_case *want;
+	char *why;
+	size_t nwhy;
+	const struct sc_spec *s[SC_MAX_CHAIN];
+	int ns;
+};
+
+static enum sc_status reject(struct dec *d, struct sc_err *e, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+
+/* A case the choices or the given parameters admit none of: SC_E_NOCASE
+ * with the reason (in why when checking, in e when drawing). */
+static enum sc_status reject(struct dec *d, struct sc_err *e, const char *fmt, ...)
 {
-	for (int i = 0; i < ns; i++)
-		if (sc_spec_sharded(s[i], d))
+	char msg[SC_ERR_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (d->why)
+		snprintf(d->why, d->nwhy, "%s", msg);
+	SC_LOG(GEN, "%s: %s", d->ch ? "no case" : "invalid case", msg);
+	return SC_ERR(e, SC_E_NOCASE, "%s", msg);
+}
+
+static int sharded(const struct dec *d, int dim)
+{
+	for (int i = 0; i < d->ns; i++)
+		if (sc_spec_sharded(d->s[i], dim))
 			return 1;
 	return 0;
 }
 
-/* The dtypes a case may draw: the options', within the specs' `dtypes`;
+/* The dtypes a case may take: the options', within the specs' `dtypes`;
  * compute specs only take floating-point types. */
-static uint32_t dtype_mask(const struct sc_spec *const *s, int ns, uint32_t opts)
+static uint32_t dtype_mask(const struct dec *d)
 {
-	uint32_t m = opts;
-	for (int i = 0; i < ns; i++) {
-		if (s[i]->dtype_mask)
-			m &= s[i]->dtype_mask;
-		if (s[i]->compute)
-			for (int d = 0; d < SC_NDTYPES; d++)
-				if (!sc_dtype_is_float((enum sc_dtype)d))
-					m &= ~(1u << d);
+	uint32_t m = d->o ? d->o->dtypes : (1u << SC_NDTYPES) - 1;
+	for (int i = 0; i < d->ns; i++) {
+		if (d->s[i]->dtype_mask)
+			m &= d->s[i]->dtype_mask;
+		if (d->s[i]->compute)
+			for (int k = 0; k < SC_NDTYPES; k++)
+				if (!sc_dtype_is_float((enum sc_dtype)k))
+					m &= ~(1u << k);
 	}
 	return m;
 }
 
-/* Size range of dim d given the world and earlier dims. */
-static int dim_range(const struct sc_spec *const *s, int ns, int d, const int64_t *sizes,
-		     int world, int64_t *lo, int64_t *hi)
+/* The requires whose last-mentioned dim is `last` (-1: only the world). */
+static int conds_hold(const struct dec *d, int last, const int64_t *sizes, int world, int *line)
 {
-	for (int i = 0; i < ns; i++)
-		if (s[i]->hint[d].lo >= 0) {
-			if (sc_expr_eval(s[i], s[i]->hint[d].lo, sizes, world, lo, NULL) != SC_OK ||
-			    sc_expr_eval(s[i], s[i]->hint[d].hi, sizes, world, hi, NULL) != SC_OK)
+	for (int i = 0; i < d->ns; i++)
+		for (int k = 0; k < d->s[i]->nconds; k++) {
+			const struct sc_cond *q = &d->s[i]->conds[k];
+			if (q->last_dim != last)
+				continue;
+			int holds = 0;
+			if (sc_cond_eval(d->s[i], q, sizes, world, NULL) == 1)
+				holds = 1;
+			if (!holds) {
+				if (line)
+					*line = q->line;
+				return 0;
+			}
+		}
+	return 1;
+}
+
+/* Hinted range of dim; 0 none, 1 set, -1 the hint cannot be evaluated. */
+static int hint_range(const struct dec *d, int dim, const int64_t *sizes, int world, int64_t *lo,
+		      int64_t *hi)
+{
+	for (int i = 0; i < d->ns; i++)
+		if (d->s[i]->hint[dim].lo >= 0) {
+			if (sc_expr_eval(d->s[i], d->s[i]->hint[dim].lo, sizes, world, lo, NULL) != SC_OK ||
+			    sc_expr_eval(d->s[i], d->s[i]->hint[dim].hi, sizes, world, hi, NULL) != SC_OK)
 				return -1;
 			if (*lo < 1)
 				*lo = 1;
-			return 0;
+			return 1;
 		}
-	if (sharded(s, ns, d)) {
-		*lo = world;
-		*hi = 4 * (int64_t)world;
-	} else {
-		*lo = 1;
-		*hi = 8;
+	return 0;
+}
+
+/* ---- world ---- */
+
+static int world_ok(const struct dec *d, int w, char *why, size_t n)
+{
+	if (w < 1 || w > SC_MAX_WORLD) {
+		snprintf(why, n, "world %d out of range 1..%d", w, SC_MAX_WORLD);
+		return 0;
+	}
+	if (d->o && (w < d->o->world_lo || w > d->o->world_hi)) {
+		snprintf(why, n, "world %d outside --world %d..%d", w, d->o->world_lo, d->o->world_hi);
+		return 0;
+	}
+	return 1;
+}
+
+/* World draws: 1, 2, 3 and the lower bound often; else uniform. The world
+ * requires are checked once the specs are known (decode_sizes). */
+static enum sc_status decode_world(struct dec *d, struct sc_case *c, struct sc_err *e)
+{
+	char why[160];
+	if (!d->ch) {
+		if (!world_ok(d, d->want->world, why, sizeof why))
+			return reject(d, e, "%s", why);
+		c->world = d->want->world;
+		return SC_OK;
+	}
+	const int wlo = d->o->world_lo, whi = d->o->world_hi;
+	uint64_t k = sc_choice(d->ch, 8);
+	int w = wlo;
+	if (k >= 1 && k <= 3 && (int)k >= wlo && (int)k <= whi)
+		w = (int)k;
+	else if (k >= 4)
+		w = wlo + (int)sc_choice(d->ch, (uint64_t)(whi - wlo + 1));
+	c->world = w;
+	return SC_OK;
+}
+
+/* ---- the target's own parameters (built-ins) ---- */
+
+static int param_ok(const struct sc_case_param *p, const struct sc_case_param *all, int ndims, int v)
+{
+	switch (p->kind) {
+	case SC_PARAM_DIM: return v >= 0 && v < ndims;
+	case SC_PARAM_OTHER_DIM: return v >= 0 && v < ndims && v != all[p->other].value;
+	case SC_PARAM_OP: return v >= 0 && v < SC_NREDOPS;
 	}
 	return 0;
 }
 
-static int conds_hold(const struct sc_spec *const *s, int ns, int last, const int64_t *sizes,
-		      int world)
+static void param_put(struct sc_target *t, struct sc_case *c, const struct sc_case_param *p, int v)
 {
-	for (int i = 0; i < ns; i++)
-		for (int k = 0; k < s[i]->nconds; k++)
-			if (s[i]->conds[k].last_dim == last &&
-			    sc_cond_eval(s[i], &s[i]->conds[k], sizes, world, NULL) != 1)
-				return 0;
+	char text[32];
+	snprintf(text, sizeof text, "%d", v);
+	sc_case_param_set(t, c, p->key, p->is_op ? sc_redop_name((enum sc_redop)v) : text);
+}
+
+/* Draw of one parameter: a dim index uniformly; a second dim index from
+ * the others; an op uniformly. */
+static int param_draw(struct sc_choices *ch, const struct sc_case_param *p,
+		      const struct sc_case_param *all, int ndims)
+{
+	switch (p->kind) {
+	case SC_PARAM_DIM: return (int)sc_choice(ch, (uint64_t)ndims);
+	case SC_PARAM_OTHER_DIM: {
+		int v = (int)sc_choice(ch, (uint64_t)(ndims - 1));
+		return v >= all[p->other].value ? v + 1 : v;
+	}
+	case SC_PARAM_OP: return (int)sc_choice(ch, SC_NREDOPS);
+	}
+	return 0;
+}
+
+static enum sc_status decode_params(struct dec *d, struct sc_case *c, struct sc_err *e)
+{
+	int lo, hi;
+	if (!sc_case_ndims_range(d->t, &lo, &hi))
+		return SC_OK;
+	if (d->ch) {
+		/* small ranks are more likely: half the draws take lo or lo+1 */
+		c->ndims = sc_choice(d->ch, 2) == 0 ? lo + (int)sc_choice(d->ch, 2)
+						    : lo + (int)sc_choice(d->ch, (uint64_t)(hi - lo + 1));
+	} else {
+		c->ndims = d->want->ndims;
+		if (c->ndims < lo || c->ndims > hi)
+			return reject(d, e, "%s takes %d to %d dims, not %d", d->t->name, lo, hi, c->ndims);
+	}
+	struct sc_case_param p[SC_CASE_MAX_PARAMS], want[SC_CASE_MAX_PARAMS];
+	const int np = sc_case_params(d->t, c, p);
+	if (!d->ch)
+		sc_case_params(d->t, d->want, want);
+	for (int i = 0; i < np; i++) {
+		int v = d->ch ? param_draw(d->ch, &p[i], p, c->ndims) : want[i].value;
+		if (!param_ok(&p[i], p, c->ndims, v))
+			return reject(d, e, "parameter %s=%d is out of range for %d dims", p[i].key, v, c->ndims);
+		p[i].value = v;
+		param_put(d->t, c, &p[i], v);
+	}
+	return SC_OK;
+}
+
+/* ---- sizes ---- */
+
+/* Whether v may be the size of dim (sizes of earlier dims set): the
+ * validity range, divisibility of sharded dims, the requires ending at
+ * this dim, and the element budget. */
+static int size_ok(const struct dec *d, int dim, int64_t *sizes, int world, int64_t prod, int64_t v,
+		   char *why, size_t n)
+{
+	const struct sc_spec *s0 = d->s[0];
+	if (v < 1) {
+		snprintf(why, n, "size of '%s' must be at least 1", s0->dim[dim]);
+		return 0;
+	}
+	int64_t lo, hi;
+	const int h = hint_range(d, dim, sizes, world, &lo, &hi);
+	if (h < 0 || (h > 0 && (v < lo || v > hi))) {
+		snprintf(why, n, "size of '%s' outside its sizes range", s0->dim[dim]);
+		return 0;
+	}
+	if (sharded(d, dim) && v % world != 0) {
+		snprintf(why, n, "sharded dim '%s' (%lld) not divisible by world %d", s0->dim[dim], (long long)v,
+			 world);
+		return 0;
+	}
+	int64_t p;
+	if (__builtin_mul_overflow(prod, v, &p)) {
+		snprintf(why, n, "too many elements");
+		return 0;
+	}
+	if (d->o && p > d->o->max_elems) {
+		/* the whole case's count, as the user reads it */
+		int64_t all = p;
+		for (int k = dim + 1; !d->ch && k < d->want->ndims; k++)
+			if (__builtin_mul_overflow(all, d->want->sizes[k], &all))
+				break;
+		snprintf(why, n, "%lld elements exceed --max-elems %lld", (long long)all,
+			 (long long)d->o->max_elems);
+		return 0;
+	}
+	const int64_t keep = sizes[dim];
+	sizes[dim] = v;
+	int line = 0;
+	const int holds = conds_hold(d, dim, sizes, world, &line);
+	sizes[dim] = keep;
+	if (!holds) {
+		snprintf(why, n, "require on line %d does not hold", line);
+		return 0;
+	}
 	return 1;
 }
 
+/* Picks among the admitted values: the smallest, 1, P and 2 often. */
 static int64_t pick(struct sc_choices *ch, const int64_t *cand, int n, int64_t world)
 {
 	uint64_t k = sc_choice(ch, 8);
@@ -93,43 +293,64 @@ static int64_t pick(struct sc_choices *ch, const int64_t *cand, int n, int64_t w
 	return cand[sc_choice(ch, (uint64_t)n)];
 }
 
-static enum sc_status decode_sizes(const struct sc_spec *const *s, int ns, int world,
-				   struct sc_choices *ch, const struct sc_gen_opts *o,
-				   int64_t *sizes, struct sc_err *e)
+/* Draws dim's size from its generation range. */
+static enum sc_status draw_size(struct dec *d, int dim, int64_t *sizes, int world, int64_t prod,
+				struct sc_err *e)
 {
-	const int nd = s[0]->ndims;
 	int64_t cand[MAX_CAND];
+	int64_t lo = 1, hi = 8;
+	const int h = hint_range(d, dim, sizes, world, &lo, &hi);
+	if (h < 0)
+		return reject(d, e, "size range of '%s' cannot be evaluated", d->s[0]->dim[dim]);
+	if (h == 0 && sharded(d, dim)) {
+		lo = world;
+		hi = 4 * (int64_t)world;
+	}
+	const int64_t cap = d->o->max_elems / prod;
+	if (hi > cap)
+		hi = cap;
+	const int64_t span = hi - lo + 1;
+	const int64_t step = span > MAX_CAND * 4 ? span / (MAX_CAND * 4) + 1 : 1; /* huge ranges: a sample */
+	int n = 0;
+	char why[160];
+	for (int64_t v = lo; v <= hi && n < MAX_CAND; v += step)
+		if (size_ok(d, dim, sizes, world, prod, v, why, sizeof why))
+			cand[n++] = v;
+	if (n == 0)
+		return reject(d, e, "no size of '%s' satisfies the constraints for world %d", d->s[0]->dim[dim],
+			      world);
+	sizes[dim] = pick(d->ch, cand, n, world);
+	return SC_OK;
+}
+
+static enum sc_status decode_sizes(struct dec *d, struct sc_case *c, struct sc_err *e)
+{
+	int line = 0;
+	if (!conds_hold(d, -1, c->sizes, c->world, &line))
+		return d->ch ? reject(d, e, "world %d violates a require", c->world)
+			     : reject(d, e, "require on line %d does not hold", line);
+	const int nd = d->s[0]->ndims;
+	if (!d->ch && d->want->ndims != nd)
+		return reject(d, e, "%d sizes given, the spec has %d dims", d->want->ndims, nd);
+	c->ndims = nd;
+	for (int k = 0; k < nd; k++)
+		c->sizes[k] = 1;
 	int64_t prod = 1;
-	for (int d = 0; d < nd; d++)
-		sizes[d] = 1;
-	for (int d = 0; d < nd; d++) {
-		int64_t lo, hi;
-		if (dim_range(s, ns, d, sizes, world, &lo, &hi) != 0)
-			return SC_ERR(e, SC_E_NOCASE, "size range of '%s' cannot be evaluated", s[0]->dim[d]);
-		const int64_t cap = o->max_elems / prod;
-		if (hi > cap)
-			hi = cap;
-		const int64_t mult = sharded(s, ns, d) ? world : 1;
-		int n = 0;
-		int64_t span = hi - lo + 1;
-		int64_t step = 1;
-		if (span > MAX_CAND * 4) /* huge ranges: an even sample */
-			step = span / (MAX_CAND * 4) + 1;
-		for (int64_t v = lo; v <= hi && n < MAX_CAND; v += step) {
-			if (v % mult != 0)
-				continue;
-			sizes[d] = v;
-			if (conds_hold(s, ns, d, sizes, world))
-				cand[n++] = v;
+	for (int k = 0; k < nd; k++) {
+		if (d->ch) {
+			SC_CHECK(draw_size(d, k, c->sizes, c->world, prod, e));
+		} else {
+			char why[160];
+			if (!size_ok(d, k, c->sizes, c->world, prod, d->want->sizes[k], why, sizeof why))
+				return reject(d, e, "%s", why);
+			c->sizes[k] = d->want->sizes[k];
 		}
-		if (n == 0)
-			return SC_ERR(e, SC_E_NOCASE, "no size of '%s' satisfies the constraints for world %d",
-				      s[0]->dim[d], world);
-		sizes[d] = pick(ch, cand, n, world);
-		prod *= sizes[d];
+		prod *= c->sizes[k];
 	}
 	return SC_OK;
 }
+
+/* ---- the pass ---- */
 
 static int dtype_at(uint32_t mask, uint64_t k)
 {
@@ -142,123 +363,44 @@ static int dtype_at(uint32_t mask, uint64_t k)
 	return SC_I32;
 }
 
-enum sc_status sc_gen_case(struct sc_target *t, const struct sc_gen_opts *o,
-			   struct sc_choices *ch, struct sc_case *c, struct sc_err *e)
+static enum sc_status decode(struct dec *d, struct sc_case *out, struct sc_err *e)
 {
-	memset(c, 0, sizeof *c);
-	/* world: 1, 2, 3 and the lower bound often; else uniform */
-	int wlo = o->world_lo, whi = o->world_hi;
-	uint64_t k = sc_choice(ch, 8);
-	int w = wlo;
-	if (k >= 1 && k <= 3 && (int)k >= wlo && (int)k <= whi)
-		w = (int)k;
-	else if (k >= 4)
-		w = wlo + (int)sc_choice(ch, (uint64_t)(whi - wlo + 1));
-	c->world = w;
-	if (t->kind == SC_TGT_BUILTIN) {
-		const int lo = t->bi == SC_BI_ALL_TO_ALL ? 2 : 1, hi = 6;
-		/* small ranks are more likely: half the draws take lo or lo+1 */
-		int n = sc_choice(ch, 2) == 0 ? lo + (int)sc_choice(ch, 2)
-					      : lo + (int)sc_choice(ch, (uint64_t)(hi - lo + 1));
-		c->ndims = n;
-		c->p0 = (int)sc_choice(ch, (uint64_t)n);
-		if (t->bi == SC_BI_ALL_TO_ALL) {
-			c->p1 = (int)sc_choice(ch, (uint64_t)(n - 1));
-			if (c->p1 >= c->p0)
-				c->p1++;
-		}
-		if (t->bi == SC_BI_REDUCE_SCATTER || t->bi == SC_BI_ALL_REDUCE)
-			c->op = (enum sc_redop)sc_choice(ch, SC_NREDOPS);
+	struct sc_case c;
+	memset(&c, 0, sizeof c);
+	SC_CHECK(decode_world(d, &c, e));
+	SC_CHECK(decode_params(d, &c, e));
+	struct sc_err se;
+	d->ns = sc_target_specs(d->t, &c, d->s, &se);
+	if (d->ns < 1)
+		return reject(d, e, "%s", se.msg);
+	const uint32_t dm = dtype_mask(d);
+	if (d->ch && !dm)
+		return reject(d, e, "no dtype allowed by both --dtypes and the spec's dtypes");
+	if (!d->ch && !(dm & (1u << d->want->dtype)))
+		return reject(d, e, "dtype %s is not allowed here", sc_dtype_name(d->want->dtype));
+	SC_CHECK(decode_sizes(d, &c, e));
+	if (d->ch) {
+		c.dtype = (enum sc_dtype)dtype_at(dm, sc_choice(d->ch, (uint64_t)__builtin_popcount(dm)));
+		c.seed = sc_choice(d->ch, 1ULL << 32);
+	} else {
+		c.dtype = d->want->dtype;
+		c.seed = d->want->seed;
 	}
-	const struct sc_spec *s[SC_MAX_CHAIN];
-	int ns = sc_target_specs(t, c, s, e);
-	if (ns < 1)
-		return SC_E_INTERNAL;
-	c->ndims = s[0]->ndims;
-	for (int i = 0; i < ns; i++)
-		for (int q = 0; q < s[i]->nconds; q++)
-			if (s[i]->conds[q].last_dim < 0 &&
-			    sc_cond_eval(s[i], &s[i]->conds[q], c->sizes, w, NULL) != 1)
-				return SC_ERR(e, SC_E_NOCASE, "world %d violates a require", w);
-	SC_CHECK(decode_sizes(s, ns, w, ch, o, c->sizes, e));
-	const uint32_t dm = dtype_mask(s, ns, o->dtypes);
-	if (!dm)
-		return SC_ERR(e, SC_E_NOCASE, "no dtype allowed by both --dtypes and the spec's dtypes");
-	int ndt = __builtin_popcount(dm);
-	c->dtype = (enum sc_dtype)dtype_at(dm, sc_choice(ch, (uint64_t)ndt));
-	c->seed = sc_choice(ch, 1ULL << 32);
+	*out = c;
 	return SC_OK;
 }
 
-int sc_case_valid(struct sc_target *t, const struct sc_gen_opts *o, const struct sc_case *c,
-		  char *why, size_t n)
+enum sc_status sc_gen_case(struct sc_target *t, const struct sc_gen_opts *o, struct sc_choices *ch,
+			   struct sc_case *c, struct sc_err *e)
 {
-	char dummy[8];
-	if (!why) {
-		why = dummy;
-		n = sizeof dummy;
-	}
-	if (c->world < 1 || c->world > SC_MAX_WORLD) {
-		snprintf(why, n, "world %d out of range 1..%d", c->world, SC_MAX_WORLD);
-		return 0;
-	}
-	if (o && (c->world < o->world_lo || c->world > o->world_hi)) {
-		snprintf(why, n, "world %d outside --world %d..%d", c->world, o->world_lo, o->world_hi);
-		return 0;
-	}
-	const struct sc_spec *s[SC_MAX_CHAIN];
-	struct sc_err e;
-	int ns = sc_target_specs(t, c, s, &e);
-	if (ns < 1) {
-		snprintf(why, n, "%s", e.msg);
-		return 0;
-	}
-	if (!(dtype_mask(s, ns, o ? o->dtypes : (1u << SC_NDTYPES) - 1) & (1u << c->dtype))) {
-		snprintf(why, n, "dtype %s is not allowed here", sc_dtype_name(c->dtype));
-		return 0;
-	}
-	if (c->ndims != s[0]->ndims) {
-		snprintf(why, n, "%d sizes given, the spec has %d dims", c->ndims, s[0]->ndims);
-		return 0;
-	}
-	int64_t prod = 1;
-	for (int d = 0; d < c->ndims; d++) {
-		int64_t lo, hi;
-		if (c->sizes[d] < 1) {
-			snprintf(why, n, "size of '%s' must be at least 1", s[0]->dim[d]);
-			return 0;
-		}
-		if (dim_range(s, ns, d, c->sizes, c->world, &lo, &hi) != 0 || c->sizes[d] < lo ||
-		    c->sizes[d] > hi) {
-			/* default ranges only guide generation; explicit hints bind */
-			int hinted = 0;
-			for (int i = 0; i < ns; i++)
-				hinted |= s[i]->hint[d].lo >= 0;
-			if (hinted) {
-				snprintf(why, n, "size of '%s' outside its sizes range", s[0]->dim[d]);
-				return 0;
-			}
-		}
-		if (sharded(s, ns, d) && c->sizes[d] % c->world != 0) {
-			snprintf(why, n, "sharded dim '%s' (%lld) not divisible by world %d", s[0]->dim[d],
-				 (long long)c->sizes[d], c->world);
-			return 0;
-		}
-		if (__builtin_mul_overflow(prod, c->sizes[d], &prod)) {
-			snprintf(why, n, "too many elements");
-			return 0;
-		}
-	}
-	if (o && prod > o->max_elems) {
-		snprintf(why, n, "%lld elements exceed --max-elems %lld", (long long)prod,
-			 (long long)o->max_elems);
-		return 0;
-	}
-	for (int i = 0; i < ns; i++)
-		for (int q = 0; q < s[i]->nconds; q++)
-			if (sc_cond_eval(s[i], &s[i]->conds[q], c->sizes, c->world, NULL) != 1) {
-				snprintf(why, n, "require on line %d does not hold", s[i]->conds[q].line);
-				return 0;
-			}
-	return 1;
+	struct dec d = {.t = t, .o = o, .ch = ch};
+	return decode(&d, c, e);
+}
+
+int sc_gen_valid(struct sc_target *t, const struct sc_gen_opts *o, const struct sc_case *c, char *why,
+		 size_t n)
+{
+	struct dec d = {.t = t, .o = o, .want = c, .why = why, .nwhy = n};
+	struct sc_case out;
+	return decode(&d, &out, NULL) == SC_OK;
 }

@@ -1,5 +1,5 @@
-/* sc_gen: the one decoder from a choice stream to a valid case, and the
- * validity test the shrinker and case files share.
+/* sc_gen: the one decoder from a choice stream to a valid case; checking
+ * a given case is a pass of the same decoder, so validity is defined once.
  *
  * Constraints are met by construction: each dim is drawn from the values
  * its size range allows that satisfy divisibility by P (sharded dims) and
@@ -23,10 +23,12 @@ void sc_gen_defaults(struct sc_gen_opts *o);
 /* Decodes a case; SC_E_NOCASE when the draws admit none. */
 enum sc_status sc_gen_case(struct sc_target *t, const struct sc_gen_opts *o,
 			   struct sc_choices *ch, struct sc_case *c, struct sc_err *e);
-/* 1 when c satisfies every constraint of t and o (world range, sizes,
- * divisibility, requires, element budget, dtype set); else 0 and a reason
- * in why (may be NULL). */
-int sc_case_valid(struct sc_target *t, const struct sc_gen_opts *o, const struct sc_case *c,
-		  char *why, size_t n);
+/* 1 when c is a case the decoder could produce under o: the one
+ * definition of validity (world range, the target's parameters, sizes
+ * ranges given by hints, divisibility, requires, element budget, dtype
+ * set); else 0 and the first reason in why (may be NULL). o may be NULL:
+ * no --world, --max-elems or --dtypes limits. */
+int sc_gen_valid(struct sc_target *t, const struct sc_gen_opts *o, const struct sc_case *c, char *why,
+		 size_t n);
 
 #endif

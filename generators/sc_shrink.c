@@ -1,6 +1,16 @@
-/* sc_shrink: greedy then exhaustive-below-a-bound shrinking. */
+/* sc_shrink: greedy moves, then an exhaustive search below the greedy
+ * result, over every parameter of the case.
+ *
+ * The shrinker proposes cases and the decoder judges them (sc_gen_valid):
+ * validity is defined in one place, and every parameter the decoder draws
+ * shrinks — the world, a built-in's number of dims (dropping a dim), each
+ * size, a built-in's dim indices and reduction op, the dtype and the seed.
+ * Order of minimality: smallest world, then fewest dims, then fewest
+ * elements, then sizes left to right, then the target's parameters, then
+ * the simplest dtype, then seed 0. */
 #include "sc_shrink.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,13 +27,18 @@ struct sh {
 
 static int try_case(struct sh *s, struct sc_case *cur, const struct sc_case *cand)
 {
-	if (!sc_case_valid(s->t, s->o, cand, NULL, 0))
+	if (!sc_gen_valid(s->t, s->o, cand, NULL, 0))
 		return 0;
 	s->st->tries++;
 	if (!s->fails(s->ctx, cand))
 		return 0;
 	*cur = *cand;
 	s->st->steps++;
+	if (sc_log_on(SC_LOG_SHRINK)) {
+		char buf[256];
+		sc_case_format(s->t, cur, buf, sizeof buf);
+		SC_LOG(SHRINK, "step %d (%ld tried): %s", s->st->steps, s->st->tries, buf);
+	}
 	return 1;
 }
 
@@ -44,6 +59,94 @@ static void shrink_dtype(struct sh *s, struct sc_case *c)
 		if (try_case(s, c, &k))
 			return;
 	}
+}
+
+static void shrink_seed(struct sh *s, struct sc_case *c)
+{
+	if (c->seed != 0) {
+		struct sc_case k = *c;
+		k.seed = 0;
+		try_case(s, c, &k);
+	}
+}
+
+/* Sets parameter i of k to v (a built-in's dim index or op). */
+static void param_put(struct sh *s, struct sc_case *k, const struct sc_case_param *p, int v)
+{
+	char text[32];
+	snprintf(text, sizeof text, "%d", v);
+	sc_case_param_set(s->t, k, p->key, p->is_op ? sc_redop_name((enum sc_redop)v) : text);
+}
+
+/* Fewer dims (built-ins): drop dim d, renumber the dim parameters past it;
+ * a parameter that named d tries every value. */
+static int shrink_ndims(struct sh *s, struct sc_case *c)
+{
+	int lo, hi;
+	if (!sc_case_ndims_range(s->t, &lo, &hi) || c->ndims <= lo)
+		return 0;
+	struct sc_case_param p[SC_CASE_MAX_PARAMS];
+	const int np = sc_case_params(s->t, c, p);
+	for (int d = 0; d < c->ndims; d++) {
+		struct sc_case k = *c;
+		k.ndims = c->ndims - 1;
+		memmove(&k.sizes[d], &c->sizes[d + 1], sizeof(int64_t) * (size_t)(c->ndims - 1 - d));
+		k.sizes[c->ndims - 1] = 0;
+		int named = -1, nnamed = 0;
+		for (int i = 0; i < np; i++) {
+			if (p[i].kind == SC_PARAM_OP)
+				continue;
+			if (p[i].value == d) {
+				named = i;
+				nnamed++;
+			} else if (p[i].value > d) {
+				param_put(s, &k, &p[i], p[i].value - 1);
+			}
+		}
+		if (nnamed > 1) /* two parameters named the dropped dim: not a valid case */
+			continue;
+		if (named < 0) {
+			if (try_case(s, c, &k))
+				return 1;
+			continue;
+		}
+		for (int v = 0; v < k.ndims; v++) {
+			struct sc_case q = k;
+			param_put(s, &q, &p[named], v);
+			if (try_case(s, c, &q))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* Sets parameter i to v; a later parameter that must differ from it and
+ * now equals v takes its smallest other value instead. */
+static void param_move(struct sh *s, struct sc_case *k, const struct sc_case_param *p, int np, int i, int v)
+{
+	param_put(s, k, &p[i], v);
+	for (int j = i + 1; j < np; j++)
+		if (p[j].kind == SC_PARAM_OTHER_DIM && p[j].other == i && p[j].value == v)
+			param_put(s, k, &p[j], v == 0 ? 1 : 0);
+}
+
+/* Each parameter of the target: the smallest value that still fails. */
+static int shrink_params(struct sh *s, struct sc_case *c)
+{
+	int progress = 0;
+	struct sc_case_param p[SC_CASE_MAX_PARAMS];
+	const int np = sc_case_params(s->t, c, p);
+	for (int i = 0; i < np; i++)
+		for (int v = 0; v < p[i].value; v++) {
+			struct sc_case k = *c;
+			param_move(s, &k, p, np, i, v);
+			if (try_case(s, c, &k)) {
+				progress = 1;
+				sc_case_params(s->t, c, p);
+				break;
+			}
+		}
+	return progress;
 }
 
 static int greedy_pass(struct sh *s, struct sc_case *c)
@@ -67,6 +170,7 @@ static int greedy_pass(struct sh *s, struct sc_case *c)
 			break;
 		}
 	}
+	progress |= shrink_ndims(s, c);
 	/* each dim: the smallest value that still fails (small values all
 	 * tried; large ones by halving) */
 	for (int d = 0; d < c->ndims; d++) {
@@ -169,20 +273,20 @@ void sc_shrink(struct sc_target *t, const struct sc_gen_opts *o, struct sc_case 
 	struct sh s = {t, o, fails, ctx, stats ? stats : &dummy};
 	s.st->steps = 0;
 	s.st->tries = 0;
-	if (c->seed != 0) {
-		struct sc_case k = *c;
-		k.seed = 0;
-		try_case(&s, c, &k);
-	}
+	shrink_seed(&s, c);
 	shrink_dtype(&s, c);
 	for (int round = 0; round < 64 && greedy_pass(&s, c); round++)
 		;
 	if (numel(c) <= 1024)
 		exhaustive(&s, c);
-	shrink_dtype(&s, c);
-	if (c->seed != 0) {
-		struct sc_case k = *c;
-		k.seed = 0;
-		try_case(&s, c, &k);
+	/* the target's parameters, then sizes again below what they allow */
+	if (shrink_params(&s, c)) {
+		for (int round = 0; round < 64 && greedy_pass(&s, c); round++)
+			;
+		if (numel(c) <= 1024)
+			exhaustive(&s, c);
 	}
+	shrink_dtype(&s, c);
+	shrink_seed(&s, c);
+	SC_LOG(SHRINK, "done: %d steps, %ld cases tried", s.st->steps, s.st->tries);
 }

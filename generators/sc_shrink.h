@@ -1,11 +1,13 @@
 /* sc_shrink: reduces a failing case to a minimal one.
  *
- * Order of minimality (DESIGN.md): smallest world, then fewest elements,
- * then smallest sizes left to right, then simplest dtype, then seed 0.
- * Greedy passes bring the case down fast; then an exhaustive pass over
- * every valid case no larger than the greedy result (and over smaller
- * worlds up to a bound) returns the first failing case in that order, so
- * no single move from the result still fails. */
+ * Order of minimality (README, "Shrinking"): smallest world, then fewest
+ * dims (built-ins), then fewest elements, then smallest sizes left to
+ * right, then the target's parameters (built-ins: dim indices, op), then
+ * the simplest dtype, then seed 0. Greedy passes bring the case down fast;
+ * then an exhaustive pass over every valid case no larger than the greedy
+ * result (and over smaller worlds up to a bound) returns the first failing
+ * case in that order, so no single move from the result still fails. Every
+ * candidate is judged valid by the decoder (sc_gen_valid). */
 #ifndef SC_SHRINK_H
 #define SC_SHRINK_H
 

@@ -56,7 +56,7 @@ static int exhaustive_min(struct sc_target *t, const struct sc_gen_opts *o, int 
 			k.sizes[q] = 1;
 		k.dtype = (enum sc_dtype)d;
 		char why[128] = "";
-		if (sc_case_valid(t, o, &k, why, sizeof why) || !strstr(why, "dtype")) {
+		if (sc_gen_valid(t, o, &k, why, sizeof why) || !strstr(why, "dtype")) {
 			c.dtype = k.dtype;
 			break;
 		}
@@ -73,7 +73,7 @@ static int exhaustive_min(struct sc_target *t, const struct sc_gen_opts *o, int 
 			}
 			if (found && !before(&c, best))
 				continue;
-			if (!sc_case_valid(t, o, &c, NULL, 0) || !fails(t, &c))
+			if (!sc_gen_valid(t, o, &c, NULL, 0) || !fails(t, &c))
 				continue;
 			*best = c;
 			found = 1;
@@ -93,20 +93,20 @@ static void single_moves_pass(struct sc_target *t, const struct sc_gen_opts *o, 
 			k.world = w;
 			if (d >= 0)
 				k.sizes[d] = m->sizes[d] / m->world * w;
-			if (sc_case_valid(t, o, &k, NULL, 0))
+			if (sc_gen_valid(t, o, &k, NULL, 0))
 				T_CHECK(!fails(t, &k), "%s: smaller world %d still fails", t->name, w);
 		}
 	for (int d = 0; d < m->ndims; d++)
 		for (int64_t v = 1; v < m->sizes[d]; v++) {
 			struct sc_case k = *m;
 			k.sizes[d] = v;
-			if (sc_case_valid(t, o, &k, NULL, 0))
+			if (sc_gen_valid(t, o, &k, NULL, 0))
 				T_CHECK(!fails(t, &k), "%s: dim %d = %lld still fails", t->name, d, (long long)v);
 		}
 	for (int dt = 0; dt < (int)m->dtype; dt++) {
 		struct sc_case k = *m;
 		k.dtype = (enum sc_dtype)dt;
-		if (sc_case_valid(t, o, &k, NULL, 0))
+		if (sc_gen_valid(t, o, &k, NULL, 0))
 			T_CHECK(!fails(t, &k), "%s: simpler dtype still fails", t->name);
 	}
 }

@@ -966,7 +966,7 @@ static int cmd_eval(int argc, char **argv)
 	struct sc_gen_opts go = {.world_lo = 1, .world_hi = SC_MAX_WORLD, .max_elems = INT64_MAX / 2};
 	sc_gen_defaults(&go);
 	char why[256];
-	if (!sc_case_valid(&t, &go, &cs, why, sizeof why)) {
+	if (!sc_gen_valid(&t, &go, &cs, why, sizeof why)) {
 		fprintf(stderr, "shardcheck: this case is not valid for %s: %s\n", t.name, why);
 		return 2;
 	}
