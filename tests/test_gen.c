@@ -9,7 +9,6 @@
  *   swapped) shrinks to world 1, the fewest dims the built-in takes, two
  *   elements, the smallest parameters, i32, seed 0.
  * Usage: test_gen CORPUS_DIR */
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,33 +98,17 @@ static void check_target(struct sc_target *t)
 	T_CHECK(bad == 0, "%s: %d decoded cases were invalid", t->name, bad);
 }
 
-static void walk(const char *dir)
+static void check_spec(const char *path, void *u)
 {
-	DIR *dd = opendir(dir);
-	if (!dd)
+	(void)u;
+	struct sc_target t;
+	struct sc_err e;
+	if (sc_target_from_spec_file(&t, path, &e) != SC_OK) {
+		T_CHECK(0, "%s", e.msg);
 		return;
-	struct dirent *de;
-	while ((de = readdir(dd))) {
-		char path[1024];
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-		size_t l = strlen(path);
-		if (l < 3 || strcmp(path + l - 3, ".sc") != 0) {
-			if (!strchr(de->d_name, '.'))
-				walk(path);
-			continue;
-		}
-		struct sc_target t;
-		struct sc_err e;
-		if (sc_target_from_spec_file(&t, path, &e) != SC_OK) {
-			T_CHECK(0, "%s", e.msg);
-			continue;
-		}
-		check_target(&t);
-		sc_target_free(&t);
 	}
-	closedir(dd);
+	check_target(&t);
+	sc_target_free(&t);
 }
 
 /* swaps the first two elements (row-major) of rank 0's output */
@@ -191,7 +174,7 @@ static void planted(struct sc_ctx *ctx, enum sc_builtin b, int ndims_lo)
 
 int main(int argc, char **argv)
 {
-	walk(argc > 1 ? argv[1] : "corpus");
+	sc_test_walk_specs(argc > 1 ? argv[1] : "corpus", check_spec, NULL);
 	for (int b = 0; b < SC_NBUILTINS; b++) {
 		struct sc_target t;
 		T_CHECK(sc_target_builtin(&t, (enum sc_builtin)b, NULL) == SC_OK, "builtin %d", b);

@@ -4,7 +4,6 @@
  * sizes left to right, i32, seed 0), for several run seeds; and no single
  * move from the result (a smaller world, one smaller dim, a simpler dtype)
  * still fails.  Usage: test_shrink CORPUS_DIR */
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,66 +112,50 @@ static void single_moves_pass(struct sc_target *t, const struct sc_gen_opts *o, 
 
 static int nspecs;
 
-static void check_dir(const char *dir)
+static void check_spec(const char *path, void *u)
 {
-	DIR *dd = opendir(dir);
-	if (!dd)
+	(void)u;
+	struct sc_target t;
+	struct sc_err e;
+	if (sc_target_from_spec_file(&t, path, &e) != SC_OK) {
+		T_CHECK(0, "%s", e.msg);
 		return;
-	struct dirent *de;
-	while ((de = readdir(dd))) {
-		char path[1024];
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-		size_t l = strlen(path);
-		if (l < 3 || strcmp(path + l - 3, ".sc") != 0) {
-			if (!strchr(de->d_name, '.'))
-				check_dir(path);
-			continue;
-		}
-		struct sc_target t;
-		struct sc_err e;
-		if (sc_target_from_spec_file(&t, path, &e) != SC_OK) {
-			T_CHECK(0, "%s", e.msg);
-			continue;
-		}
-		if (t.expect != 1) {
-			sc_target_free(&t);
-			continue;
-		}
-		nspecs++;
-		struct sc_gen_opts o = {.world_lo = 1, .world_hi = 8};
-		sc_gen_defaults(&o);
-		struct sc_case best;
-		int have = exhaustive_min(&t, &o, t.spec->ndims, &best);
-		T_CHECK(have, "%s: no failing case with P <= 4 and dims <= 6", path);
-		for (uint64_t seed = 1; have && seed <= 4; seed++) {
-			struct sc_check_opts co;
-			memset(&co, 0, sizeof co);
-			co.gen = o;
-			co.cases = 2000;
-			co.seed = seed;
-			struct sc_result r;
-			sc_check_run(ctx, &t, sem, &co, &r);
-			T_CHECK(r.verdict == SC_V_FAIL, "%s seed %llu: not found", path, (unsigned long long)seed);
-			if (r.verdict != SC_V_FAIL)
-				continue;
-			int same = r.cx.world == best.world && r.cx.dtype == best.dtype && r.cx.seed == 0;
-			for (int d = 0; d < best.ndims; d++)
-				same &= r.cx.sizes[d] == best.sizes[d];
-			char a[256], b[256];
-			sc_case_format(&t, &r.cx, a, sizeof a);
-			sc_case_format(&t, &best, b, sizeof b);
-			T_CHECK(same, "%s seed %llu: shrunk to %s, exhaustive minimum %s", path,
-				(unsigned long long)seed, a, b);
-			if (seed == 1) {
-				printf("%-60s %s (%d steps, %.4f s)\n", path, a, r.shrink.steps, r.shrink_seconds);
-				single_moves_pass(&t, &o, &r.cx);
-			}
-		}
-		sc_target_free(&t);
 	}
-	closedir(dd);
+	if (t.expect != 1) {
+		sc_target_free(&t);
+		return;
+	}
+	nspecs++;
+	struct sc_gen_opts o = {.world_lo = 1, .world_hi = 8};
+	sc_gen_defaults(&o);
+	struct sc_case best;
+	int have = exhaustive_min(&t, &o, t.spec->ndims, &best);
+	T_CHECK(have, "%s: no failing case with P <= 4 and dims <= 6", path);
+	for (uint64_t seed = 1; have && seed <= 4; seed++) {
+		struct sc_check_opts co;
+		memset(&co, 0, sizeof co);
+		co.gen = o;
+		co.cases = 2000;
+		co.seed = seed;
+		struct sc_result r;
+		sc_check_run(ctx, &t, sem, &co, &r);
+		T_CHECK(r.verdict == SC_V_FAIL, "%s seed %llu: not found", path, (unsigned long long)seed);
+		if (r.verdict != SC_V_FAIL)
+			continue;
+		int same = r.cx.world == best.world && r.cx.dtype == best.dtype && r.cx.seed == 0;
+		for (int d = 0; d < best.ndims; d++)
+			same &= r.cx.sizes[d] == best.sizes[d];
+		char a[256], b[256];
+		sc_case_format(&t, &r.cx, a, sizeof a);
+		sc_case_format(&t, &best, b, sizeof b);
+		T_CHECK(same, "%s seed %llu: shrunk to %s, exhaustive minimum %s", path,
+			(unsigned long long)seed, a, b);
+		if (seed == 1) {
+			printf("%-60s %s (%d steps, %.4f s)\n", path, a, r.shrink.steps, r.shrink_seconds);
+			single_moves_pass(&t, &o, &r.cx);
+		}
+	}
+	sc_target_free(&t);
 }
 
 int main(int argc, char **argv)
@@ -181,7 +164,7 @@ int main(int argc, char **argv)
 	sc_backend_sim_open(&be, NULL);
 	ctx = sc_ctx_new(be, 0);
 	sem = sc_property_find("semantics");
-	check_dir(argc > 1 ? argv[1] : "corpus");
+	sc_test_walk_specs(argc > 1 ? argv[1] : "corpus", check_spec, NULL);
 	T_CHECK(nspecs >= 8, "only %d expect-fail specs found", nspecs);
 	printf("%d expect-fail specs compared with the exhaustive minimum\n", nspecs);
 	sc_ctx_free(ctx);
