@@ -26,7 +26,8 @@ static enum sc_verdict compute_semantics(struct sc_ctx *ctx, struct sc_target *t
 	x->world = c->world;
 	x->dtype = c->dtype;
 	x->nlocal = x->be->ops->local_ranks(x->be, c->world, &x->first);
-	enum sc_status st = sc_compute_run(s, c, x, 0, &penv, &e);
+	const struct sc_compute_case cc = {c->world, c->sizes, c->dtype, c->seed};
+	enum sc_status st = sc_compute_run(s, &cc, x, 0, &penv, &e);
 	if (st == SC_E_RUNTIME) {
 		f->runtime_error = 1;
 		snprintf(f->msg, sizeof f->msg, "%s", e.msg);
@@ -39,13 +40,13 @@ static enum sc_verdict compute_semantics(struct sc_ctx *ctx, struct sc_target *t
 	rx->dtype = SC_F64;
 	rx->prov = 0;
 	if (st == SC_OK)
-		st = sc_compute_run(s, c, rx, 1, &renv, &e);
+		st = sc_compute_run(s, &cc, rx, 1, &renv, &e);
 	if (st != SC_OK) {
 		ctx->err = e;
 		return SC_V_ERROR;
 	}
 	struct sc_compute_worst w;
-	int64_t over = sc_compute_compare(s, c, x, &penv, &renv, &w, &e);
+	int64_t over = sc_compute_compare(s, &cc, x, &penv, &renv, &w, &e);
 	if (over < 0) {
 		if (e.status == SC_E_RUNTIME) {
 			f->runtime_error = 1;

@@ -10,7 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sc_target.h"
+#include "sc_layout.h"
+#include "sc_mix.h"
 
 #define SAFETY 1.0001 /* covers second-order terms and double rounding in casts */
 
@@ -340,24 +341,15 @@ static enum sc_status cast(const struct cx *k, const struct sc_tensor *ta, struc
 
 /* ---- inputs ---- */
 
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
-}
-
 /* X_i[g]: uniform in [-1, 1), exactly representable in the case's dtype */
-static double input_value(const struct sc_case *c, int tensor, uint64_t g)
+static double input_value(const struct sc_compute_case *c, int tensor, uint64_t g)
 {
-	const uint64_t h = mix(mix(c->seed ^ 0x243f6a8885a308d3ULL) ^ ((uint64_t)tensor << 40) ^ g);
+	const uint64_t h = sc_mix64(sc_mix64(c->seed ^ 0x243f6a8885a308d3ULL) ^ ((uint64_t)tensor << 40) ^ g);
 	const double u = (double)(h >> 11) * ldexp(1.0, -53) * 2 - 1;
 	return rnd(c->dtype, u);
 }
 
-static enum sc_status fill_inputs(const struct sc_spec *s, const struct sc_case *c, struct sc_exec *x,
+static enum sc_status fill_inputs(const struct sc_spec *s, const struct sc_compute_case *c, struct sc_exec *x,
 				  int reference, struct sc_cenv *env, struct sc_err *e)
 {
 	for (int i = 0; i < s->ntensors; i++) {
@@ -405,7 +397,7 @@ static enum sc_dtype promote(enum sc_dtype a, enum sc_dtype b)
 	return sc_unit_roundoff(a) < sc_unit_roundoff(b) ? a : b;
 }
 
-enum sc_status sc_compute_run(const struct sc_spec *s, const struct sc_case *c, struct sc_exec *x,
+enum sc_status sc_compute_run(const struct sc_spec *s, const struct sc_compute_case *c, struct sc_exec *x,
 			      int reference, struct sc_cenv *env, struct sc_err *e)
 {
 	memset(env, 0, sizeof *env);
@@ -439,6 +431,7 @@ enum sc_status sc_compute_run(const struct sc_spec *s, const struct sc_case *c, 
 				x->t[r] = env->t[st->dst][r];
 			x->dtype = env->dt[st->dst];
 			x->compute = 1;
+			x->pair_reduce = sc_compute_reduce;
 			const int w = x->world;
 			if (reference)
 				x->world = 1;
@@ -536,7 +529,7 @@ enum sc_status sc_compute_reduce(struct sc_exec *x, int scatter, void **send, vo
 	return SC_OK;
 }
 
-int64_t sc_compute_compare(const struct sc_spec *s, const struct sc_case *c, const struct sc_exec *x,
+int64_t sc_compute_compare(const struct sc_spec *s, const struct sc_compute_case *c, const struct sc_exec *x,
 			   const struct sc_cenv *penv, const struct sc_cenv *renv,
 			   struct sc_compute_worst *w, struct sc_err *e)
 {

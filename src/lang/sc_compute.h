@@ -18,7 +18,14 @@
 #include "sc_interp.h"
 #include "sc_spec.h"
 
-struct sc_case;
+/* What a compute run needs of its case: the world, X's sizes by dim, the
+ * dtype and the value seed. */
+struct sc_compute_case {
+	int world;
+	const int64_t *sizes;
+	enum sc_dtype dtype;
+	uint64_t seed;
+};
 
 struct sc_pair {
 	double v, e;
@@ -34,7 +41,7 @@ struct sc_cenv {
 
 /* Runs the program (reference = 0, on x's ranks) or the reference
  * (reference = 1, one rank holding the full tensors, exact f64). */
-enum sc_status sc_compute_run(const struct sc_spec *s, const struct sc_case *c, struct sc_exec *x,
+enum sc_status sc_compute_run(const struct sc_spec *s, const struct sc_compute_case *c, struct sc_exec *x,
 			      int reference, struct sc_cenv *env, struct sc_err *e);
 
 /* The worst element of a compared output. */
@@ -51,7 +58,7 @@ struct sc_compute_worst {
  * (renv) placed as the output declares; fills w (worst ratio). Returns the
  * number of elements over their bound, or -1 with e set (shape mismatch is
  * SC_E_RUNTIME). */
-int64_t sc_compute_compare(const struct sc_spec *s, const struct sc_case *c, const struct sc_exec *x,
+int64_t sc_compute_compare(const struct sc_spec *s, const struct sc_compute_case *c, const struct sc_exec *x,
 			   const struct sc_cenv *penv, const struct sc_cenv *renv,
 			   struct sc_compute_worst *w, struct sc_err *e);
 

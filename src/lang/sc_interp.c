@@ -4,7 +4,6 @@
  * All ranks run the same steps on tensors of the same shape, so shape
  * checks are made once, on the first local rank. */
 #include "sc_interp.h"
-#include "sc_compute.h"
 #include "sc_devmem.h"
 
 #include <stdio.h>
@@ -258,8 +257,11 @@ static enum sc_status reduce(struct sc_exec *x, int scatter, void **send, void *
 			     size_t count, enum sc_redop op, struct sc_err *e)
 {
 	struct sc_backend *be = x->be;
-	if (x->compute)
-		return sc_compute_reduce(x, scatter, send, recv, count, op, e);
+	if (x->compute) {
+		if (!x->pair_reduce)
+			return SC_ERR(e, SC_E_INTERNAL, "a compute run without its pair reduction");
+		return x->pair_reduce(x, scatter, send, recv, count, op, e);
+	}
 	if (!x->prov) {
 		if (scatter)
 			return be->ops->reduce_scatter(be, x->world, send, recv, count, x->dtype, op, e);

@@ -24,6 +24,10 @@ struct sc_exec {
 	enum sc_dtype dtype;  /* element type of a data run */
 	int prov;             /* provenance run: u64 global indices */
 	int compute;          /* compute run: (value, bound) pairs of doubles, rounded to dtype */
+	/* compute runs: the reduction of pairs across ranks, installed by the
+	 * compute module (which sits above the interpreter) */
+	enum sc_status (*pair_reduce)(struct sc_exec *x, int scatter, void **send, void **recv,
+				      size_t count, enum sc_redop op, struct sc_err *e);
 	struct sc_tensor t[SC_MAX_WORLD];
 };
 

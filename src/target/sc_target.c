@@ -218,33 +218,6 @@ int sc_target_has_reduction(struct sc_target *t, const struct sc_case *c)
 	return 0;
 }
 
-void sc_layout_map(const struct sc_layout *l, const int64_t *xsizes, int ndims, int world,
-		   int rank, struct sc_map *m)
-{
-	int64_t xs[SC_MAX_DIMS];
-	sc_contig_strides(xsizes, ndims, xs);
-	m->ndim = l->norder;
-	m->offset = 0;
-	for (int k = 0; k < l->norder; k++) {
-		int d = l->order[k];
-		m->shape[k] = xsizes[d];
-		m->stride[k] = xs[d];
-		if (l->kind == SC_SHARD && d == l->shard_dim) {
-			m->shape[k] = xsizes[d] / world;
-			m->offset += (int64_t)rank * m->shape[k] * xs[d];
-		}
-	}
-	int pos = 0;
-	m->lndim = l->ngroups;
-	for (int g = 0; g < l->ngroups; g++) {
-		int64_t p = 1;
-		for (int k = 0; k < l->group_len[g]; k++)
-			p *= m->shape[pos + k];
-		m->lshape[g] = p;
-		pos += l->group_len[g];
-	}
-}
-
 /* What rank's input holds at each element (the value encoding, or small
  * integers for reductions), as the descriptor the device fills from. */
 static void input_fill(const struct sc_layout *in, int reduction, const struct sc_case *c, int rank,
@@ -343,7 +316,8 @@ enum sc_status sc_target_run(struct sc_target *t, const struct sc_case *c, struc
 	}
 	if (s[0]->compute) { /* the program, as pairs; the output left in x->t */
 		struct sc_cenv env;
-		SC_CHECK(sc_compute_run(s[0], c, x, 0, &env, e));
+		const struct sc_compute_case cc = {c->world, c->sizes, c->dtype, c->seed};
+		SC_CHECK(sc_compute_run(s[0], &cc, x, 0, &env, e));
 		for (int r = 0; r < x->nlocal; r++)
 			x->t[r] = env.t[s[0]->out_tensor][r];
 	} else if (t->kind == SC_TGT_PLUGIN)

@@ -12,6 +12,7 @@
 
 #include "sc_case.h"
 #include "sc_interp.h"
+#include "sc_layout.h"
 #include "sc_spec.h"
 
 #define SC_MAX_CHAIN 8
@@ -80,20 +81,6 @@ int sc_target_specs(struct sc_target *t, const struct sc_case *c, const struct s
 const struct sc_spec *sc_builtin_spec(struct sc_target *t, int ndims, int p0, int p1,
 				      enum sc_redop op, struct sc_err *e);
 int sc_target_has_reduction(struct sc_target *t, const struct sc_case *c);
-
-/* A placement as an index map over X's row-major linear index: iterating
- * shape[]/stride[] row-major from offset yields, for each element of a
- * rank's local tensor in order, the global index it must hold. */
-struct sc_map {
-	int ndim;
-	int64_t shape[SC_MAX_DIMS];
-	int64_t stride[SC_MAX_DIMS];
-	int64_t offset;
-	int lndim; /* the local tensor's shape (groups merged) */
-	int64_t lshape[SC_MAX_DIMS];
-};
-void sc_layout_map(const struct sc_layout *l, const int64_t *xsizes, int ndims, int world,
-		   int rank, struct sc_map *m);
 
 /* Runs the target on a case: fills inputs (prov: global indices; else the
  * value encoding), runs the steps, applies the fault hook. x must have
