@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sc_builtin.h"
 #include "sc_check.h"
 #include "sc_clock.h"
 
@@ -55,7 +56,7 @@ int main(int argc, char **argv)
 	struct sc_ctx *ctx = sc_ctx_new(be, 0);
 	struct sc_target a2a, ds;
 	struct sc_err e;
-	sc_target_builtin(&a2a, SC_BI_ALL_TO_ALL, &e);
+	sc_target_builtin(&a2a, &sc_builtin_all_to_all, &e);
 	bench(ctx, &a2a, n);
 	if (sc_target_from_spec_file(&ds, spec, &e) == SC_OK) {
 		bench(ctx, &ds, n);

@@ -52,7 +52,7 @@ static void bench_spec(const char *path)
 		return;
 	}
 	char from[256], to[256];
-	sc_case_format(&t, &c, from, sizeof from);
+	sc_target_case_format(&t, &c, from, sizeof from);
 	int64_t n = 1;
 	for (int d = 0; d < c.ndims; d++)
 		n *= c.sizes[d];
@@ -63,7 +63,7 @@ static void bench_spec(const char *path)
 	double s0 = sc_clock_now();
 	sc_shrink(&t, &o, &c, fails, &t, &stats);
 	double dt = sc_clock_now() - s0;
-	sc_case_format(&t, &c, to, sizeof to);
+	sc_target_case_format(&t, &c, to, sizeof to);
 	printf("%s\n  from %s (%lld elements)\n  to   %s\n  %d steps, %ld cases run, %.4f s (= %.1f runs of the large case)\n",
 	       path, from, (long long)n, to, stats.steps, stats.tries, dt, dt / one);
 	sc_target_free(&t);

@@ -8,12 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sc_builtin.h"
 #include "sc_casefile.h"
 #include "sc_check.h"
 #include "sc_fuzz_specs.h" /* generated: the compiled-in correct specs */
 #include "sc_report.h"
 
-#define MAX_FUZZ_TARGETS (SC_NBUILTINS + 16)
+#define MAX_FUZZ_TARGETS 32
 
 struct fuzz_state {
 	struct sc_backend *be;
@@ -31,8 +32,10 @@ static struct fuzz_state *state(void)
 	if (!S || sc_backend_sim_open(&S->be, NULL) != SC_OK || !(S->ctx = sc_ctx_new(S->be, 0)))
 		abort();
 	struct sc_err e;
-	for (int b = 0; b < SC_NBUILTINS; b++)
-		if (sc_target_builtin(&S->t[S->nt++], (enum sc_builtin)b, &e) != SC_OK)
+	const struct sc_builtin_family *const *fams;
+	const int nf = sc_builtin_families(&fams);
+	for (int b = 0; b < nf; b++)
+		if (sc_target_builtin(&S->t[S->nt++], fams[b], &e) != SC_OK)
 			abort();
 	for (size_t i = 0; i < sizeof sc_fuzz_spec_text / sizeof sc_fuzz_spec_text[0] && S->nt < MAX_FUZZ_TARGETS; i++) {
 		struct sc_spec *s = malloc(sizeof *s);

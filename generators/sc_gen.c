@@ -177,7 +177,7 @@ static void param_put(struct sc_target *t, struct sc_case *c, const struct sc_ca
 {
 	char text[32];
 	snprintf(text, sizeof text, "%d", v);
-	sc_case_param_set(t, c, p->key, p->is_op ? sc_redop_name((enum sc_redop)v) : text);
+	sc_target_param_set(t, c, p->key, p->is_op ? sc_redop_name((enum sc_redop)v) : text);
 }
 
 /* Draw of one parameter: a dim index uniformly; a second dim index from
@@ -199,7 +199,7 @@ static int param_draw(struct sc_choices *ch, const struct sc_case_param *p,
 static enum sc_status decode_params(struct dec *d, struct sc_case *c, struct sc_err *e)
 {
 	int lo, hi;
-	if (!sc_case_ndims_range(d->t, &lo, &hi))
+	if (!sc_target_ndims_range(d->t, &lo, &hi))
 		return SC_OK;
 	if (d->ch) {
 		/* small ranks are more likely: half the draws take lo or lo+1 */
@@ -211,9 +211,9 @@ static enum sc_status decode_params(struct dec *d, struct sc_case *c, struct sc_
 			return reject(d, e, "%s takes %d to %d dims, not %d", d->t->name, lo, hi, c->ndims);
 	}
 	struct sc_case_param p[SC_CASE_MAX_PARAMS], want[SC_CASE_MAX_PARAMS];
-	const int np = sc_case_params(d->t, c, p);
+	const int np = sc_target_params(d->t, c, p);
 	if (!d->ch)
-		sc_case_params(d->t, d->want, want);
+		sc_target_params(d->t, d->want, want);
 	for (int i = 0; i < np; i++) {
 		int v = d->ch ? param_draw(d->ch, &p[i], p, c->ndims) : want[i].value;
 		if (!param_ok(&p[i], p, c->ndims, v))
@@ -370,8 +370,7 @@ static enum sc_status decode(struct dec *d, struct sc_case *out, struct sc_err *
 	SC_CHECK(decode_world(d, &c, e));
 	SC_CHECK(decode_params(d, &c, e));
 	struct sc_err se;
-	d->ns = sc_target_specs(d->t, &c, d->s, &se);
-	if (d->ns < 1)
+	if (sc_target_specs(d->t, &c, d->s, &d->ns, &se) != SC_OK)
 		return reject(d, e, "%s", se.msg);
 	const uint32_t dm = dtype_mask(d);
 	if (d->ch && !dm)

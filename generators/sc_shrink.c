@@ -36,18 +36,10 @@ static int try_case(struct sh *s, struct sc_case *cur, const struct sc_case *can
 	s->st->steps++;
 	if (sc_log_on(SC_LOG_SHRINK)) {
 		char buf[256];
-		sc_case_format(s->t, cur, buf, sizeof buf);
+		sc_target_case_format(s->t, cur, buf, sizeof buf);
 		SC_LOG(SHRINK, "step %d (%ld tried): %s", s->st->steps, s->st->tries, buf);
 	}
 	return 1;
-}
-
-static int64_t numel(const struct sc_case *c)
-{
-	int64_t n = 1;
-	for (int d = 0; d < c->ndims; d++)
-		n *= c->sizes[d];
-	return n;
 }
 
 /* Simplest failing dtype at the current sizes. */
@@ -75,7 +67,7 @@ static void param_put(struct sh *s, struct sc_case *k, const struct sc_case_para
 {
 	char text[32];
 	snprintf(text, sizeof text, "%d", v);
-	sc_case_param_set(s->t, k, p->key, p->is_op ? sc_redop_name((enum sc_redop)v) : text);
+	sc_target_param_set(s->t, k, p->key, p->is_op ? sc_redop_name((enum sc_redop)v) : text);
 }
 
 /* Fewer dims (built-ins): drop dim d, renumber the dim parameters past it;
@@ -83,10 +75,10 @@ static void param_put(struct sh *s, struct sc_case *k, const struct sc_case_para
 static int shrink_ndims(struct sh *s, struct sc_case *c)
 {
 	int lo, hi;
-	if (!sc_case_ndims_range(s->t, &lo, &hi) || c->ndims <= lo)
+	if (!sc_target_ndims_range(s->t, &lo, &hi) || c->ndims <= lo)
 		return 0;
 	struct sc_case_param p[SC_CASE_MAX_PARAMS];
-	const int np = sc_case_params(s->t, c, p);
+	const int np = sc_target_params(s->t, c, p);
 	for (int d = 0; d < c->ndims; d++) {
 		struct sc_case k = *c;
 		k.ndims = c->ndims - 1;
@@ -135,14 +127,14 @@ static int shrink_params(struct sh *s, struct sc_case *c)
 {
 	int progress = 0;
 	struct sc_case_param p[SC_CASE_MAX_PARAMS];
-	const int np = sc_case_params(s->t, c, p);
+	const int np = sc_target_params(s->t, c, p);
 	for (int i = 0; i < np; i++)
 		for (int v = 0; v < p[i].value; v++) {
 			struct sc_case k = *c;
 			param_move(s, &k, p, np, i, v);
 			if (try_case(s, c, &k)) {
 				progress = 1;
-				sc_case_params(s->t, c, p);
+				sc_target_params(s->t, c, p);
 				break;
 			}
 		}
@@ -240,7 +232,7 @@ static void exhaustive(struct sh *s, struct sc_case *c)
 	for (int d = 0; d < nd; d++)
 		if (c->sizes[d] > maxdim)
 			maxdim = c->sizes[d];
-	const int64_t cur_n = numel(c);
+	const int64_t cur_n = sc_case_numel(c);
 	for (int w = s->o->world_lo; w <= c->world; w++) {
 		int64_t bound = w == c->world ? cur_n : maxdim;
 		int64_t maxprod = w == c->world ? cur_n : s->o->max_elems;
@@ -277,13 +269,13 @@ void sc_shrink(struct sc_target *t, const struct sc_gen_opts *o, struct sc_case 
 	shrink_dtype(&s, c);
 	for (int round = 0; round < 64 && greedy_pass(&s, c); round++)
 		;
-	if (numel(c) <= 1024)
+	if (sc_case_numel(c) <= 1024)
 		exhaustive(&s, c);
 	/* the target's parameters, then sizes again below what they allow */
 	if (shrink_params(&s, c)) {
 		for (int round = 0; round < 64 && greedy_pass(&s, c); round++)
 			;
-		if (numel(c) <= 1024)
+		if (sc_case_numel(c) <= 1024)
 			exhaustive(&s, c);
 	}
 	shrink_dtype(&s, c);

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int applies(const struct sc_target *t) { return t->kind == SC_TGT_PLUGIN && t->baseline; }
+static int applies(const struct sc_target *t) { return t->baseline != NULL; }
 
 /* Runs baseline (which=1) or candidate (0); outputs copied to *out. */
 static enum sc_verdict run_one(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c, int which,
@@ -126,9 +126,9 @@ static enum sc_verdict check(struct sc_ctx *ctx, struct sc_target *t, const stru
 				    run_one(ctx, t, c, 0, 1, &pc, &mc, &dummy) == SC_V_PASS && mb == mc &&
 				    diff(pb, pc, mb, first, 8, &pf, 1) > 0) {
 					for (int i = 0; i < pf.nfirst; i++) {
-						pf.first[i].expected_bits = sc_expected_bits(t, c, pf.first[i].expected_from);
+						pf.first[i].expected_bits = sc_verify_expected_bits(t, c, pf.first[i].expected_from);
 						pf.first[i].actual_bits = pf.first[i].actual_from < SC_PROV_MIXED
-										  ? sc_expected_bits(t, c, pf.first[i].actual_from)
+										  ? sc_verify_expected_bits(t, c, pf.first[i].actual_from)
 										  : 0;
 					}
 					memcpy(f->first, pf.first, sizeof pf.first);

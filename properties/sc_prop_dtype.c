@@ -11,14 +11,7 @@
 
 static int applies(const struct sc_target *t)
 {
-	if (t->kind == SC_TGT_BUILTIN)
-		return t->bi == SC_BI_ALL_TO_ALL || t->bi == SC_BI_ALL_GATHER;
-	if (t->kind == SC_TGT_SPEC || t->kind == SC_TGT_PLUGIN)
-		return !t->spec->has_reduction && !t->spec->compute;
-	for (int i = 0; i < t->nchain; i++)
-		if (t->chain[i]->has_reduction)
-			return 0;
-	return 1;
+	return sc_target_moves_data_only(t);
 }
 
 static enum sc_verdict check(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c,

@@ -15,13 +15,14 @@ static int applies(const struct sc_target *t)
 	return !(t->spec && t->spec->compute); /* compute specs use their own buffers */
 }
 
-/* Input of rank r still holds what sc_target_run put there. */
+/* Input of rank r still holds what sc_verify_run put there. */
 static int64_t input_changed(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c,
 			     const struct sc_tensor *in, struct sc_failure *f)
 {
 	struct sc_exec *x = &ctx->x;
 	const struct sc_spec *s[SC_MAX_CHAIN];
-	if (sc_target_specs(t, c, s, NULL) < 1)
+	int ns;
+	if (sc_target_specs(t, c, s, &ns, NULL) != SC_OK)
 		return 0;
 	const int red = sc_target_has_reduction(t, c);
 	int64_t bad = 0;

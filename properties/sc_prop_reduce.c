@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int applies(const struct sc_target *t) { return t->kind == SC_TGT_BUILTIN; }
+static int applies(const struct sc_target *t) { return sc_target_is_collective(t); }
 
 static enum sc_verdict check(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c,
 			     struct sc_failure *f)
@@ -20,7 +20,13 @@ static enum sc_verdict check(struct sc_ctx *ctx, struct sc_target *t, const stru
 	const int P = c->world, nl = be->ops->local_ranks(be, P, &first);
 	const enum sc_dtype dt = c->dtype;
 	const unsigned es = (unsigned)sc_dtype_size(dt);
-	const enum sc_redop op = (t->bi == SC_BI_REDUCE_SCATTER || t->bi == SC_BI_ALL_REDUCE) ? c->op : SC_SUM;
+	/* the case's op when the collective reduces, else sum */
+	enum sc_redop op = SC_SUM;
+	struct sc_case_param pa[SC_CASE_MAX_PARAMS];
+	const int np = sc_target_params(t, c, pa);
+	for (int i = 0; i < np; i++)
+		if (pa[i].kind == SC_PARAM_OP)
+			op = (enum sc_redop)pa[i].value;
 	int64_t n = 1;
 	for (int d = 0; d < c->ndims; d++)
 		n *= c->sizes[d];

@@ -6,30 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-static int same_layout(const struct sc_layout *a, const struct sc_layout *b)
-{
-	if (a->kind != b->kind || a->norder != b->norder || a->ngroups != b->ngroups)
-		return 0;
-	if (a->kind == SC_SHARD && a->shard_dim != b->shard_dim)
-		return 0;
-	if (a->kind == SC_PARTIAL && a->op != b->op)
-		return 0;
-	for (int i = 0; i < a->norder; i++)
-		if (a->order[i] != b->order[i])
-			return 0;
-	for (int i = 0; i < a->ngroups; i++)
-		if (a->group_len[i] != b->group_len[i])
-			return 0;
-	return 1;
-}
-
 static int applies(const struct sc_target *t)
 {
-	if (t->kind == SC_TGT_BUILTIN)
-		return t->bi == SC_BI_ALL_TO_ALL;
-	if (t->kind == SC_TGT_CHAIN)
-		return t->nchain >= 2 && same_layout(&t->chain[0]->in, &t->chain[t->nchain - 1]->out);
-	return 0;
+	return sc_target_returns_to_input(t);
 }
 
 /* Runs forward and back; leaves the result in ctx->x, inputs in in[]. */
@@ -38,15 +17,10 @@ static enum sc_verdict there_and_back(struct sc_ctx *ctx, struct sc_target *t,
 				      struct sc_failure *f)
 {
 	enum sc_verdict v = sc_run_or_fail(ctx, t, c, in, f);
-	if (v != SC_V_PASS || t->kind != SC_TGT_BUILTIN)
+	if (v != SC_V_PASS || !sc_target_has_run_inverse(t))
 		return v;
 	struct sc_err e;
-	const struct sc_spec *back = sc_builtin_spec(t, c->ndims, c->p1, c->p0, c->op, &e);
-	if (!back) {
-		ctx->err = e;
-		return SC_V_ERROR;
-	}
-	enum sc_status st = sc_exec_spec(&ctx->x, back, c->sizes, &e);
+	enum sc_status st = sc_target_run_inverse(t, c, &ctx->x, &e);
 	if (st == SC_E_RUNTIME) {
 		f->runtime_error = 1;
 		snprintf(f->msg, sizeof f->msg, "inverse: %.480s", e.msg);
@@ -133,9 +107,9 @@ static enum sc_verdict check(struct sc_ctx *ctx, struct sc_target *t, const stru
 	sc_ctx_begin(ctx, 1, 0);
 	if (there_and_back(ctx, t, c, in, &pf) == SC_V_PASS && compare(&ctx->x, in, &pf, 1) > 0) {
 		for (int i = 0; i < pf.nfirst; i++) {
-			pf.first[i].expected_bits = sc_expected_bits(t, c, pf.first[i].expected_from);
+			pf.first[i].expected_bits = sc_verify_expected_bits(t, c, pf.first[i].expected_from);
 			pf.first[i].actual_bits = pf.first[i].actual_from < SC_PROV_MIXED
-							  ? sc_expected_bits(t, c, pf.first[i].actual_from)
+							  ? sc_verify_expected_bits(t, c, pf.first[i].actual_from)
 							  : 0;
 		}
 		memcpy(f->first, pf.first, sizeof pf.first);

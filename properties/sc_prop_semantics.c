@@ -82,8 +82,8 @@ static enum sc_verdict semantics(struct sc_ctx *ctx, struct sc_target *t, const 
 	if (v != SC_V_PASS)
 		return v;
 	struct sc_err e;
-	int64_t wrong = sc_verify_output(t, c, &ctx->x, f, &e);
-	if (wrong < 0) {
+	int64_t wrong = 0;
+	if (sc_verify_output(t, c, &ctx->x, f, &wrong, &e) != SC_OK) {
 		ctx->err = e;
 		return SC_V_ERROR;
 	}
@@ -91,8 +91,7 @@ static enum sc_verdict semantics(struct sc_ctx *ctx, struct sc_target *t, const 
 		sc_ctx_begin(ctx, 1, 0);
 		if ((v = sc_run_or_fail(ctx, t, c, NULL, f)) != SC_V_PASS)
 			return v;
-		wrong = sc_verify_output(t, c, &ctx->x, f, &e);
-		if (wrong < 0) {
+		if (sc_verify_output(t, c, &ctx->x, f, &wrong, &e) != SC_OK) {
 			ctx->err = e;
 			return SC_V_ERROR;
 		}
@@ -107,13 +106,13 @@ static enum sc_verdict semantics(struct sc_ctx *ctx, struct sc_target *t, const 
 /* Not for an output known only by its shape (`output shape [..]`). */
 static int applies_all(const struct sc_target *t)
 {
-	const struct sc_spec *last = t->kind == SC_TGT_CHAIN ? t->chain[t->nchain - 1] : t->spec;
+	const struct sc_spec *last = sc_target_fixed_spec(t, 1);
 	return !(last && last->out.kind == SC_OPAQUE);
 }
 
 static int applies_chain(const struct sc_target *t)
 {
-	return t->kind == SC_TGT_CHAIN && t->nchain >= 2;
+	return t->nchain >= 2; /* a chain */
 }
 
 static enum sc_verdict compose(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c,

@@ -54,7 +54,7 @@ void sc_ctx_begin(struct sc_ctx *ctx, int prov, int poison)
 {
 	sc_arena_reset(&ctx->arena);
 	ctx->arena.poison = poison;
-	ctx->arena.use_dm = 0; /* sc_target_run decides */
+	ctx->arena.use_dm = 0; /* sc_verify_run decides */
 	ctx->x.prov = prov;
 	ctx->x.compute = 0;
 }
@@ -64,7 +64,7 @@ enum sc_verdict sc_run_or_fail(struct sc_ctx *ctx, struct sc_target *t, const st
 {
 	struct sc_err e;
 	sc_err_clear(&e);
-	enum sc_status st = sc_target_run(t, c, &ctx->x, inputs, &e);
+	enum sc_status st = sc_verify_run(t, c, &ctx->x, inputs, &e);
 	if (st == SC_OK)
 		return SC_V_PASS;
 	if (st == SC_E_RUNTIME) {
@@ -85,14 +85,15 @@ void sc_explain(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c
 	if (sc_run_or_fail(ctx, t, c, NULL, &pf) != SC_V_PASS)
 		return;
 	struct sc_err e;
-	if (sc_verify_output(t, c, &ctx->x, &pf, &e) <= 0 || pf.nfirst == 0)
+	int64_t wrong = 0;
+	if (sc_verify_output(t, c, &ctx->x, &pf, &wrong, &e) != SC_OK || wrong <= 0 || pf.nfirst == 0)
 		return;
 	const int red = sc_target_has_reduction(t, c);
 	for (int i = 0; i < pf.nfirst; i++) {
 		struct sc_wrong *w = &pf.first[i];
-		w->expected_bits = sc_expected_bits(t, c, w->expected_from);
+		w->expected_bits = sc_verify_expected_bits(t, c, w->expected_from);
 		if (!red && w->actual_from < SC_PROV_MIXED) {
-			w->actual_bits = sc_expected_bits(t, c, w->actual_from);
+			w->actual_bits = sc_verify_expected_bits(t, c, w->actual_from);
 			continue;
 		}
 		/* values of a reduction: take them from the data run when it saw

@@ -9,6 +9,7 @@
 #include "sc_backend.h"
 #include "sc_gen.h"
 #include "sc_target.h"
+#include "sc_verify.h"
 
 enum sc_verdict { SC_V_PASS = 0, SC_V_FAIL = 1, SC_V_SKIP = 2, SC_V_ERROR = 3 };
 

@@ -51,7 +51,7 @@ int main(int argc, char **argv)
 	sc_target_from_spec(&t0, inputs_only);
 	int rc = 0;
 	sc_ctx_begin(ctx, 1, 0);
-	if (sc_target_run(&t0, &c, &ctx->x, NULL, &e) != SC_OK) {
+	if (sc_verify_run(&t0, &c, &ctx->x, NULL, &e) != SC_OK) {
 		fprintf(stderr, "%s\n", e.msg);
 		rc = 2;
 		goto out;

@@ -118,7 +118,7 @@ int main(int argc, char **argv)
 		sc_check_run(ctx, &t, sem, &co, &r);
 		char cs[256] = "";
 		if (r.have_cx)
-			sc_case_format(&t, &r.cx, cs, sizeof cs);
+			sc_target_case_format(&t, &r.cx, cs, sizeof cs);
 		printf("  %-52s %s %s\n", path, r.verdict == SC_V_FAIL ? "caught:" : "passes", cs);
 		T_CHECK(r.verdict == (bad ? SC_V_FAIL : SC_V_PASS), "%s: verdict %d", path, r.verdict);
 		sc_target_free(&t);

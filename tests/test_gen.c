@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sc_builtin.h"
 #include "sc_check.h"
 #include "sc_test.h"
 
@@ -32,7 +33,7 @@ static int same_case(const struct sc_case *a, const struct sc_case *b)
 static void check_smallest(struct sc_target *t, const struct sc_gen_opts *o, const struct sc_case *c)
 {
 	char buf[256];
-	sc_case_format(t, c, buf, sizeof buf);
+	sc_target_case_format(t, c, buf, sizeof buf);
 	for (int w = 1; w < c->world; w++) {
 		struct sc_case k = *c;
 		k.world = w;
@@ -46,10 +47,10 @@ static void check_smallest(struct sc_target *t, const struct sc_gen_opts *o, con
 				d, (long long)v);
 		}
 	int lo, hi;
-	if (sc_case_ndims_range(t, &lo, &hi))
+	if (sc_target_ndims_range(t, &lo, &hi))
 		T_CHECK(c->ndims == lo, "%s: %s, but %d dims is the fewest", t->name, buf, lo);
 	struct sc_case_param p[SC_CASE_MAX_PARAMS];
-	const int np = sc_case_params(t, c, p);
+	const int np = sc_target_params(t, c, p);
 	for (int i = 0; i < np; i++) {
 		int smallest = p[i].kind == SC_PARAM_OTHER_DIM && p[p[i].other].value == 0 ? 1 : 0;
 		T_CHECK(p[i].value == smallest, "%s: %s, parameter %s is not the smallest", t->name, buf, p[i].key);
@@ -132,10 +133,10 @@ static void f_swap(struct sc_exec *x, const struct sc_case *c, int prov, void *u
 	memcpy(pb, tmp, es);
 }
 
-static void planted(struct sc_ctx *ctx, enum sc_builtin b, int ndims_lo)
+static void planted(struct sc_ctx *ctx, const struct sc_builtin_family *b, int ndims_lo)
 {
 	struct sc_target t;
-	T_CHECK(sc_target_builtin(&t, b, NULL) == SC_OK, "builtin %d", (int)b);
+	T_CHECK(sc_target_builtin(&t, b, NULL) == SC_OK, "builtin %s", b->name);
 	t.fault = f_swap;
 	for (uint64_t seed = 1; seed <= 3; seed++) {
 		struct sc_check_opts o;
@@ -150,7 +151,7 @@ static void planted(struct sc_ctx *ctx, enum sc_builtin b, int ndims_lo)
 		if (r.verdict != SC_V_FAIL)
 			continue;
 		char buf[256];
-		sc_case_format(&t, &r.cx, buf, sizeof buf);
+		sc_target_case_format(&t, &r.cx, buf, sizeof buf);
 		if (seed == 1)
 			printf("%-26s shrunk to %s (%d steps, %ld tried)\n", t.name, buf, r.shrink.steps,
 			       r.shrink.tries);
@@ -162,7 +163,7 @@ static void planted(struct sc_ctx *ctx, enum sc_builtin b, int ndims_lo)
 			"%s seed %llu: shrunk to %s, not world 1, %d dims, sizes [.., 1, 2], i32, seed 0", t.name,
 			(unsigned long long)seed, buf, ndims_lo);
 		struct sc_case_param p[SC_CASE_MAX_PARAMS];
-		const int np = sc_case_params(&t, &r.cx, p);
+		const int np = sc_target_params(&t, &r.cx, p);
 		for (int i = 0; i < np; i++) {
 			int smallest = p[i].kind == SC_PARAM_OTHER_DIM && p[p[i].other].value == 0 ? 1 : 0;
 			T_CHECK(p[i].value == smallest, "%s: %s, parameter %s is not the smallest", t.name, buf,
@@ -175,9 +176,11 @@ static void planted(struct sc_ctx *ctx, enum sc_builtin b, int ndims_lo)
 int main(int argc, char **argv)
 {
 	sc_test_walk_specs(argc > 1 ? argv[1] : "corpus", check_spec, NULL);
-	for (int b = 0; b < SC_NBUILTINS; b++) {
+	const struct sc_builtin_family *const *fams;
+	const int nf = sc_builtin_families(&fams);
+	for (int b = 0; b < nf; b++) {
 		struct sc_target t;
-		T_CHECK(sc_target_builtin(&t, (enum sc_builtin)b, NULL) == SC_OK, "builtin %d", b);
+		T_CHECK(sc_target_builtin(&t, fams[b], NULL) == SC_OK, "builtin %s", fams[b]->name);
 		check_target(&t);
 		sc_target_free(&t);
 	}
@@ -187,8 +190,8 @@ int main(int argc, char **argv)
 	struct sc_backend *be;
 	sc_backend_sim_open(&be, NULL);
 	struct sc_ctx *ctx = sc_ctx_new(be, 0);
-	planted(ctx, SC_BI_ALL_TO_ALL, 2);
-	planted(ctx, SC_BI_ALL_GATHER, 1);
+	planted(ctx, &sc_builtin_all_to_all, 2);
+	planted(ctx, &sc_builtin_all_gather, 1);
 	sc_ctx_free(ctx);
 	sc_backend_close(be);
 	T_DONE();

@@ -146,8 +146,8 @@ static void check_spec(const char *path, void *u)
 		for (int d = 0; d < best.ndims; d++)
 			same &= r.cx.sizes[d] == best.sizes[d];
 		char a[256], b[256];
-		sc_case_format(&t, &r.cx, a, sizeof a);
-		sc_case_format(&t, &best, b, sizeof b);
+		sc_target_case_format(&t, &r.cx, a, sizeof a);
+		sc_target_case_format(&t, &best, b, sizeof b);
 		T_CHECK(same, "%s seed %llu: shrunk to %s, exhaustive minimum %s", path,
 			(unsigned long long)seed, a, b);
 		if (seed == 1) {

@@ -173,7 +173,7 @@ static enum sc_status run_prov(const char *text, int P, const int64_t *sizes, in
 	c.ndims = s->ndims;
 	memcpy(c.sizes, sizes, sizeof(int64_t) * (size_t)s->ndims);
 	sc_ctx_begin(ctx, 1, 0);
-	enum sc_status st = sc_target_run(&t, &c, &ctx->x, NULL, &e);
+	enum sc_status st = sc_verify_run(&t, &c, &ctx->x, NULL, &e);
 	if (st == SC_OK) {
 		struct sc_tensor *o = &ctx->x.t[r];
 		struct sc_iter it;

@@ -23,6 +23,7 @@
 #include "sc_fuzzloop.h"
 #include "sc_plugin.h"
 #include "sc_npy.h"
+#include "sc_builtin.h"
 #include "sc_report.h"
 #include "sc_fs.h"
 
@@ -418,17 +419,19 @@ static int load_targets(struct cli *c, struct sc_target *t, int *nt, FILE *log)
 	for (int i = 0; i < c->ntargets; i++) {
 		const char *a = c->targets[i];
 		if (strncmp(a, "builtin:", 8) == 0) {
-			enum sc_builtin b;
+			const struct sc_builtin_family *fam;
 			if (strcmp(a + 8, "all") == 0) {
-				for (int k = 0; k < SC_NBUILTINS && n < MAX_TARGETS; k++)
-					sc_target_builtin(&t[n++], (enum sc_builtin)k, &e);
+				const struct sc_builtin_family *const *fams;
+				const int nf = sc_builtin_families(&fams);
+				for (int k = 0; k < nf && n < MAX_TARGETS; k++)
+					sc_target_builtin(&t[n++], fams[k], &e);
 				continue;
 			}
-			if (sc_builtin_parse(a + 8, &b) != 0) {
+			if (sc_builtin_find(a + 8, &fam) != SC_OK) {
 				*nt = n;
 				return die_usage("unknown builtin '%s' (see shardcheck list)", a);
 			}
-			sc_target_builtin(&t[n++], b, &e);
+			sc_target_builtin(&t[n++], fam, &e);
 			continue;
 		}
 		struct stat st;
@@ -674,7 +677,7 @@ static int cmd_check(int argc, char **argv, int full_argc, char **full_argv, int
 	if (ctx)
 		ctx->arena.max_bytes = c.case_memory;
 	for (int i = 0; ctx && i < nt; i++)
-		if (targets[i].kind == SC_TGT_PLUGIN)
+		if (targets[i].ops->flags & SC_TARGET_HOST_ONLY)
 			ctx->arena.shared = 1; /* plugins run in child processes that write here */
 	const int tty = isatty(2) && !c.quiet && sc_backend_leader(be);
 	if (tty)
@@ -829,7 +832,7 @@ static int parse_params(struct sc_target *t, const char *arg, struct sc_case *cs
 		if (!eq)
 			return die_usage("--params: expected KEY=VALUE, got '%s'", tok);
 		*eq++ = '\0';
-		enum sc_status ps = sc_case_param_set(t, cs, tok, eq);
+		enum sc_status ps = sc_target_param_set(t, cs, tok, eq);
 		if (ps == SC_E_SPEC)
 			return die_usage("--params: unknown op '%s'", eq);
 		if (ps != SC_OK)
@@ -837,7 +840,7 @@ static int parse_params(struct sc_target *t, const char *arg, struct sc_case *cs
 		have_dim |= strcmp(tok, "dim") == 0;
 		have_concat |= strcmp(tok, "concat") == 0;
 	}
-	const int need_concat = sc_case_param_required(t, "concat");
+	const int need_concat = sc_target_param_required(t, "concat");
 	if (!have_dim || (need_concat && !have_concat))
 		return die_usage("builtin targets need --params dim=I%s", need_concat ? ",concat=J" : "");
 	return 0;
@@ -862,7 +865,7 @@ static enum sc_status expected_tensor(struct sc_ctx *ctx, struct sc_target *t, c
 	sc_iter_init(&it, m.shape, m.stride, m.ndim, m.offset);
 	const unsigned es = et->buf->esize;
 	for (int64_t k = 0; k < sc_tensor_numel(et); k++) {
-		sc_store_bits(et->buf->data + (size_t)k * es, es, sc_expected_bits(t, cs, (uint64_t)it.off));
+		sc_store_bits(et->buf->data + (size_t)k * es, es, sc_verify_expected_bits(t, cs, (uint64_t)it.off));
 		sc_iter_next(&it);
 	}
 	return SC_OK;
@@ -875,7 +878,8 @@ static int dump_case(struct sc_ctx *ctx, struct sc_target *t, const struct sc_ca
 	struct sc_err e;
 	int code = 0;
 	const struct sc_spec *s[SC_MAX_CHAIN];
-	if (sc_target_specs(t, cs, s, &e) < 1) {
+	int ns;
+	if (sc_target_specs(t, cs, s, &ns, &e) != SC_OK) {
 		fprintf(stderr, "shardcheck: %s\n", e.msg);
 		return 2;
 	}
@@ -889,10 +893,10 @@ static int dump_case(struct sc_ctx *ctx, struct sc_target *t, const struct sc_ca
 	}
 	sc_ctx_begin(ctx, 0, 0);
 	struct sc_tensor in[SC_MAX_WORLD];
-	enum sc_status st = sc_target_run(t, cs, &ctx->x, in, &e);
+	enum sc_status st = sc_verify_run(t, cs, &ctx->x, in, &e);
 	struct sc_exec *x = &ctx->x;
 	char path[4096];
-	const struct sc_layout *ol = &s[sc_target_specs(t, cs, s, NULL) - 1]->out;
+	const struct sc_layout *ol = &s[ns - 1]->out;
 	for (int rr = 0; rr < x->nlocal && code != 2; rr++) {
 		const int rank = x->first + rr;
 		snprintf(path, sizeof path, "%s/rank%d.input.npy", dir, rank);
@@ -945,7 +949,8 @@ static int cmd_eval(int argc, char **argv)
 	cs.dtype = c.dtype;
 	cs.seed = c.co.seed;
 	struct sc_err e;
-	if (t.kind == SC_TGT_BUILTIN) {
+	int nd_lo, nd_hi;
+	if (sc_target_ndims_range(&t, &nd_lo, &nd_hi)) {
 		if ((rc = parse_params(&t, c.params, &cs)) != 0)
 			return rc;
 		/* ndims from the number of sizes given */
@@ -956,7 +961,8 @@ static int cmd_eval(int argc, char **argv)
 		}
 	}
 	const struct sc_spec *s[SC_MAX_CHAIN];
-	if (sc_target_specs(&t, &cs, s, &e) < 1) {
+	int ns;
+	if (sc_target_specs(&t, &cs, s, &ns, &e) != SC_OK) {
 		fprintf(stderr, "shardcheck: %s\n", e.msg);
 		return 2;
 	}
@@ -994,7 +1000,7 @@ static int cmd_eval(int argc, char **argv)
 	snprintf(r.target, sizeof r.target, "%s", t.name);
 	r.verdict = sc_check_case(ctx, &t, p, &cs, &r.fail);
 	char desc[512];
-	sc_case_format(&t, &cs, desc, sizeof desc);
+	sc_target_case_format(&t, &cs, desc, sizeof desc);
 	int code = 0;
 	switch (r.verdict) {
 	case SC_V_PASS: printf("pass  %s %s: %s\n", t.name, p->name, desc); break;
@@ -1099,7 +1105,7 @@ static int cmd_repro(int argc, char **argv)
 	struct sc_ctx *ctx = sc_ctx_new(be, 0);
 	if (ctx)
 		ctx->arena.max_bytes = c.case_memory;
-	if (ctx && t.kind == SC_TGT_PLUGIN)
+	if (ctx && (t.ops->flags & SC_TARGET_HOST_ONLY))
 		ctx->arena.shared = 1;
 	const struct sc_property *p = sc_property_find(t.fixed_property);
 	const struct sc_case *cs = &t.fixed;
@@ -1110,7 +1116,7 @@ static int cmd_repro(int argc, char **argv)
 	r.cx = *cs;
 	snprintf(r.target, sizeof r.target, "%s", t.name);
 	char desc[512];
-	sc_case_format(&t, cs, desc, sizeof desc);
+	sc_target_case_format(&t, cs, desc, sizeof desc);
 	printf("replay %s: %s %s on %s\n  %s\n", c.targets[0], t.name, p->name, bname, desc);
 	r.verdict = sc_check_case(ctx, &t, p, cs, &r.fail);
 	int code = r.verdict == SC_V_FAIL ? 1 : r.verdict == SC_V_ERROR ? 2 : 0;
@@ -1118,10 +1124,10 @@ static int cmd_repro(int argc, char **argv)
 		fprintf(stderr, "shardcheck: %s\n", ctx->err.msg);
 	/* per rank, expected and actual: in full when small */
 	const struct sc_spec *s[SC_MAX_CHAIN];
-	int ns = sc_target_specs(&t, cs, s, &e);
-	if (code != 2 && ns > 0) {
+	int ns = 0;
+	if (code != 2 && sc_target_specs(&t, cs, s, &ns, &e) == SC_OK) {
 		sc_ctx_begin(ctx, 0, 0);
-		enum sc_status st = sc_target_run(&t, cs, &ctx->x, NULL, &e);
+		enum sc_status st = sc_verify_run(&t, cs, &ctx->x, NULL, &e);
 		struct sc_exec *x = &ctx->x;
 		int64_t per_rank = sc_tensor_numel(&x->t[0]);
 		if (st == SC_E_RUNTIME) {
@@ -1212,7 +1218,7 @@ static void fuzz_event(void *u, const struct sc_fuzz_event *ev)
 	case SC_FZ_EXPECTED:
 		if (!fp->quiet) {
 			char cs[256];
-			sc_case_format(ev->res->tgt, &ev->res->cx, cs, sizeof cs);
+			sc_target_case_format(ev->res->tgt, &ev->res->cx, cs, sizeof cs);
 			printf("%sknown %s %s (expect fail): %s\n", pre, ev->res->target, ev->res->property, cs);
 		}
 		break;
@@ -1437,8 +1443,10 @@ static int cmd_fuzz(int argc, char **argv, int full_argc, char **full_argv)
 static int cmd_list(void)
 {
 	printf("builtins:\n");
-	for (int b = 0; b < SC_NBUILTINS; b++)
-		printf("  builtin:%s\n", sc_builtin_name((enum sc_builtin)b));
+	const struct sc_builtin_family *const *fams;
+	const int nf = sc_builtin_families(&fams);
+	for (int b = 0; b < nf; b++)
+		printf("  builtin:%s\n", fams[b]->name);
 	printf("  builtin:all\n\nproperties:\n");
 	const struct sc_property *const *props;
 	int np = sc_properties(&props);

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "sc_builtin.h"
+#include "sc_str.h"
 #include "sc_plugin.h"
 #include "sc_property.h"
 
@@ -16,39 +18,37 @@ enum sc_status sc_casefile_format(struct sc_target *t, const char *property, con
 				  struct sc_err *e)
 {
 	const struct sc_spec *s[SC_MAX_CHAIN];
-	if (sc_target_specs(t, c, s, e) < 1)
-		return e ? e->status : SC_E_INTERNAL;
-	size_t k = 0;
-#define P_(...) do { int w_ = snprintf(buf + k, k < n ? n - k : 0, __VA_ARGS__); if (w_ > 0) k += (size_t)w_; } while (0)
-	P_("shardcheck-case %d\n", SC_CASEFILE_VERSION);
-	if (t->kind == SC_TGT_CHAIN)
-		P_("chain %s\n", t->name);
-	else
-		P_("target %s\n", t->name);
-	if (t->kind == SC_TGT_PLUGIN && t->baseline && t->baseline_path[0])
-		P_("baseline %s\n", t->baseline_path);
-	P_("property %s\nbackend %s\nworld %d\nsizes", property, backend, c->world);
+	int ns;
+	SC_CHECK(sc_target_specs(t, c, s, &ns, e));
+	struct sc_str b = SC_STR_INIT;
+	char line[600], tmp[32];
+	sc_target_describe(t, line, sizeof line);
+	sc_str_printf(&b, "shardcheck-case %d\n%s\n", SC_CASEFILE_VERSION, line);
+	if (t->baseline && t->baseline_path[0])
+		sc_str_printf(&b, "baseline %s\n", t->baseline_path);
+	sc_str_printf(&b, "property %s\nbackend %s\nworld %d\nsizes", property, backend, c->world);
 	for (int d = 0; d < c->ndims; d++)
-		P_(" %s=%lld", s[0]->dim[d], (long long)c->sizes[d]);
-	P_("\n");
+		sc_str_printf(&b, " %s=%lld", s[0]->dim[d], (long long)c->sizes[d]);
+	sc_str_put(&b, "\n");
 	struct sc_case_param pa[SC_CASE_MAX_PARAMS];
-	const int np = sc_case_params(t, c, pa);
-	for (int i = 0; i < np; i++) {
-		P_("%s%s=", i ? " " : "params ", pa[i].key);
-		if (pa[i].is_op)
-			P_("%s", sc_redop_name((enum sc_redop)pa[i].value));
-		else
-			P_("%d", pa[i].value);
-	}
+	const int np = sc_target_params(t, c, pa);
+	for (int i = 0; i < np; i++)
+		sc_str_printf(&b, "%s%s=%s", i ? " " : "params ", pa[i].key, sc_case_param_text(&pa[i], tmp, sizeof tmp));
 	if (np)
-		P_(" ndims=%d\n", c->ndims);
-	P_("dtype %s\nseed %llu\n", sc_dtype_name(c->dtype), (unsigned long long)c->seed);
+		sc_str_printf(&b, " ndims=%d\n", c->ndims);
+	sc_str_printf(&b, "dtype %s\nseed %llu\n", sc_dtype_name(c->dtype), (unsigned long long)c->seed);
 	if (expect >= 0)
-		P_("expect %s\n", expect ? "fail" : "pass");
-#undef P_
-	if (k >= n)
-		return SC_ERR(e, SC_E_INTERNAL, "case file text too long");
-	return SC_OK;
+		sc_str_printf(&b, "expect %s\n", expect ? "fail" : "pass");
+	const char *text = sc_str_cstr(&b);
+	enum sc_status st = SC_OK;
+	if (!text)
+		st = SC_ERR(e, SC_E_NOMEM, "out of memory");
+	else if (b.len >= n)
+		st = SC_ERR(e, SC_E_INTERNAL, "case file text too long");
+	else
+		memcpy(buf, text, b.len + 1);
+	sc_str_free(&b);
+	return st;
 }
 
 static int file_exists(const char *p)
@@ -84,21 +84,73 @@ static char *trim(char *s)
 	return s;
 }
 
-enum sc_status sc_casefile_load(const char *path, struct sc_target *t, struct sc_err *e)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return SC_ERR(e, SC_E_IO, "%s: cannot open: %s", path, strerror(errno));
-	char line[2048], target[1024] = "", sizes[1024] = "", params[256] = "", property[32] = "",
-	     backend[16] = "sim", baseline[1024] = "";
-	int lineno = 0, is_chain = 0, have_world = 0, have_dtype = 0, expect = -1;
-	int size_line = 0, params_line = 0;
+/* The lines of a case file, read before anything is built. */
+struct record {
+	char target[1024], sizes[1024], params[256], property[32], backend[16], baseline[1024];
+	int lines, is_chain, have_world, have_dtype, expect, size_line, params_line;
 	struct sc_case c;
-	memset(&c, 0, sizeof c);
-	enum sc_status st = SC_OK;
-#define FAIL_(...) do { st = SC_ERR(e, SC_E_SPEC, __VA_ARGS__); goto out; } while (0)
+};
+
+#define FAIL_(...) return SC_ERR(e, SC_E_SPEC, __VA_ARGS__)
+
+/* One "key value" line. */
+static enum sc_status read_key(const char *path, int lineno, const char *s, const char *val, struct record *r,
+			       struct sc_err *e)
+{
+	char *end;
+	if (strcmp(s, "target") == 0 || strcmp(s, "chain") == 0) {
+		snprintf(r->target, sizeof r->target, "%s", val);
+		r->is_chain = s[0] == 'c';
+	} else if (strcmp(s, "baseline") == 0) {
+		snprintf(r->baseline, sizeof r->baseline, "%s", val);
+	} else if (strcmp(s, "property") == 0) {
+		if (!sc_property_find(val))
+			FAIL_("%s:%d: unknown property '%s'", path, lineno, val);
+		snprintf(r->property, sizeof r->property, "%s", val);
+	} else if (strcmp(s, "backend") == 0) {
+		if (strlen(val) >= sizeof r->backend || !*val)
+			FAIL_("%s:%d: unknown backend '%s'", path, lineno, val);
+		snprintf(r->backend, sizeof r->backend, "%s", val);
+	} else if (strcmp(s, "world") == 0) {
+		long w = strtol(val, &end, 10);
+		if (*end || w < 1 || w > SC_MAX_WORLD)
+			FAIL_("%s:%d: world must be 1..%d, got '%s'", path, lineno, SC_MAX_WORLD, val);
+		r->c.world = (int)w;
+		r->have_world = 1;
+	} else if (strcmp(s, "sizes") == 0) {
+		snprintf(r->sizes, sizeof r->sizes, "%s", val);
+		r->size_line = lineno;
+	} else if (strcmp(s, "params") == 0) {
+		snprintf(r->params, sizeof r->params, "%s", val);
+		r->params_line = lineno;
+	} else if (strcmp(s, "dtype") == 0) {
+		if (sc_dtype_parse(val, &r->c.dtype) != SC_OK)
+			FAIL_("%s:%d: unknown dtype '%s'", path, lineno, val);
+		r->have_dtype = 1;
+	} else if (strcmp(s, "seed") == 0) {
+		errno = 0;
+		uint64_t u = strtoull(val, &end, 10);
+		if (errno || *end || !*val)
+			FAIL_("%s:%d: bad seed '%s'", path, lineno, val);
+		r->c.seed = u;
+	} else if (strcmp(s, "expect") == 0) {
+		if (strcmp(val, "fail") == 0)
+			r->expect = 1;
+		else if (strcmp(val, "pass") == 0)
+			r->expect = 0;
+		else
+			FAIL_("%s:%d: expect must be 'fail' or 'pass'", path, lineno);
+	} else {
+		FAIL_("%s:%d: unknown key '%s'", path, lineno, s);
+	}
+	return SC_OK;
+}
+
+static enum sc_status read_record(FILE *f, const char *path, struct record *r, struct sc_err *e)
+{
+	char line[2048];
 	while (fgets(line, sizeof line, f)) {
-		lineno++;
+		const int lineno = ++r->lines;
 		char *s = trim(line);
 		if (!*s)
 			continue;
@@ -107,182 +159,174 @@ enum sc_status sc_casefile_load(const char *path, struct sc_target *t, struct sc
 		*sp = '\0';
 		if (lineno == 1 || (strcmp(s, "shardcheck-case") == 0)) {
 			if (strcmp(s, "shardcheck-case") != 0)
-				FAIL_("%s:%d: not a case file (first line must be 'shardcheck-case %d')", path,
-				      lineno, SC_CASEFILE_VERSION);
+				FAIL_("%s:%d: not a case file (first line must be 'shardcheck-case %d')", path, lineno,
+				      SC_CASEFILE_VERSION);
 			if (atoi(val) != SC_CASEFILE_VERSION)
-				FAIL_("%s:%d: case file version %s is not supported (this version reads %d)",
-				      path, lineno, val, SC_CASEFILE_VERSION);
+				FAIL_("%s:%d: case file version %s is not supported (this version reads %d)", path,
+				      lineno, val, SC_CASEFILE_VERSION);
 			continue;
 		}
-		uint64_t u;
-		char *end;
-		if (strcmp(s, "target") == 0 || strcmp(s, "chain") == 0) {
-			snprintf(target, sizeof target, "%s", val);
-			is_chain = s[0] == 'c';
-		} else if (strcmp(s, "baseline") == 0) {
-			snprintf(baseline, sizeof baseline, "%s", val);
-		} else if (strcmp(s, "property") == 0) {
-			if (!sc_property_find(val))
-				FAIL_("%s:%d: unknown property '%s'", path, lineno, val);
-			snprintf(property, sizeof property, "%s", val);
-		} else if (strcmp(s, "backend") == 0) {
-			if (strlen(val) >= sizeof backend || !*val)
-				FAIL_("%s:%d: unknown backend '%s'", path, lineno, val);
-			snprintf(backend, sizeof backend, "%s", val);
-		} else if (strcmp(s, "world") == 0) {
-			long w = strtol(val, &end, 10);
-			if (*end || w < 1 || w > SC_MAX_WORLD)
-				FAIL_("%s:%d: world must be 1..%d, got '%s'", path, lineno, SC_MAX_WORLD, val);
-			c.world = (int)w;
-			have_world = 1;
-		} else if (strcmp(s, "sizes") == 0) {
-			snprintf(sizes, sizeof sizes, "%s", val);
-			size_line = lineno;
-		} else if (strcmp(s, "params") == 0) {
-			snprintf(params, sizeof params, "%s", val);
-			params_line = lineno;
-		} else if (strcmp(s, "dtype") == 0) {
-			if (sc_dtype_parse(val, &c.dtype))
-				FAIL_("%s:%d: unknown dtype '%s'", path, lineno, val);
-			have_dtype = 1;
-		} else if (strcmp(s, "seed") == 0) {
-			errno = 0;
-			u = strtoull(val, &end, 10);
-			if (errno || *end || !*val)
-				FAIL_("%s:%d: bad seed '%s'", path, lineno, val);
-			c.seed = u;
-		} else if (strcmp(s, "expect") == 0) {
-			if (strcmp(val, "fail") == 0)
-				expect = 1;
-			else if (strcmp(val, "pass") == 0)
-				expect = 0;
-			else
-				FAIL_("%s:%d: expect must be 'fail' or 'pass'", path, lineno);
-		} else {
-			FAIL_("%s:%d: unknown key '%s'", path, lineno, s);
-		}
+		SC_CHECK(read_key(path, lineno, s, val, r, e));
 	}
-	if (lineno == 0)
+	if (r->lines == 0)
 		FAIL_("%s:1: empty case file", path);
-	if (!target[0])
-		FAIL_("%s:%d: missing 'target'", path, lineno + 1);
-	if (!property[0])
-		FAIL_("%s:%d: missing 'property'", path, lineno + 1);
-	if (!have_world || !size_line || !have_dtype)
-		FAIL_("%s:%d: missing %s", path, lineno + 1, !have_world ? "'world'" : !size_line ? "'sizes'" : "'dtype'");
-	/* the target */
-	if (is_chain) {
-		char buf[1024], res[SC_MAX_CHAIN][1024];
+	if (!r->target[0])
+		FAIL_("%s:%d: missing 'target'", path, r->lines + 1);
+	if (!r->property[0])
+		FAIL_("%s:%d: missing 'property'", path, r->lines + 1);
+	if (!r->have_world || !r->size_line || !r->have_dtype)
+		FAIL_("%s:%d: missing %s", path, r->lines + 1,
+		      !r->have_world ? "'world'" : !r->size_line ? "'sizes'" : "'dtype'");
+	return SC_OK;
+}
+
+/* A plugin transform: LIB.so:NAME (and its baseline's library). */
+static enum sc_status plugin_target(const char *path, const struct record *r, struct sc_target *t,
+				    struct sc_err *e)
+{
+	char lib[1024], res[1100];
+	const char *colon = strstr(r->target, ".so:") + 3;
+	snprintf(lib, sizeof lib, "%.*s", (int)(colon - r->target), r->target);
+	resolve(path, lib, res, sizeof res);
+	struct sc_plugin_lib *pl = NULL, *bl = NULL;
+	SC_CHECK(sc_plugin_load(res, &pl, e));
+	const struct sc_plugin_transform *tr = sc_plugin_find(pl, colon + 1), *bt = NULL;
+	enum sc_status st = SC_OK;
+	if (!tr) {
+		st = SC_ERR(e, SC_E_SPEC, "%s: the plugin %s has no transform '%s'", path, res, colon + 1);
+		goto fail;
+	}
+	if (r->baseline[0]) {
+		char bres[1100];
+		resolve(path, r->baseline, bres, sizeof bres);
+		SC_CHECK_GOTO(sc_plugin_load(bres, &bl, e), st, fail);
+		bt = sc_plugin_find(bl, colon + 1);
+	}
+	SC_CHECK_GOTO(sc_target_plugin(t, res, tr, bt, e), st, fail);
+	snprintf(t->name, sizeof t->name, "%.500s", r->target);
+	t->own_lib = pl;
+	t->own_baseline = bl;
+	if (bl)
+		snprintf(t->baseline_path, sizeof t->baseline_path, "%.500s", r->baseline);
+	return SC_OK;
+fail:
+	sc_plugin_close(pl);
+	sc_plugin_close(bl);
+	return st;
+}
+
+/* A built-in and its parameters. */
+static enum sc_status builtin_target(const char *path, struct record *r, struct sc_target *t, struct sc_err *e)
+{
+	const struct sc_builtin_family *fam;
+	if (sc_builtin_find(r->target + 8, &fam) != SC_OK)
+		FAIL_("%s: unknown builtin '%s'", path, r->target);
+	SC_CHECK(sc_target_builtin(t, fam, e));
+	if (!r->params_line)
+		FAIL_("%s:%d: a built-in case needs 'params'", path, r->lines + 1);
+	char pb[256];
+	snprintf(pb, sizeof pb, "%s", r->params);
+	for (char *tok = strtok(pb, " "); tok; tok = strtok(NULL, " ")) {
+		char *eq = strchr(tok, '=');
+		if (!eq)
+			FAIL_("%s:%d: expected KEY=VALUE in params", path, r->params_line);
+		*eq++ = '\0';
+		enum sc_status ps = sc_target_param_set(t, &r->c, tok, eq);
+		if (ps == SC_E_SPEC)
+			FAIL_("%s:%d: unknown op '%s'", path, r->params_line, eq);
+		if (ps != SC_OK)
+			FAIL_("%s:%d: unknown param '%s'", path, r->params_line, tok);
+	}
+	return SC_OK;
+}
+
+static enum sc_status build_target(const char *path, struct record *r, struct sc_target *t, struct sc_err *e)
+{
+	char res[SC_MAX_CHAIN][1024];
+	if (r->is_chain) {
+		char buf[1024];
 		const char *paths[SC_MAX_CHAIN];
 		int np = 0;
-		snprintf(buf, sizeof buf, "%s", target);
+		snprintf(buf, sizeof buf, "%s", r->target);
 		for (char *tok = strtok(buf, ","); tok && np < SC_MAX_CHAIN; tok = strtok(NULL, ",")) {
 			resolve(path, tok, res[np], sizeof res[np]);
 			paths[np] = res[np];
 			np++;
 		}
-		if ((st = sc_target_chain(t, paths, np, e)) != SC_OK)
-			goto out;
-	} else if (strstr(target, ".so:")) {
-		/* a plugin transform: LIB.so:NAME */
-		char lib[1024], res[1100];
-		const char *colon = strstr(target, ".so:") + 3;
-		snprintf(lib, sizeof lib, "%.*s", (int)(colon - target), target);
-		resolve(path, lib, res, sizeof res);
-		struct sc_plugin_lib *pl = NULL, *bl = NULL;
-		if ((st = sc_plugin_load(res, &pl, e)) != SC_OK)
-			goto out;
-		const struct sc_plugin_transform *tr = sc_plugin_find(pl, colon + 1), *bt = NULL;
-		if (!tr) {
-			sc_plugin_close(pl);
-			FAIL_("%s: the plugin %s has no transform '%s'", path, res, colon + 1);
-		}
-		if (baseline[0]) {
-			char bres[1100];
-			resolve(path, baseline, bres, sizeof bres);
-			if ((st = sc_plugin_load(bres, &bl, e)) != SC_OK) {
-				sc_plugin_close(pl);
-				goto out;
-			}
-			bt = sc_plugin_find(bl, colon + 1);
-		}
-		if ((st = sc_target_plugin(t, res, tr, bt, e)) != SC_OK) {
-			sc_plugin_close(pl);
-			sc_plugin_close(bl);
-			goto out;
-		}
-		snprintf(t->name, sizeof t->name, "%.500s", target);
-		t->own_lib = pl;
-		t->own_baseline = bl;
-		if (bl)
-			snprintf(t->baseline_path, sizeof t->baseline_path, "%.500s", baseline);
-	} else if (strncmp(target, "builtin:", 8) == 0) {
-		enum sc_builtin b;
-		if (sc_builtin_parse(target + 8, &b))
-			FAIL_("%s: unknown builtin '%s'", path, target);
-		if ((st = sc_target_builtin(t, b, e)) != SC_OK)
-			goto out;
-		if (!params_line)
-			FAIL_("%s:%d: a built-in case needs 'params'", path, lineno + 1);
-		char pb[256];
-		snprintf(pb, sizeof pb, "%s", params);
-		for (char *tok = strtok(pb, " "); tok; tok = strtok(NULL, " ")) {
-			char *eq = strchr(tok, '=');
-			if (!eq)
-				FAIL_("%s:%d: expected KEY=VALUE in params", path, params_line);
-			*eq++ = '\0';
-			enum sc_status ps = sc_case_param_set(t, &c, tok, eq);
-			if (ps == SC_E_SPEC)
-				FAIL_("%s:%d: unknown op '%s'", path, params_line, eq);
-			if (ps != SC_OK)
-				FAIL_("%s:%d: unknown param '%s'", path, params_line, tok);
-		}
-	} else {
-		char res[1024];
-		resolve(path, target, res, sizeof res);
-		if ((st = sc_target_from_spec_file(t, res, e)) != SC_OK)
-			goto out;
+		return sc_target_chain(t, paths, np, e);
 	}
-	{
-		const struct sc_spec *s[SC_MAX_CHAIN];
-		if (sc_target_specs(t, &c, s, e) < 1) {
-			st = SC_E_SPEC;
-			goto out;
-		}
-		c.ndims = s[0]->ndims;
-		int seen[SC_MAX_DIMS] = {0};
-		char sb[1024];
-		snprintf(sb, sizeof sb, "%s", sizes);
-		for (char *tok = strtok(sb, " "); tok; tok = strtok(NULL, " ")) {
-			char *eq = strchr(tok, '=');
-			if (!eq)
-				FAIL_("%s:%d: expected NAME=SIZE in sizes", path, size_line);
-			*eq++ = '\0';
-			int d = -1;
-			for (int k = 0; k < s[0]->ndims; k++)
-				if (strcmp(s[0]->dim[k], tok) == 0)
-					d = k;
-			if (d < 0)
-				FAIL_("%s:%d: '%s' is not a dim of %s", path, size_line, tok, t->name);
-			char *vend;
-			long long v = strtoll(eq, &vend, 10);
-			if (*vend || v < 1)
-				FAIL_("%s:%d: bad size '%s'", path, size_line, eq);
-			c.sizes[d] = v;
-			seen[d] = 1;
-		}
-		for (int d = 0; d < s[0]->ndims; d++)
-			if (!seen[d])
-				FAIL_("%s:%d: no size for dim '%s'", path, size_line, s[0]->dim[d]);
+	if (strstr(r->target, ".so:"))
+		return plugin_target(path, r, t, e);
+	if (strncmp(r->target, "builtin:", 8) == 0)
+		return builtin_target(path, r, t, e);
+	resolve(path, r->target, res[0], sizeof res[0]);
+	return sc_target_from_spec_file(t, res[0], e);
+}
+
+/* "sizes NAME=SIZE ..." by the target's dim names. */
+static enum sc_status read_sizes(const char *path, struct record *r, struct sc_target *t, struct sc_err *e)
+{
+	const struct sc_spec *s[SC_MAX_CHAIN];
+	int ns;
+	if (sc_target_specs(t, &r->c, s, &ns, e) != SC_OK)
+		return SC_E_SPEC;
+	r->c.ndims = s[0]->ndims;
+	int seen[SC_MAX_DIMS] = {0};
+	char sb[1024];
+	snprintf(sb, sizeof sb, "%s", r->sizes);
+	for (char *tok = strtok(sb, " "); tok; tok = strtok(NULL, " ")) {
+		char *eq = strchr(tok, '=');
+		if (!eq)
+			FAIL_("%s:%d: expected NAME=SIZE in sizes", path, r->size_line);
+		*eq++ = '\0';
+		int d = -1;
+		for (int k = 0; k < s[0]->ndims; k++)
+			if (strcmp(s[0]->dim[k], tok) == 0)
+				d = k;
+		if (d < 0)
+			FAIL_("%s:%d: '%s' is not a dim of %s", path, r->size_line, tok, t->name);
+		char *vend;
+		long long v = strtoll(eq, &vend, 10);
+		if (*vend || v < 1)
+			FAIL_("%s:%d: bad size '%s'", path, r->size_line, eq);
+		r->c.sizes[d] = v;
+		seen[d] = 1;
 	}
-	t->has_case = 1;
-	t->fixed = c;
-	t->expect = expect;
-	snprintf(t->fixed_property, sizeof t->fixed_property, "%s", property);
-	snprintf(t->fixed_backend, sizeof t->fixed_backend, "%s", backend);
-	snprintf(t->case_path, sizeof t->case_path, "%s", path);
+	for (int d = 0; d < s[0]->ndims; d++)
+		if (!seen[d])
+			FAIL_("%s:%d: no size for dim '%s'", path, r->size_line, s[0]->dim[d]);
+	return SC_OK;
+}
+
 #undef FAIL_
+
+enum sc_status sc_casefile_load(const char *path, struct sc_target *t, struct sc_err *e)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return SC_ERR(e, SC_E_IO, "%s: cannot open: %s", path, strerror(errno));
+	struct record *r = calloc(1, sizeof *r);
+	enum sc_status st = SC_OK;
+	if (!r) {
+		st = SC_ERR(e, SC_E_NOMEM, "out of memory");
+		goto out;
+	}
+	r->expect = -1;
+	snprintf(r->backend, sizeof r->backend, "sim");
+	memset(t, 0, sizeof *t);
+	SC_CHECK_GOTO(read_record(f, path, r, e), st, out);
+	SC_CHECK_GOTO(build_target(path, r, t, e), st, out);
+	SC_CHECK_GOTO(read_sizes(path, r, t, e), st, out);
+	t->has_case = 1;
+	t->fixed = r->c;
+	t->expect = r->expect;
+	snprintf(t->fixed_property, sizeof t->fixed_property, "%s", r->property);
+	snprintf(t->fixed_backend, sizeof t->fixed_backend, "%s", r->backend);
+	snprintf(t->case_path, sizeof t->case_path, "%s", path);
 out:
+	if (st != SC_OK) /* nothing half-built is left */
+		sc_target_free(t);
+	free(r);
 	fclose(f);
 	return st;
 }

@@ -107,16 +107,16 @@ void sc_report_replay_cmd(const struct sc_result *r, char *buf, size_t n)
 		snprintf(buf, n, "shardcheck repro %s", r->case_file);
 		return;
 	}
-	sc_case_sizes_arg(r->tgt, c, sizes, sizeof sizes);
+	sc_target_sizes_arg(r->tgt, c, sizes, sizeof sizes);
 	struct sc_case_param pa[SC_CASE_MAX_PARAMS];
-	const int np = sc_case_params(r->tgt, c, pa);
+	const int np = sc_target_params(r->tgt, c, pa);
 	for (int i = 0, k = 0; i < np && k < (int)sizeof params; i++) {
 		char v[32];
 		snprintf(v, sizeof v, "%d", pa[i].value);
 		k += snprintf(params + k, sizeof params - (size_t)k, "%s%s=%s", i ? "," : " --params ", pa[i].key,
 			      pa[i].is_op ? sc_redop_name((enum sc_redop)pa[i].value) : v);
 	}
-	if (r->tgt->kind == SC_TGT_PLUGIN) { /* same seed, same cases: the gate replays it */
+	if (r->tgt->plugin) { /* same seed, same cases: the gate replays it */
 		snprintf(buf, n, "shardcheck gate --plugin %s%s%s %s --property %s --world %d..%d --report DIR  (then shardcheck repro DIR/failures/...)",
 			 r->tgt->plugin_path, r->tgt->baseline ? " --baseline " : "",
 			 r->tgt->baseline ? r->tgt->baseline_path : "", sc_plugin_name(r->tgt->plugin), r->property,
@@ -125,7 +125,7 @@ void sc_report_replay_cmd(const struct sc_result *r, char *buf, size_t n)
 	}
 	const char *tname = r->tgt->name;
 	char chain[600];
-	if (r->tgt->kind == SC_TGT_CHAIN) {
+	if (r->tgt->nchain) {
 		snprintf(chain, sizeof chain, "--chain %s", r->tgt->name);
 		tname = chain;
 	}
@@ -170,7 +170,9 @@ char *sc_report_json(const struct sc_report_meta *m, const struct sc_result *res
 		}
 		const struct sc_case *c = &r->cx;
 		const struct sc_spec *s[SC_MAX_CHAIN];
-		int ns = sc_target_specs(r->tgt, c, s, NULL);
+		int ns = 0;
+		if (sc_target_specs(r->tgt, c, s, &ns, NULL) != SC_OK)
+			ns = 0;
 		sb_put(&b, "{\"world\": %d, \"sizes\": {", c->world);
 		for (int d = 0; d < c->ndims; d++) {
 			sb_put(&b, "%s", d ? ", " : "");
@@ -180,7 +182,7 @@ char *sc_report_json(const struct sc_report_meta *m, const struct sc_result *res
 		sb_put(&b, "}, \"dtype\": \"%s\", \"seed\": %llu", sc_dtype_name(c->dtype),
 		       (unsigned long long)c->seed);
 		struct sc_case_param pa[SC_CASE_MAX_PARAMS];
-		const int np = sc_case_params(r->tgt, c, pa);
+		const int np = sc_target_params(r->tgt, c, pa);
 		for (int i = 0; i < np; i++) {
 			sb_put(&b, "%s\"%s\": ", i ? ", " : ", \"params\": {", pa[i].key);
 			if (pa[i].is_op)
@@ -398,7 +400,7 @@ static char *junit_xml(const struct sc_report_meta *m, const struct sc_result *r
 				sb_put(&b, "</system-out>\n    ");
 			} else {
 				char cs[512];
-				sc_case_format(r->tgt, &r->cx, cs, sizeof cs);
+				sc_target_case_format(r->tgt, &r->cx, cs, sizeof cs);
 				sb_put(&b, "\n      <failure message=\"");
 				xml_str(&b, replay);
 				sb_put(&b, "\" type=\"counterexample\">");
@@ -496,7 +498,7 @@ enum sc_status sc_report_write(const char *dir, const struct sc_report_meta *m,
 void sc_report_failure_text(FILE *out, const struct sc_result *r, const char *ind)
 {
 	char cs[512];
-	sc_case_format(r->tgt, &r->cx, cs, sizeof cs);
+	sc_target_case_format(r->tgt, &r->cx, cs, sizeof cs);
 	fprintf(out, "%sminimal case: %s", ind, cs);
 	if (r->shrink.steps || r->shrink.tries)
 		fprintf(out, "  (%d shrink steps, %ld cases tried, %.3fs)", r->shrink.steps,
@@ -511,10 +513,10 @@ void sc_report_failure_text(FILE *out, const struct sc_result *r, const char *in
 		const struct sc_wrong *w = &r->fail.first[k];
 		char idx[160], ef[160], af[160], eb[96], ab[96];
 		sc_shape_format(w->index, w->ndim, idx, sizeof idx);
-		sc_format_from(&r->cx, w->expected_from, ef, sizeof ef);
+		sc_verify_format_from(&r->cx, w->expected_from, ef, sizeof ef);
 		sc_dtype_format(r->cx.dtype, w->expected_bits, eb, sizeof eb);
 		if (w->have_prov) {
-			sc_format_from(&r->cx, w->actual_from, af, sizeof af);
+			sc_verify_format_from(&r->cx, w->actual_from, af, sizeof af);
 			if (w->bits_unknown) {
 				fprintf(out, "%s  rank %d %s holds %s, expected %s = %s\n", ind, w->rank, idx, af,
 					ef, eb);

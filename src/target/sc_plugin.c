@@ -131,6 +131,37 @@ const struct sc_plugin_transform *sc_plugin_find(const struct sc_plugin_lib *lib
 	return NULL;
 }
 
+static enum sc_status plugin_specs(struct sc_target *t, const struct sc_case *c, const struct sc_spec **out,
+				   int *n, struct sc_err *e)
+{
+	(void)c;
+	(void)e;
+	out[0] = t->spec;
+	*n = 1;
+	return SC_OK;
+}
+
+static int plugin_moves_data_only(const struct sc_target *t)
+{
+	return !t->spec->has_reduction && !t->spec->compute;
+}
+
+static void plugin_free(struct sc_target *t)
+{
+	free(t->spec);
+	sc_plugin_close(t->own_lib);
+	sc_plugin_close(t->own_baseline);
+}
+
+static const struct sc_target_ops plugin_ops = {
+	.kind = "plugin",
+	.flags = SC_TARGET_HOST_ONLY,
+	.specs = plugin_specs,
+	.run = sc_plugin_exec,
+	.moves_data_only = plugin_moves_data_only,
+	.free = plugin_free,
+};
+
 enum sc_status sc_target_plugin(struct sc_target *t, const char *libpath,
 				const struct sc_plugin_transform *tr,
 				const struct sc_plugin_transform *baseline, struct sc_err *e)
@@ -149,7 +180,7 @@ enum sc_status sc_target_plugin(struct sc_target *t, const char *libpath,
 		free(s);
 		return st;
 	}
-	t->kind = SC_TGT_PLUGIN;
+	t->ops = &plugin_ops;
 	t->spec = s;
 	t->expect = -1;
 	t->plugin = tr;

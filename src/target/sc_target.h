@@ -1,10 +1,12 @@
-/* sc_target: what a check runs: a spec, a chain of specs, or a built-in
- * transform; the concrete case; placements as index maps; value filling;
- * and output verification with provenance.
+/* sc_target: what a check runs, behind one interface. A target kind (a
+ * spec, a chain of specs, a built-in collective, a plugin's transform) is
+ * one file filling struct sc_target_ops; everything above this layer asks
+ * the target through these functions and never looks at its kind.
  *
- * Built-in transforms are generated as specs (one per rank/dim/op choice,
- * cached), so they run through the same interpreter and backends as user
- * specs and their steps can be printed. */
+ * A target describes each case by specs (the contract: dims, placements,
+ * and for specs and built-ins the steps), runs its transform on the inputs
+ * already filled into the run state, and names the parameters its cases
+ * carry (built-ins: ndims, dims to split, concat or gather, the op). */
 #ifndef SC_TARGET_H
 #define SC_TARGET_H
 
@@ -16,35 +18,58 @@
 #include "sc_spec.h"
 
 #define SC_MAX_CHAIN 8
-#define SC_MAX_FIRST 8
-
-enum sc_target_kind { SC_TGT_SPEC, SC_TGT_CHAIN, SC_TGT_BUILTIN, SC_TGT_PLUGIN };
-enum sc_builtin {
-	SC_BI_ALL_TO_ALL,
-	SC_BI_ALL_GATHER,
-	SC_BI_REDUCE_SCATTER,
-	SC_BI_ALL_REDUCE,
-	SC_NBUILTINS
-};
-
 
 struct sc_target;
+struct sc_builtin_family;
 struct sc_plugin_transform;
 struct sc_plugin_lib;
+
 /* Planted-fault hook for tests: called after the steps ran, with the
  * run's state; may corrupt outputs, inputs or memory around them. */
 typedef void (*sc_fault_fn)(struct sc_exec *x, const struct sc_case *c, int prov, void *ctx);
 
+/* What a target kind provides. Functions left NULL have the defaults
+ * described on each. */
+/* Flags of a kind: its runs stay in host memory (a plugin's functions
+ * take host pointers), even on a backend with device memory. */
+#define SC_TARGET_HOST_ONLY 1u
+
+struct sc_target_ops {
+	const char *kind; /* "spec", "chain", "builtin", "plugin" */
+	unsigned flags;
+	/* The specs that describe case c, first to last. */
+	enum sc_status (*specs)(struct sc_target *t, const struct sc_case *c, const struct sc_spec **out,
+				int *n, struct sc_err *e);
+	/* Runs the transform on x->t (the inputs, filled); leaves the outputs
+	 * there. NULL: every spec's steps in order. */
+	enum sc_status (*run)(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
+			      struct sc_err *e);
+	/* Runs the inverse transform of case c on x->t (roundtrip); NULL: the
+	 * target has none of its own (a chain ending where it starts is its
+	 * own round trip). */
+	enum sc_status (*run_inverse)(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
+				      struct sc_err *e);
+	/* The parameters of case c (NULL: none), and setting one from text:
+	 * SC_E_USAGE for an unknown key, SC_E_SPEC for a bad value. */
+	int (*params)(const struct sc_target *t, const struct sc_case *c, struct sc_case_param *out);
+	enum sc_status (*param_set)(const struct sc_target *t, struct sc_case *c, const char *key,
+				    const char *value);
+	/* The range of a case's number of dims when it is a parameter. */
+	int (*ndims_range)(const struct sc_target *t, int *lo, int *hi);
+	/* Properties' questions (NULL: no). */
+	int (*is_collective)(const struct sc_target *t);     /* a built-in collective */
+	int (*moves_data_only)(const struct sc_target *t);   /* no reduction, no arithmetic */
+	int (*returns_to_input)(const struct sc_target *t);  /* ends in the placement it starts from */
+	/* The case-file line that names the target ("target X", "chain A,B"). */
+	void (*describe)(const struct sc_target *t, char *buf, size_t n);
+	void (*free)(struct sc_target *t);
+};
+
 struct sc_target {
-	enum sc_target_kind kind;
+	const struct sc_target_ops *ops;
 	char name[512];
-	struct sc_spec *spec;                 /* SPEC (owned) */
-	int nchain;
-	struct sc_spec *chain[SC_MAX_CHAIN];  /* CHAIN (owned) */
-	enum sc_builtin bi;
-	struct sc_spec **cache;               /* BUILTIN: generated specs (owned) */
-	int expect;                           /* -1 none, 0 pass, 1 fail */
-	int corpus;  /* found in a directory: its expectation decides the exit code */
+	int expect; /* -1 none, 0 pass, 1 fail */
+	int corpus; /* found in a directory: its expectation decides the exit code */
 	sc_fault_fn fault;
 	void *fault_ctx;
 	/* a .case file: exactly this case, for this property, on this backend */
@@ -53,8 +78,15 @@ struct sc_target {
 	char fixed_property[32];
 	char fixed_backend[16];
 	char case_path[512];
-	/* PLUGIN: the contract is spec (no steps); run calls the transform, or
-	 * the baseline's while use_baseline is set (differential checks) */
+	/* spec, plugin: the spec (the plugin's contract); chain: its specs */
+	struct sc_spec *spec;
+	int nchain;
+	struct sc_spec *chain[SC_MAX_CHAIN];
+	/* built-in */
+	const struct sc_builtin_family *family;
+	struct sc_spec **cache;
+	/* plugin: run calls the transform, or the baseline's while
+	 * use_baseline is set (differential checks) */
 	const struct sc_plugin_transform *plugin, *baseline;
 	int use_baseline;
 	double plugin_timeout; /* seconds per case; 0: 10 */
@@ -62,66 +94,51 @@ struct sc_target {
 	char plugin_path[512], baseline_path[512];
 };
 
-const char *sc_builtin_name(enum sc_builtin b);
-int sc_builtin_parse(const char *name, enum sc_builtin *out);
-
-/* Constructors; the target owns what it loads. sc_target_free is NULL-safe
- * and frees the target's contents, not the struct itself. */
+/* Constructors (the target owns what it loads); sc_target_free is
+ * NULL-safe and frees the target's contents, not the struct itself. */
 enum sc_status sc_target_from_spec_file(struct sc_target *t, const char *path, struct sc_err *e);
 enum sc_status sc_target_from_spec(struct sc_target *t, struct sc_spec *owned);
 enum sc_status sc_target_chain(struct sc_target *t, const char *const *paths, int n,
 			       struct sc_err *e);
-enum sc_status sc_target_builtin(struct sc_target *t, enum sc_builtin b, struct sc_err *e);
 void sc_target_free(struct sc_target *t);
 
-/* The specs that describe a case (one, or the chain); count returned. */
-int sc_target_specs(struct sc_target *t, const struct sc_case *c, const struct sc_spec **out,
-		    struct sc_err *e);
-/* Generated spec of a built-in for (ndims, p0, p1, op). */
-const struct sc_spec *sc_builtin_spec(struct sc_target *t, int ndims, int p0, int p1,
-				      enum sc_redop op, struct sc_err *e);
+/* The specs that describe case c (one, or a chain's); *n set on success. */
+enum sc_status sc_target_specs(struct sc_target *t, const struct sc_case *c, const struct sc_spec **out,
+			       int *n, struct sc_err *e);
+/* The spec of a target whose specs do not depend on the case (spec,
+ * plugin, chain: first or last), else NULL. */
+const struct sc_spec *sc_target_fixed_spec(const struct sc_target *t, int last);
+/* 1 when a spec of case c reduces (a reduce step or a partial placement). */
 int sc_target_has_reduction(struct sc_target *t, const struct sc_case *c);
-
-/* Runs the target on a case: fills inputs (prov: global indices; else the
- * value encoding), runs the steps, applies the fault hook. x must have
- * arena, be, world, dtype and prov set. On SC_E_RUNTIME the case failed. */
+/* Runs the transform (the fault hook after it). x's inputs are filled. */
 enum sc_status sc_target_run(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
-			     struct sc_tensor *inputs, struct sc_err *e);
+			     struct sc_err *e);
+/* Runs the inverse; SC_E_USAGE when the target has none. */
+enum sc_status sc_target_run_inverse(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
+				     struct sc_err *e);
+int sc_target_is_collective(const struct sc_target *t);
+int sc_target_moves_data_only(const struct sc_target *t);
+int sc_target_returns_to_input(const struct sc_target *t);
+int sc_target_has_run_inverse(const struct sc_target *t);
+void sc_target_describe(const struct sc_target *t, char *buf, size_t n);
 
-/* Bits X[g] must have in a data run of this target and case. */
-uint64_t sc_expected_bits(struct sc_target *t, const struct sc_case *c, uint64_t g);
+/* The parameters of a case (0 for targets without), setting one from
+ * text (SC_E_USAGE unknown key, SC_E_SPEC bad value; c changed only on
+ * SC_OK; "ndims" is accepted by targets whose ndims is a parameter), and
+ * whether --params needs a key. */
+int sc_target_params(const struct sc_target *t, const struct sc_case *c, struct sc_case_param *out);
+enum sc_status sc_target_param_set(const struct sc_target *t, struct sc_case *c, const char *key,
+				   const char *value);
+int sc_target_param_required(const struct sc_target *t, const char *key);
+/* 1 when the number of dims is a parameter of the target's cases, with
+ * its range; 0 when the target's dims fix it. */
+int sc_target_ndims_range(const struct sc_target *t, int *lo, int *hi);
 
-struct sc_wrong {
-	int rank;
-	int ndim;
-	int64_t index[SC_MAX_DIMS];
-	uint64_t expected_from, actual_from; /* global indices (SC_PROV_*) */
-	uint64_t expected_bits, actual_bits;
-	int have_prov;
-	int bits_unknown; /* actual_bits not observed (reductions) */
-};
-
-struct sc_failure {
-	char msg[SC_ERR_MAX];
-	int runtime_error;
-	int64_t wrong;
-	int nfirst;
-	struct sc_wrong first[SC_MAX_FIRST];
-	/* compute specs: the element with the largest error/bound */
-	int has_worst;
-	int worst_rank, worst_ndim;
-	int64_t worst_index[SC_MAX_DIMS];
-	double worst_value, worst_reference, worst_error, worst_bound, worst_ratio;
-	int64_t compared; /* elements compared against their bound */
-};
-
-/* Compares the outputs in x (after sc_target_run) with the output placement
- * of X; returns the number of wrong elements and records the first ones
- * (and a shape mismatch as one message). */
-int64_t sc_verify_output(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
-			 struct sc_failure *f, struct sc_err *e);
-
-/* Writes "X[1, 0, 2]" for a global index (or "poison"/"a mix of elements"). */
-void sc_format_from(const struct sc_case *c, uint64_t g, char *buf, size_t n);
+/* "world=2 s=2 b=2 dtype=i32 seed=0" (parameters after world) */
+void sc_target_case_format(struct sc_target *t, const struct sc_case *c, char *buf, size_t n);
+/* "s=2,b=2" for --sizes */
+void sc_target_sizes_arg(struct sc_target *t, const struct sc_case *c, char *buf, size_t n);
+/* Name of dim d of the case ("d3" when no spec names it). */
+const char *sc_target_dim_name(struct sc_target *t, const struct sc_case *c, int d, char *tmp, size_t n);
 
 #endif

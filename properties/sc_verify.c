@@ -1,0 +1,305 @@
+/* sc_verify: filling inputs, checking outputs, recording wrong elements. */
+#include "sc_verify.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "sc_devmem.h"
+
+/* What rank's input holds at each element (the value encoding, or small
+ * integers for reductions), as the descriptor the device fills from. */
+static void input_fill(const struct sc_layout *in, int reduction, const struct sc_case *c, int rank,
+		       int prov, struct sc_hd_fill *f)
+{
+	memset(f, 0, sizeof *f);
+	f->seed = c->seed;
+	f->dtype = (int)c->dtype;
+	f->rank = rank;
+	f->world = c->world;
+	if (prov)
+		f->mode = SC_FILL_PROV;
+	else if (!reduction)
+		f->mode = SC_FILL_VALUE;
+	else if (in->kind == SC_PARTIAL) {
+		f->mode = SC_FILL_SMALL;
+		f->op = (int)in->op;
+	} else {
+		f->mode = SC_FILL_SMALL;
+		f->op = SC_MAX;
+		f->rank = -1;
+	}
+}
+
+/* What X[g] is for the output: the input's values, or for a partial input
+ * their reduction over ranks. */
+static void expect_fill(struct sc_target *t, const struct sc_spec *s0, const struct sc_case *c, int prov,
+			struct sc_hd_fill *f)
+{
+	const int red = sc_target_has_reduction(t, c);
+	input_fill(&s0->in, red, c, 0, prov, f);
+	if (!prov && red && s0->in.kind == SC_PARTIAL)
+		f->mode = SC_FILL_REDUCED;
+}
+
+static void map_strided(const struct sc_map *m, struct sc_strided *v)
+{
+	v->ndim = m->ndim;
+	v->offset = m->offset;
+	for (int d = 0; d < m->ndim; d++) {
+		v->shape[d] = m->shape[d];
+		v->stride[d] = m->stride[d];
+	}
+}
+
+uint64_t sc_verify_expected_bits(struct sc_target *t, const struct sc_case *c, uint64_t g)
+{
+	const struct sc_spec *s[SC_MAX_CHAIN];
+	int ns;
+	if (sc_target_specs(t, c, s, &ns, NULL) != SC_OK)
+		return 0;
+	struct sc_hd_fill f;
+	expect_fill(t, s[0], c, 0, &f);
+	return sc_hd_fill_bits(&f, g);
+}
+
+/* Fills rank r's input tensor (allocated here) on the device or the host. */
+static enum sc_status fill_input(const struct sc_spec *s0, int red, const struct sc_case *c, struct sc_exec *x,
+				 int r, struct sc_err *e)
+{
+	const int rank = x->first + r;
+	const unsigned es = x->prov ? 8u : (unsigned)sc_dtype_size(c->dtype);
+	struct sc_map m;
+	sc_layout_map(&s0->in, c->sizes, c->ndims, c->world, rank, &m);
+	struct sc_tensor *tt = &x->t[r];
+	sc_arena_on(x->arena, rank);
+	SC_CHECK(sc_tensor_empty(x->arena, m.lshape, m.lndim, es, tt, e));
+	const int64_t n = sc_tensor_numel(tt);
+	struct sc_hd_fill f;
+	input_fill(&s0->in, red, c, rank, x->prov, &f);
+	map_strided(&m, &f.xmap);
+	if (tt->buf->dm) {
+		struct sc_devmem *dm = tt->buf->dm;
+		sc_devmem_fail(dm, dm->ops->fill(dm, rank, tt->buf->data, &f, n), "fill", rank);
+		return SC_OK;
+	}
+	struct sc_iter it;
+	sc_iter_init(&it, m.shape, m.stride, m.ndim, m.offset);
+	unsigned char *p = tt->buf->data;
+	for (int64_t k = 0; k < n; k++, p += es) {
+		sc_store_bits(p, es, sc_hd_fill_bits(&f, (uint64_t)it.off));
+		sc_iter_next(&it);
+	}
+	return SC_OK;
+}
+
+enum sc_status sc_verify_run(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
+			     struct sc_tensor *inputs, struct sc_err *e)
+{
+	const struct sc_spec *s[SC_MAX_CHAIN];
+	int ns;
+	SC_CHECK(sc_target_specs(t, c, s, &ns, e));
+	const int red = sc_target_has_reduction(t, c);
+	x->world = c->world;
+	x->dtype = c->dtype;
+	x->nlocal = x->be->ops->local_ranks(x->be, c->world, &x->first);
+	/* data-movement runs live on the device when there is one; compute
+	 * specs (f64 pairs) and host-only targets (plugins) stay here */
+	x->arena->use_dm = x->arena->dm && !s[0]->compute && !(t->ops->flags & SC_TARGET_HOST_ONLY);
+	for (int r = 0; r < x->nlocal; r++) {
+		SC_CHECK(fill_input(s[0], red, c, x, r, e));
+		if (inputs)
+			inputs[r] = x->t[r];
+	}
+	return sc_target_run(t, c, x, e);
+}
+
+static void record(struct sc_failure *f, int rank, const struct sc_iter *ti, int nd, uint64_t g,
+		   uint64_t exp, uint64_t act, int prov)
+{
+	if (f->nfirst >= SC_MAX_FIRST)
+		return;
+	struct sc_wrong *w = &f->first[f->nfirst++];
+	memset(w, 0, sizeof *w);
+	w->rank = rank;
+	w->ndim = nd;
+	memcpy(w->index, ti->idx, sizeof(int64_t) * (size_t)nd);
+	w->expected_from = g;
+	w->expected_bits = exp;
+	w->actual_bits = act;
+	if (prov) {
+		w->actual_from = act;
+		w->have_prov = 1;
+	}
+}
+
+/* A shape mismatch on any local rank: one message, the expected elements
+ * counted as wrong. Returns 1 when there was one. */
+static int shape_mismatch(const struct sc_layout *out, const struct sc_case *c, const struct sc_exec *x,
+			  struct sc_failure *f)
+{
+	for (int r = 0; r < x->nlocal; r++) {
+		struct sc_map m;
+		sc_layout_map(out, c->sizes, c->ndims, c->world, x->first + r, &m);
+		const struct sc_tensor *tt = &x->t[r];
+		int same = tt->ndim == m.lndim;
+		for (int d = 0; same && d < m.lndim; d++)
+			same = tt->shape[d] == m.lshape[d];
+		if (same)
+			continue;
+		char a[160], b[160];
+		sc_shape_format(tt->shape, tt->ndim, a, sizeof a);
+		sc_shape_format(m.lshape, m.lndim, b, sizeof b);
+		snprintf(f->msg, sizeof f->msg, "rank %d output has shape %s, but the output placement needs %s",
+			 x->first + r, a, b);
+		f->wrong = sc_shape_numel(m.lshape, m.lndim);
+		if (!f->wrong)
+			f->wrong = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* A partial output: X = OP over ranks of the outputs, reduced on the
+ * backend into red[] (provenance: max and min agree where one element
+ * arrived everywhere). */
+static enum sc_status reduce_partial(const struct sc_layout *out, const struct sc_case *c, struct sc_exec *x,
+				     struct sc_tensor *red, struct sc_err *e)
+{
+	const unsigned es = x->prov ? 8u : (unsigned)sc_dtype_size(c->dtype);
+	void *send[SC_MAX_WORLD], *recv[SC_MAX_WORLD], *mn[SC_MAX_WORLD];
+	const int64_t n = sc_tensor_numel(&x->t[0]);
+	for (int r = 0; r < x->nlocal; r++) {
+		struct sc_tensor cc, mt;
+		sc_arena_on(x->arena, x->first + r);
+		SC_CHECK(sc_tensor_empty(x->arena, x->t[r].shape, x->t[r].ndim, es, &cc, e));
+		sc_tensor_copy(&cc, &x->t[r]);
+		send[r] = cc.buf->data;
+		SC_CHECK(sc_tensor_empty(x->arena, x->t[r].shape, x->t[r].ndim, es, &red[r], e));
+		recv[r] = red[r].buf->data;
+		if (x->prov) {
+			SC_CHECK(sc_tensor_empty(x->arena, x->t[r].shape, x->t[r].ndim, 8, &mt, e));
+			mn[r] = mt.buf->data;
+		}
+	}
+	struct sc_backend *be = x->be;
+	if (!x->prov)
+		return be->ops->all_reduce(be, c->world, send, recv, (size_t)n, c->dtype, out->op, e);
+	SC_CHECK(be->ops->all_reduce(be, c->world, send, recv, (size_t)n, SC_U64, SC_MAX, e));
+	SC_CHECK(be->ops->all_reduce(be, c->world, send, mn, (size_t)n, SC_U64, SC_MIN, e));
+	return sc_prov_merge(x->arena, x->first, x->nlocal, recv, mn, (size_t)n, e);
+}
+
+/* Checks a device-resident output in place; only the first mismatches
+ * come back. */
+static enum sc_status check_on_device(const struct sc_tensor *tt, int rank, struct sc_map *m,
+				      struct sc_hd_fill *want, int prov, struct sc_failure *f, int64_t *wrong,
+				      struct sc_err *e)
+{
+	struct sc_devmem *dm = tt->buf->dm;
+	struct sc_dev_mismatch mis[SC_MAX_FIRST];
+	struct sc_strided ov;
+	int64_t w = 0;
+	const int kfirst = SC_MAX_FIRST - f->nfirst;
+	map_strided(m, &want->xmap);
+	sc_tensor_strided(tt, &ov);
+	sc_devmem_fail(dm, dm->ops->check(dm, rank, tt->buf->data, &ov, want, sc_tensor_numel(tt), &w, mis, kfirst),
+		       "check", rank);
+	SC_CHECK(sc_devmem_status(dm, 1, e));
+	for (int k = 0; k < kfirst && k < w; k++) {
+		struct sc_iter ti;
+		sc_iter_init(&ti, tt->shape, tt->stride, tt->ndim, 0);
+		for (int64_t rem = mis[k].index, d = tt->ndim - 1; d >= 0; d--) {
+			ti.idx[d] = rem % tt->shape[d];
+			rem /= tt->shape[d];
+		}
+		record(f, rank, &ti, tt->ndim, mis[k].g, mis[k].expected, mis[k].actual, prov);
+	}
+	*wrong += w;
+	return SC_OK;
+}
+
+/* Checks a host output element by element, walking the map beside it. */
+static void check_on_host(const struct sc_tensor *tt, int rank, const struct sc_map *m,
+			  const struct sc_hd_fill *want, int prov, unsigned es, struct sc_failure *f, int64_t *wrong)
+{
+	struct sc_iter mi, ti;
+	sc_iter_init(&mi, m->shape, m->stride, m->ndim, m->offset);
+	sc_iter_init(&ti, tt->shape, tt->stride, tt->ndim, tt->offset);
+	const unsigned char *base = tt->buf->data;
+	const int64_t n = sc_tensor_numel(tt);
+	for (int64_t k = 0; k < n; k++) {
+		const uint64_t g = (uint64_t)mi.off;
+		const uint64_t act = sc_load_bits(base + (size_t)ti.off * es, es);
+		const uint64_t exp = sc_hd_fill_bits(want, g);
+		if (act != exp) {
+			(*wrong)++;
+			record(f, rank, &ti, tt->ndim, g, exp, act, prov);
+		}
+		sc_iter_next(&mi);
+		sc_iter_next(&ti);
+	}
+}
+
+enum sc_status sc_verify_output(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
+				struct sc_failure *f, int64_t *wrong, struct sc_err *e)
+{
+	const struct sc_spec *s[SC_MAX_CHAIN];
+	int ns;
+	SC_CHECK(sc_target_specs(t, c, s, &ns, e));
+	const struct sc_layout *out = &s[ns - 1]->out;
+	if (shape_mismatch(out, c, x, f)) {
+		*wrong = f->wrong;
+		return SC_OK;
+	}
+	struct sc_tensor red[SC_MAX_WORLD];
+	const struct sc_tensor *chk = x->t;
+	struct sc_layout whole = *out;
+	if (out->kind == SC_PARTIAL) {
+		SC_CHECK(reduce_partial(out, c, x, red, e));
+		chk = red;
+		whole.kind = SC_REPLICATE;
+	}
+	struct sc_hd_fill want;
+	expect_fill(t, s[0], c, x->prov, &want);
+	const unsigned es = x->prov ? 8u : (unsigned)sc_dtype_size(c->dtype);
+	int64_t n = 0;
+	for (int r = 0; r < x->nlocal; r++) {
+		struct sc_map m;
+		sc_layout_map(&whole, c->sizes, c->ndims, c->world, x->first + r, &m);
+		if (chk[r].buf->dm)
+			SC_CHECK(check_on_device(&chk[r], x->first + r, &m, &want, x->prov, f, &n, e));
+		else
+			check_on_host(&chk[r], x->first + r, &m, &want, x->prov, es, f, &n);
+	}
+	f->wrong = n;
+	*wrong = n;
+	return SC_OK;
+}
+
+void sc_verify_format_from(const struct sc_case *c, uint64_t g, char *buf, size_t n)
+{
+	if (g == SC_PROV_POISON) {
+		snprintf(buf, n, "nothing (never written)");
+		return;
+	}
+	if (g == SC_PROV_MIXED) {
+		snprintf(buf, n, "a reduction of different elements");
+		return;
+	}
+	int64_t idx[SC_MAX_DIMS];
+	uint64_t rem = g;
+	for (int d = c->ndims - 1; d >= 0; d--) {
+		uint64_t sz = c->sizes[d] > 0 ? (uint64_t)c->sizes[d] : 1;
+		idx[d] = (int64_t)(rem % sz);
+		rem /= sz;
+	}
+	if (rem) {
+		snprintf(buf, n, "an element outside X (index %llu)", (unsigned long long)g);
+		return;
+	}
+	size_t k = (size_t)snprintf(buf, n, "X[");
+	for (int d = 0; d < c->ndims && k < n; d++)
+		k += (size_t)snprintf(buf + k, n - k, "%s%lld", d ? ", " : "", (long long)idx[d]);
+	if (k < n)
+		snprintf(buf + k, n - k, "]");
+}

@@ -1,0 +1,62 @@
+/* sc_verify: what the properties compare: inputs filled from (seed, global
+ * index), outputs checked against the output placement of X, and the
+ * records of wrong elements with their provenance.
+ *
+ * Invariant: a rank's local tensor and its index map (sc_layout_map)
+ * enumerate elements in the same row-major order, so filling and checking
+ * are one simultaneous walk over both, on the host or on the device. */
+#ifndef SC_VERIFY_H
+#define SC_VERIFY_H
+
+#include <stdint.h>
+
+#include "sc_target.h"
+
+#define SC_MAX_FIRST 8
+
+struct sc_wrong {
+	int rank;
+	int ndim;
+	int64_t index[SC_MAX_DIMS];
+	uint64_t expected_from, actual_from; /* global indices (SC_PROV_*) */
+	uint64_t expected_bits, actual_bits;
+	int have_prov;
+	int bits_unknown; /* actual_bits not observed (reductions) */
+};
+
+struct sc_failure {
+	char msg[SC_ERR_MAX];
+	int runtime_error;
+	int64_t wrong;
+	int nfirst;
+	struct sc_wrong first[SC_MAX_FIRST];
+	/* compute specs: the element with the largest error/bound */
+	int has_worst;
+	int worst_rank, worst_ndim;
+	int64_t worst_index[SC_MAX_DIMS];
+	double worst_value, worst_reference, worst_error, worst_bound, worst_ratio;
+	int64_t compared; /* elements compared against their bound */
+};
+
+/* Fills every local rank's input (x->prov: global indices; else the value
+ * encoding, or small integers for reductions) into x->t, copies them to
+ * inputs[] (may be NULL), then runs the target. x must have arena, be and
+ * prov set; world, dtype and the local ranks are set here. On
+ * SC_E_RUNTIME the case failed. */
+enum sc_status sc_verify_run(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
+			     struct sc_tensor *inputs, struct sc_err *e);
+
+/* Compares the outputs in x (after sc_verify_run) with the output placement
+ * of X: *wrong elements, the first ones recorded in f (a shape mismatch is
+ * one message). */
+enum sc_status sc_verify_output(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
+				struct sc_failure *f, int64_t *wrong, struct sc_err *e);
+
+/* Bits X[g] must have in a data run of this target and case. */
+uint64_t sc_verify_expected_bits(struct sc_target *t, const struct sc_case *c, uint64_t g);
+
+/* Writes "X[1, 0, 2]" for a global index (or "nothing (never written)",
+ * "a reduction of different elements"). */
+void sc_verify_format_from(const struct sc_case *c, uint64_t g, char *buf, size_t n);
+
+#endif

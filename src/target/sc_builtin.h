@@ -1,0 +1,54 @@
+/* sc_builtin: the built-in collectives as a target kind. A family (one
+ * file, sc_builtin_<name>.c) is a table entry: its name, its number of
+ * dims, its parameters, and the spec its case is: the steps a careful
+ * engineer ships (pack with one strided permute copy, one dim-0
+ * collective, unpack). Specs are generated per parameter choice and
+ * cached, so built-ins run through the same interpreter and backends as
+ * user specs and their steps can be printed.
+ *
+ * A new built-in collective is one family file and one row of the
+ * registry in sc_builtin.c. */
+#ifndef SC_BUILTIN_H
+#define SC_BUILTIN_H
+
+#include "sc_str.h"
+#include "sc_target.h"
+
+/* Which field of struct sc_case a family's parameter lives in. */
+enum sc_builtin_slot { SC_BUILTIN_P0, SC_BUILTIN_P1, SC_BUILTIN_OP };
+
+struct sc_builtin_param {
+	const char *key, *label;
+	enum sc_param_kind kind;
+	int other; /* SC_PARAM_OTHER_DIM: index of the parameter it differs from */
+	enum sc_builtin_slot slot;
+};
+
+struct sc_builtin_family {
+	const char *name;
+	int ndims_lo, ndims_hi;
+	int nparams;
+	struct sc_builtin_param params[SC_CASE_MAX_PARAMS];
+	int data_only;    /* moves data only: the dtype property applies */
+	int self_inverse; /* parameters (i, j) are undone by (j, i): roundtrip */
+	/* Appends the declarations after `dims` (input, output) and the steps
+	 * for n dims and the parameters (p1 0 and op sum when the family
+	 * has none). */
+	void (*text)(struct sc_str *b, int n, int p0, int p1, enum sc_redop op);
+};
+
+/* The registry, in `list` order. */
+int sc_builtin_families(const struct sc_builtin_family *const **list);
+/* The family named name ("all_to_all"); SC_E_USAGE when there is none. */
+enum sc_status sc_builtin_find(const char *name, const struct sc_builtin_family **out);
+
+/* A target for family f. */
+enum sc_status sc_target_builtin(struct sc_target *t, const struct sc_builtin_family *f, struct sc_err *e);
+/* The generated spec of t's family for (ndims, p0, p1, op); cached in t. */
+enum sc_status sc_builtin_spec(struct sc_target *t, int ndims, int p0, int p1, enum sc_redop op,
+			       const struct sc_spec **out, struct sc_err *e);
+
+extern const struct sc_builtin_family sc_builtin_all_to_all, sc_builtin_all_gather,
+	sc_builtin_reduce_scatter, sc_builtin_all_reduce;
+
+#endif
