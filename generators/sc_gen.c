@@ -96,10 +96,7 @@ static int conds_hold(const struct dec *d, int last, const int64_t *sizes, int w
 			const struct sc_cond *q = &d->s[i]->conds[k];
 			if (q->last_dim != last)
 				continue;
-			int holds = 0;
-			if (sc_cond_eval(d->s[i], q, sizes, world, NULL) == 1)
-				holds = 1;
-			if (!holds) {
+			if (!sc_expr_cond_holds(d->s[i], q, sizes, world)) {
 				if (line)
 					*line = q->line;
 				return 0;

@@ -12,6 +12,7 @@
 
 #include "sc_layout.h"
 #include "sc_mix.h"
+#include "sc_step.h"
 
 #define SAFETY 1.0001 /* covers second-order terms and double rounding in casts */
 
@@ -423,7 +424,7 @@ enum sc_status sc_compute_run(const struct sc_spec *s, const struct sc_compute_c
 			if (!env->defined[st->dst])
 				return SC_ERR(e, SC_E_RUNTIME, "line %d: '%s' has no value yet", st->line,
 					      s->tensors[st->dst].name);
-			const int coll = step->op >= SC_OP_ALL_TO_ALL_SINGLE;
+			const int coll = (step->def->flags & SC_STEP_COLLECTIVE) != 0;
 			if (reference && coll)
 				return SC_ERR(e, SC_E_SPEC, "line %d: the reference runs on one device: no collectives",
 					      st->line);

@@ -1,4 +1,5 @@
-/* sc_interp: runs a spec's steps on every local rank, as PyTorch would.
+/* sc_interp: runs a spec's steps on every local rank, as PyTorch would
+ * (docs/language.md, "Steps"); each step is its table row's exec.
  *
  * The state is one strided tensor per rank held by this process. View
  * steps only change the view; copies go to fresh arena buffers (poisoned
@@ -12,7 +13,7 @@
 
 #include "sc_backend.h"
 #include "sc_limits.h"
-#include "sc_spec.h"
+#include "sc_ast.h"
 #include "sc_tensor.h"
 
 
@@ -34,7 +35,7 @@ struct sc_exec {
 /* Runs every step of s on x->t. */
 enum sc_status sc_exec_spec(struct sc_exec *x, const struct sc_spec *s, const int64_t *sizes,
 			    struct sc_err *e);
-/* Runs one step. */
+/* Runs one step: its table row's exec. */
 enum sc_status sc_exec_step(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
 			    const int64_t *sizes, struct sc_err *e);
 
@@ -42,5 +43,25 @@ enum sc_status sc_exec_step(struct sc_exec *x, const struct sc_spec *s, const st
  * over ranks differ (on the device when the arena's buffers are there). */
 enum sc_status sc_prov_merge(struct sc_arena *a, int first, int nlocal, void *const *mx,
 			     void *const *mn, size_t count, struct sc_err *e);
+
+/* For the step families (sc_steps_*.c): helpers every exec shares. */
+/* SC_E_RUNTIME with "line N `step`: message" (a finding, not an error). */
+enum sc_status sc_interp_fail(struct sc_err *e, const struct sc_step *st, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+/* The arena's failure: the per-case limit (a finding) or out of memory. */
+enum sc_status sc_interp_arena_fail(const struct sc_exec *x, struct sc_err *e);
+/* The arena, with new buffers going to local rank r's device. */
+struct sc_arena *sc_interp_on(struct sc_exec *x, int r);
+/* Bytes of an element of this run (pairs 16, provenance 8, else the dtype's). */
+unsigned sc_interp_esize(const struct sc_exec *x);
+/* ATen maybe_wrap_dim: d in [-n, n-1] (a 0-dim tensor wraps as 1 dim). */
+enum sc_status sc_interp_wrap_dim(const struct sc_step *st, int d, int ndim, int *out, struct sc_err *e);
+/* Replaces *t by a row-major copy. */
+enum sc_status sc_interp_contiguous(struct sc_exec *x, struct sc_tensor *t, struct sc_err *e);
+/* t.narrow(dim, start, len), a view. */
+void sc_interp_narrow(struct sc_tensor *t, int dim, int64_t start, int64_t len);
 
 #endif

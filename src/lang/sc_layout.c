@@ -1,6 +1,10 @@
-/* sc_layout: placements as index maps over X's row-major index. */
+/* sc_layout: placements: parsing, resolving, index maps. */
 #include "sc_layout.h"
 
+#include <stdio.h>
+#include <string.h>
+
+#include "sc_expr.h"
 #include "sc_tensor.h"
 
 void sc_layout_map(const struct sc_layout *l, const int64_t *xsizes, int ndims, int world,
@@ -28,4 +32,158 @@ void sc_layout_map(const struct sc_layout *l, const int64_t *xsizes, int ndims, 
 		m->lshape[g] = p;
 		pos += l->group_len[g];
 	}
+}
+
+static enum sc_status parse_placement(struct sc_parse *p, struct sc_layout *l, int *shard_col,
+				      char *shard_name, int *layout_names, char names[][SC_NAME_MAX],
+				      int *name_cols, int *group_open_col)
+{
+	struct sc_tok *t = sc_lex_peek(p);
+	memset(l, 0, sizeof *l);
+	l->shard_dim = -1;
+	*layout_names = 0;
+	*group_open_col = 0;
+	if (t->kind != SC_T_NAME)
+		return sc_lex_err(p, t->col, "expected a placement: shard NAME, replicate or partial OP");
+	if (strcmp(t->text, "shard") == 0) {
+		p->pos++;
+		struct sc_tok *n = sc_lex_peek(p);
+		if (n->kind != SC_T_NAME)
+			return sc_lex_err(p, n->col, "expected a dim name after 'shard'");
+		snprintf(shard_name, SC_NAME_MAX, "%s", n->text);
+		*shard_col = n->col;
+		l->kind = SC_SHARD;
+		p->pos++;
+	} else if (strcmp(t->text, "replicate") == 0) {
+		l->kind = SC_REPLICATE;
+		p->pos++;
+	} else if (strcmp(t->text, "partial") == 0) {
+		p->pos++;
+		l->kind = SC_PARTIAL;
+		SC_CHECK(sc_lex_redop(p, &l->op));
+	} else if (strcmp(t->text, "shape") == 0) {
+		p->pos++;
+		l->kind = SC_OPAQUE;
+		if (!sc_lex_is_op(sc_lex_peek(p), "["))
+			return sc_lex_err(p, sc_lex_peek(p)->col, "expected '[' after 'shape'");
+		p->pos++;
+		while (!sc_lex_is_op(sc_lex_peek(p), "]")) {
+			if (l->nshape >= SC_MAX_DIMS)
+				return sc_lex_err(p, sc_lex_peek(p)->col, "too many dims (at most %d)", SC_MAX_DIMS);
+			SC_CHECK(sc_expr_parse(p, &l->shape_expr[l->nshape]));
+			l->nshape++;
+			if (sc_lex_is_op(sc_lex_peek(p), ","))
+				p->pos++;
+			else if (!sc_lex_is_op(sc_lex_peek(p), "]"))
+				return sc_lex_err(p, sc_lex_peek(p)->col, "expected ',' or ']'");
+		}
+		p->pos++;
+		return sc_lex_end(p);
+	} else {
+		return sc_lex_err(p, t->col, "unknown placement '%s' (expected shard, replicate or partial)", t->text);
+	}
+	t = sc_lex_peek(p);
+	if (t->kind == SC_T_END)
+		return SC_OK;
+	if (t->kind != SC_T_NAME || strcmp(t->text, "as") != 0)
+		return sc_lex_err(p, t->col, "expected 'as' or end of line, got '%s'", t->text);
+	p->pos++;
+	int in_group = 0, glen = 0;
+	for (;;) {
+		t = sc_lex_peek(p);
+		if (t->kind == SC_T_END)
+			break;
+		if (sc_lex_is_op(t, "(")) {
+			if (in_group)
+				return sc_lex_err(p, t->col, "nested '(' in a layout");
+			in_group = 1;
+			glen = 0;
+			*group_open_col = t->col;
+			p->pos++;
+			continue;
+		}
+		if (sc_lex_is_op(t, ")")) {
+			if (!in_group)
+				return sc_lex_err(p, t->col, "unbalanced ')' in a layout");
+			if (glen == 0)
+				return sc_lex_err(p, t->col, "empty group '()' in a layout");
+			in_group = 0;
+			l->group_len[l->ngroups++] = glen;
+			p->pos++;
+			continue;
+		}
+		if (t->kind != SC_T_NAME)
+			return sc_lex_err(p, t->col, "expected a dim name in the layout, got '%s'", t->text);
+		if (*layout_names >= SC_MAX_DIMS)
+			return sc_lex_err(p, t->col, "too many names in the layout");
+		snprintf(names[*layout_names], SC_NAME_MAX, "%s", t->text);
+		name_cols[*layout_names] = t->col;
+		(*layout_names)++;
+		if (in_group)
+			glen++;
+		else
+			l->group_len[l->ngroups++] = 1;
+		p->pos++;
+	}
+	if (in_group)
+		return sc_lex_err(p, *group_open_col, "unclosed '(' in a layout");
+	if (*layout_names == 0)
+		return sc_lex_err(p, t->col, "expected dim names after 'as'");
+	return SC_OK;
+}
+
+enum sc_status sc_layout_parse(struct sc_parse *p, struct sc_layout *l, struct sc_layout_names *pp)
+{
+	int gcol;
+	return parse_placement(p, l, &pp->shard_col, pp->shard_name, &pp->nnames, pp->names, pp->name_cols, &gcol);
+}
+
+enum sc_status sc_layout_resolve(struct sc_parse *p, struct sc_layout *l, const struct sc_layout_names *pp,
+				 const char *what)
+{
+	struct sc_spec *s = p->s;
+	p->line = pp->line;
+	if (l->kind == SC_SHARD) {
+		l->shard_dim = sc_lex_dim(s, pp->shard_name);
+		if (l->shard_dim < 0)
+			return sc_lex_err(p, pp->shard_col, "%s: unknown dim '%s'", what, pp->shard_name);
+	}
+	if (l->kind == SC_OPAQUE)
+		return SC_OK;
+	if (pp->nnames == 0) {
+		l->norder = s->ndims;
+		l->ngroups = s->ndims;
+		for (int i = 0; i < s->ndims; i++) {
+			l->order[i] = i;
+			l->group_len[i] = 1;
+		}
+		return SC_OK;
+	}
+	int seen[SC_MAX_DIMS] = {0};
+	for (int i = 0; i < pp->nnames; i++) {
+		int d = sc_lex_dim(s, pp->names[i]);
+		if (d < 0)
+			return sc_lex_err(p, pp->name_cols[i], "%s layout: unknown dim '%s'", what, pp->names[i]);
+		if (seen[d])
+			return sc_lex_err(p, pp->name_cols[i], "%s layout: dim '%s' appears twice", what, pp->names[i]);
+		seen[d] = 1;
+		l->order[i] = d;
+	}
+	l->norder = pp->nnames;
+	for (int d = 0; d < s->ndims; d++)
+		if (!seen[d])
+			return sc_lex_err(p, pp->name_cols[0], "%s layout: dim '%s' is missing (a layout is a permutation of the dims)",
+				    what, s->dim[d]);
+	if (l->kind == SC_SHARD) {
+		int pos = 0;
+		for (int g = 0; g < l->ngroups; g++) {
+			for (int k = 0; k < l->group_len[g]; k++)
+				if (l->order[pos + k] == l->shard_dim && k != 0)
+					return sc_lex_err(p, pp->shard_col,
+						    "%s: sharded dim '%s' must be ungrouped or first in its group",
+						    what, pp->shard_name);
+			pos += l->group_len[g];
+		}
+	}
+	return SC_OK;
 }

@@ -1,5 +1,7 @@
-/* sc_layout: a placement of the global tensor X over the ranks, as an
- * index map (docs/language.md, "Placements").
+/* sc_layout: placements of the global tensor X over the ranks (docs/
+ * language.md, "Placements"): parsing `shard NAME | replicate | partial
+ * OP | shape [..]` with an optional `as` layout, resolving its names once
+ * the dims are known, and the placement as an index map.
  *
  * Invariant: iterating a rank's map row-major enumerates, in the order of
  * the rank's local tensor, the global (row-major) index of X each local
@@ -9,7 +11,8 @@
 
 #include <stdint.h>
 
-#include "sc_spec.h"
+#include "sc_ast.h"
+#include "sc_lex.h"
 
 /* A placement as an index map over X's row-major linear index: iterating
  * shape[]/stride[] row-major from offset yields, for each element of a
@@ -24,5 +27,20 @@ struct sc_map {
 };
 void sc_layout_map(const struct sc_layout *l, const int64_t *xsizes, int ndims, int world,
 		   int rank, struct sc_map *m);
+
+/* A placement as written, before its names are resolved. */
+struct sc_layout_names {
+	int line, shard_col, nnames;
+	char shard_name[SC_NAME_MAX];
+	char names[SC_MAX_DIMS][SC_NAME_MAX];
+	int name_cols[SC_MAX_DIMS];
+};
+
+/* Parses a placement at the cursor into l, its names into pp. */
+enum sc_status sc_layout_parse(struct sc_parse *p, struct sc_layout *l, struct sc_layout_names *pp);
+/* Resolves pp's names against the spec's dims and checks the layout
+ * (what: "input" or "output", for messages). */
+enum sc_status sc_layout_resolve(struct sc_parse *p, struct sc_layout *l, const struct sc_layout_names *pp,
+				 const char *what);
 
 #endif

@@ -1,172 +1,16 @@
-/* sc_spec: the .sc spec language: declarations, size expressions,
- * conditions and steps (DESIGN.md, "Spec language").
- *
- * A parsed spec is immutable: expressions are nodes in the spec's pool,
- * names resolved to dim indices (or the world symbol) once parsing ends.
- * Any malformed input is reported as "file:line:col: message". */
+/* sc_spec: the parser of .sc specs (docs/language.md): a table of
+ * declarations, each line dispatched by its first word to a declaration,
+ * a step (sc_step) or, inside a reference/program block, a compute
+ * statement (sc_program). Names are resolved once the whole file is read,
+ * so declarations may come in any order. Any malformed input is reported
+ * as "file:line:col: message". */
 #ifndef SC_SPEC_H
 #define SC_SPEC_H
 
-#include <stdint.h>
-
-#include "sc_dtype.h"
-#include "sc_status.h"
-#include "sc_tensor.h"
-
-#define SC_NAME_MAX 48
-#define SC_MAX_NODES 512
-#define SC_MAX_STEPS 128
-#define SC_MAX_CONDS 64
-
-enum sc_exkind {
-	SC_EX_NUM,
-	SC_EX_NAME, /* unresolved identifier; resolved to DIM or WORLD */
-	SC_EX_DIM,
-	SC_EX_WORLD,
-	SC_EX_NEG,
-	SC_EX_ADD,
-	SC_EX_SUB,
-	SC_EX_MUL,
-	SC_EX_DIV,  /* exact: a remainder is an error */
-	SC_EX_FDIV, /* // floor, as Python */
-	SC_EX_MOD   /* %  floor, as Python */
-};
-
-struct sc_expr {
-	enum sc_exkind kind;
-	int64_t num;
-	int dim;
-	int a, b; /* child node indices */
-	int line, col;
-	char name[SC_NAME_MAX];
-};
-
-enum sc_cmp { SC_EQ, SC_NE, SC_LT, SC_LE, SC_GT, SC_GE };
-
-struct sc_cond {
-	int lhs, rhs; /* expression nodes */
-	enum sc_cmp cmp;
-	int line, col;
-	int last_dim; /* highest dim index it mentions, -1: only the world */
-};
-
-/* SC_OPAQUE: an output known only by its local shape (`output shape [..]`),
- * for transforms whose placement cannot be stated (differential checks). */
-enum sc_place { SC_SHARD, SC_REPLICATE, SC_PARTIAL, SC_OPAQUE };
-
-/* Placement of the global tensor, with an optional "as" layout: X permuted
- * into order[], consecutive runs of order[] merged into groups. */
-struct sc_layout {
-	enum sc_place kind;
-	enum sc_redop op;   /* partial */
-	int shard_dim;      /* X dim sharded (shard) */
-	int norder;
-	int order[SC_MAX_DIMS];
-	int ngroups;
-	int group_len[SC_MAX_DIMS];
-	int nshape;                  /* SC_OPAQUE: local shape expressions */
-	int shape_expr[SC_MAX_DIMS];
-};
-
-enum sc_op {
-	SC_OP_RESHAPE,
-	SC_OP_VIEW,
-	SC_OP_FLATTEN,
-	SC_OP_UNSQUEEZE,
-	SC_OP_SQUEEZE,
-	SC_OP_MOVEDIM,
-	SC_OP_CHUNK_CAT,
-	SC_OP_TRANSPOSE,
-	SC_OP_PERMUTE,
-	SC_OP_CONTIGUOUS,
-	SC_OP_ALL_TO_ALL_SINGLE,
-	SC_OP_ALL_GATHER_INTO_TENSOR,
-	SC_OP_REDUCE_SCATTER_TENSOR,
-	SC_OP_ALL_REDUCE,
-	SC_OP_ALL_TO_ALL,
-	SC_OP_ALL_GATHER,
-	SC_OP_REDUCE_SCATTER
-};
-
-struct sc_step {
-	enum sc_op op;
-	int line, col;
-	int nargs;
-	int args[SC_MAX_DIMS];   /* reshape/view: expression nodes; else ints */
-	enum sc_redop redop;
-	int raw;
-	char text[96]; /* the step as written, for messages */
-};
-
-/* Compute specs: tensors, and statements of the reference and the program. */
-#define SC_MAX_TENSORS 24
-#define SC_MAX_STMTS 64
-
-enum sc_cop {
-	SC_C_MATMUL,
-	SC_C_LINEAR,
-	SC_C_ADD,
-	SC_C_MUL,
-	SC_C_SCALE,
-	SC_C_GELU,
-	SC_C_RELU,
-	SC_C_SILU,
-	SC_C_CAST,
-	SC_C_SUM,
-	SC_C_COPY,
-	SC_C_STEP /* an existing step applied to tensor dst */
-};
-
-struct sc_stmt {
-	enum sc_cop op;
-	int dst, a, b, c; /* tensor ids; -1 when absent */
-	double scalar;    /* scale */
-	int form;         /* gelu: 0 tanh, 1 erf */
-	enum sc_dtype dtype;
-	int dim;          /* sum */
-	int step;         /* SC_C_STEP: index into steps[] */
-	int line, col;
-};
-
-struct sc_tdecl {
-	char name[SC_NAME_MAX];
-	int input;       /* declared by `tensor` (or the output) */
-	int ndims;
-	int dims[SC_MAX_DIMS]; /* global dim indices */
-	struct sc_layout place; /* over the tensor's own dims */
-	int line, col;
-};
-
-struct sc_sizehint {
-	int lo, hi; /* expression nodes, -1 when none */
-};
-
-struct sc_spec {
-	char name[SC_NAME_MAX * 2];
-	char path[512];
-	int ndims;
-	char dim[SC_MAX_DIMS][SC_NAME_MAX];
-	char world_sym[SC_NAME_MAX];
-	struct sc_layout in, out;
-	int nconds;
-	struct sc_cond conds[SC_MAX_CONDS];
-	int expect; /* -1 none, 0 pass, 1 fail */
-	struct sc_sizehint hint[SC_MAX_DIMS];
-	int nsteps;
-	struct sc_step steps[SC_MAX_STEPS];
-	int nnodes;
-	struct sc_expr nodes[SC_MAX_NODES];
-	int has_reduction; /* any reduce step or partial placement */
-	/* compute specs */
-	int compute;
-	int ntensors;
-	struct sc_tdecl tensors[SC_MAX_TENSORS];
-	int out_tensor;
-	int nref, nprog;
-	struct sc_stmt ref[SC_MAX_STMTS], prog[SC_MAX_STMTS];
-	uint32_t dtype_mask; /* `dtypes` declaration; 0: any */
-	uint32_t sharded_mask; /* dims sharded by some placement (divisible by P) */
-};
+#include "sc_ast.h"
+#include "sc_expr.h"
+#include "sc_layout.h"
+#include "sc_step.h"
 
 /* Parses text (NUL-terminated) named path; on error fills e with
  * "path:line:col: message" and returns SC_E_SPEC. spec is caller-owned. */
@@ -174,19 +18,5 @@ enum sc_status sc_spec_parse(const char *text, const char *path,
 			     struct sc_spec *spec, struct sc_err *e);
 /* Reads and parses a file. */
 enum sc_status sc_spec_load(const char *path, struct sc_spec *spec, struct sc_err *e);
-
-/* Evaluates node with dim sizes and the world size; on error (division by
- * zero, inexact '/', overflow) returns SC_E_RUNTIME with a message. */
-enum sc_status sc_expr_eval(const struct sc_spec *s, int node, const int64_t *sizes,
-			    int64_t world, int64_t *out, struct sc_err *e);
-/* 1 true, 0 false, negative status on evaluation error. */
-int sc_cond_eval(const struct sc_spec *s, const struct sc_cond *c, const int64_t *sizes,
-		 int64_t world, struct sc_err *e);
-/* Writes an expression as text. */
-void sc_expr_format(const struct sc_spec *s, int node, char *buf, size_t n);
-
-const char *sc_op_name(enum sc_op op);
-/* 1 when dim d is sharded by some placement (so divisible by the world). */
-int sc_spec_sharded(const struct sc_spec *s, int d);
 
 #endif

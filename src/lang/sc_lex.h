@@ -1,0 +1,54 @@
+/* sc_lex: the tokenizer and parse state every parser of the language
+ * shares (declarations, expressions, placements, steps, compute
+ * statements), and the small argument parsers steps use. Errors are
+ * "file:line:col: message" with the column of the offending token. */
+#ifndef SC_LEX_H
+#define SC_LEX_H
+
+#include <stdint.h>
+
+#include "sc_ast.h"
+
+enum sc_tkind { SC_T_NAME, SC_T_NUM, SC_T_OP, SC_T_END };
+
+struct sc_tok {
+	enum sc_tkind kind;
+	char text[SC_NAME_MAX];
+	int64_t num;
+	int col;
+};
+
+#define SC_LEX_MAX_TOKS 256
+
+/* One line being parsed: its tokens (ending with SC_T_END) and a cursor. */
+struct sc_parse {
+	struct sc_spec *s;
+	const char *path;
+	int line;
+	struct sc_tok t[SC_LEX_MAX_TOKS];
+	int nt, pos;
+	struct sc_err *e;
+};
+
+/* SC_E_SPEC with "path:line:col: message". */
+enum sc_status sc_lex_err(struct sc_parse *p, int col, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+/* Splits line into tokens (names, integers, operators); '#' ends it. */
+enum sc_status sc_lex_tokenize(struct sc_parse *p, const char *line);
+static inline struct sc_tok *sc_lex_peek(struct sc_parse *p) { return &p->t[p->pos]; }
+int sc_lex_is_op(const struct sc_tok *t, const char *op);
+/* An error unless the line has no more tokens. */
+enum sc_status sc_lex_end(struct sc_parse *p);
+/* A signed integer literal (a dim index); what names it in errors. */
+enum sc_status sc_lex_int(struct sc_parse *p, const char *what, int *out);
+/* key=INT */
+enum sc_status sc_lex_kv_int(struct sc_parse *p, const char *key, int *out);
+/* sum, max, min or prod. */
+enum sc_status sc_lex_redop(struct sc_parse *p, enum sc_redop *op);
+/* Index of a dim name in the spec, or -1. */
+int sc_lex_dim(const struct sc_spec *s, const char *name);
+
+#endif

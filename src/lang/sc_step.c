@@ -1,0 +1,61 @@
+/* sc_step: the list of step families and the common part of parsing a
+ * step (its place in the spec, its text for messages). */
+#include "sc_step.h"
+
+#include <ctype.h>
+#include <string.h>
+
+/* The families, one line each. */
+static const struct sc_step_def *const families[] = {
+	sc_steps_view,
+	sc_steps_coll,
+};
+
+#define MAX_ROWS 64
+
+void sc_step_table(const struct sc_step_def *const **rows, int *n)
+{
+	static const struct sc_step_def *all[MAX_ROWS];
+	static int nall;
+	if (!nall)
+		for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
+			for (const struct sc_step_def *d = families[f]; d->keyword && nall < MAX_ROWS; d++)
+				all[nall++] = d;
+	*rows = all;
+	*n = nall;
+}
+
+const struct sc_step_def *sc_step_find(const char *keyword)
+{
+	for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
+		for (const struct sc_step_def *d = families[f]; d->keyword; d++)
+			if (strcmp(d->keyword, keyword) == 0)
+				return d;
+	return NULL;
+}
+
+enum sc_status sc_step_parse(struct sc_parse *p, const struct sc_step_def *def, const char *linetext)
+{
+	struct sc_spec *s = p->s;
+	if (s->nsteps >= SC_MAX_STEPS)
+		return sc_lex_err(p, p->t[0].col, "too many steps (at most %d)", SC_MAX_STEPS);
+	struct sc_step *st = &s->steps[s->nsteps];
+	memset(st, 0, sizeof *st);
+	st->def = def;
+	st->line = p->line;
+	st->col = p->t[0].col;
+	const char *b = linetext + p->t[0].col - 1;
+	size_t n = strcspn(b, "#\n");
+	while (n && isspace((unsigned char)b[n - 1]))
+		n--;
+	if (n >= sizeof st->text)
+		n = sizeof st->text - 1;
+	memcpy(st->text, b, n);
+	st->text[n] = '\0';
+	p->pos = 1;
+	SC_CHECK(def->parse(p, st));
+	if (def->flags & SC_STEP_REDUCES)
+		s->has_reduction = 1;
+	s->nsteps++;
+	return SC_OK;
+}

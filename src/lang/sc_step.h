@@ -1,0 +1,46 @@
+/* sc_step: the step table (docs/language.md, "Steps"). A step is one row:
+ * its keyword, what kind of step it is (flags), how its arguments parse
+ * and what it does on every local rank. Rows live in family files
+ * (sc_steps_view.c: local views and copies; sc_steps_coll.c: collectives);
+ * this module lists the families and finds a keyword. Whether a step is a
+ * collective, reduces or needs a contiguous input is read from its flags,
+ * never from its position in a list. */
+#ifndef SC_STEP_H
+#define SC_STEP_H
+
+#include <stdint.h>
+
+#include "sc_ast.h"
+#include "sc_lex.h"
+
+struct sc_exec;
+
+#define SC_STEP_COLLECTIVE 1u   /* moves data between ranks through the backend */
+#define SC_STEP_REDUCES 2u      /* combines values (takes an op): the spec reduces */
+#define SC_STEP_NEEDS_CONTIG 4u /* a dim-0 collective: raises on a non-contiguous input */
+#define SC_STEP_RAW_OK 8u       /* accepts the `raw` suffix (reads the storage anyway) */
+
+struct sc_step_def {
+	const char *keyword;
+	unsigned flags;
+	/* Parses the arguments after the keyword (cursor on the first) into
+	 * st->args, st->nargs, st->redop, st->raw; ends at the end of line. */
+	enum sc_status (*parse)(struct sc_parse *p, struct sc_step *st);
+	/* Runs the step on every local rank of x. */
+	enum sc_status (*exec)(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
+			       const int64_t *sizes, struct sc_err *e);
+};
+
+/* The row of keyword, or NULL. */
+const struct sc_step_def *sc_step_find(const char *keyword);
+/* Every row, in family order: *n rows. */
+void sc_step_table(const struct sc_step_def *const **rows, int *n);
+
+/* Parses the step def whose keyword is the line's first token into the
+ * spec's next step (linetext: the line, for messages). */
+enum sc_status sc_step_parse(struct sc_parse *p, const struct sc_step_def *def, const char *linetext);
+
+/* The families' rows, each ending with a row whose keyword is NULL. */
+extern const struct sc_step_def sc_steps_view[], sc_steps_coll[];
+
+#endif
