@@ -56,7 +56,7 @@ int main(int argc, char **argv)
 	struct sc_ctx *ctx = sc_ctx_new(be, 0);
 	struct sc_target a2a, ds;
 	struct sc_err e;
-	sc_target_builtin(&a2a, &sc_builtin_all_to_all, &e);
+	sc_target_builtin(&a2a, sc_builtin_named("all_to_all"), &e);
 	bench(ctx, &a2a, n);
 	if (sc_target_from_spec_file(&ds, spec, &e) == SC_OK) {
 		bench(ctx, &ds, n);

@@ -261,7 +261,7 @@ static void test_planted(void)
 	static struct sc_devmem_ops faulty;
 	struct sc_ctx *cs = sc_ctx_new(sim, 0), *ce = sc_ctx_new(emu, 0);
 	struct sc_target a2a;
-	sc_target_builtin(&a2a, &sc_builtin_all_to_all, NULL);
+	sc_target_builtin(&a2a, sc_builtin_named("all_to_all"), NULL);
 	struct sc_result rs, re;
 	T_CHECK(run(cs, &a2a, &rs) == SC_V_PASS && run(ce, &a2a, &re) == SC_V_PASS, "all_to_all passes on sim and emu");
 

@@ -140,7 +140,7 @@ int main(void)
 	sc_backend_sim_open(&be, NULL);
 	ctx = sc_ctx_new(be, 0);
 	struct sc_target a2a;
-	sc_target_builtin(&a2a, &sc_builtin_all_to_all, NULL);
+	sc_target_builtin(&a2a, sc_builtin_named("all_to_all"), NULL);
 
 	/* clean transforms pass every property */
 	const char *props[] = {"semantics", "roundtrip", "purity", "dtype", "determinism",
@@ -206,7 +206,7 @@ int main(void)
 
 	/* reduce-consistency: a backend with a broken reduce_scatter */
 	struct sc_target rs;
-	sc_target_builtin(&rs, &sc_builtin_reduce_scatter, NULL);
+	sc_target_builtin(&rs, sc_builtin_named("reduce_scatter"), NULL);
 	struct sc_backend_ops broken = *be->ops;
 	sim_ops = be->ops;
 	broken.reduce_scatter = bad_rs;

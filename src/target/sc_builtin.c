@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The registry: one row per family. */
+/* The registry: one row per family (each defined in sc_builtin_NAME.c). */
+extern const struct sc_builtin_family sc_builtin_all_to_all, sc_builtin_all_gather, sc_builtin_reduce_scatter,
+	sc_builtin_all_reduce;
 static const struct sc_builtin_family *const families[] = {
 	&sc_builtin_all_to_all,
 	&sc_builtin_all_gather,
@@ -28,6 +30,12 @@ enum sc_status sc_builtin_find(const char *name, const struct sc_builtin_family 
 			return SC_OK;
 		}
 	return SC_E_USAGE;
+}
+
+const struct sc_builtin_family *sc_builtin_named(const char *name)
+{
+	const struct sc_builtin_family *f = NULL;
+	return sc_builtin_find(name, &f) == SC_OK ? f : NULL;
 }
 
 #define CACHE_N (9 * 8 * 8 * SC_NREDOPS)

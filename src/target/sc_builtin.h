@@ -6,8 +6,8 @@
  * cached, so built-ins run through the same interpreter and backends as
  * user specs and their steps can be printed.
  *
- * A new built-in collective is one family file and one row of the
- * registry in sc_builtin.c. */
+ * A new built-in collective is one family file and its row of the
+ * registry in sc_builtin.c (a declaration and a pointer). */
 #ifndef SC_BUILTIN_H
 #define SC_BUILTIN_H
 
@@ -48,7 +48,7 @@ enum sc_status sc_target_builtin(struct sc_target *t, const struct sc_builtin_fa
 enum sc_status sc_builtin_spec(struct sc_target *t, int ndims, int p0, int p1, enum sc_redop op,
 			       const struct sc_spec **out, struct sc_err *e);
 
-extern const struct sc_builtin_family sc_builtin_all_to_all, sc_builtin_all_gather,
-	sc_builtin_reduce_scatter, sc_builtin_all_reduce;
+/* The family named name, or NULL (for tests and tools). */
+const struct sc_builtin_family *sc_builtin_named(const char *name);
 
 #endif
