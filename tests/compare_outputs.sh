@@ -15,7 +15,7 @@ for b in "$old" "$new"; do [ -x "$b" ] || { echo "compare: $b is not an executab
 
 # timings: "0.02s", "0.000s", "(case 1, 0.00s)", "seconds": 0.0123, time="0.01"
 mask() {
-	sed -E -e 's/[0-9]+\.[0-9]+ ?s\b/T/g' -e 's/"(seconds|shrink_seconds|elapsed)": *[0-9.e+-]+/"\1": T/g' \
+	sed -E -e '/^\[sc [a-z]+\] /d' -e 's/[0-9]+\.[0-9]+ ?s\b/T/g' -e 's/"(seconds|shrink_seconds|elapsed)": *[0-9.e+-]+/"\1": T/g' \
 		-e 's/time="[0-9.e+-]+"/time="T"/g' -e 's/[0-9]+ ?ms\b/T/g' -e 's/\| [0-9]+\.[0-9]+ \|/| T |/g' -e 's#'"$work"'/(old|new)#WORK#g' \
 		-e 's/[0-9.]+k? cases\/s/N cases\/s/g' -e "s#\"$old\"#\"BIN\"#g; s#\"$new\"#\"BIN\"#g"
 }

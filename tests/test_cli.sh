@@ -173,5 +173,28 @@ PY
 	if [ "$rc" -eq 1 ] && [ -s "$tmp/w1" ] && cmp -s "$tmp/w1" "$tmp/w2"; then ok; else bad "$spec: repro differs (rc $rc)"; diff "$tmp/w1" "$tmp/w2" >&2; fi
 done
 
+# the flag table: every option in sc_flags.def is in the help of the
+# commands it names; a one-case option is refused by check; logging
+for flag in $(sed -n 's/^SC_FLAG([a-z_]*, "\(--[a-z-]*\)".*SC_CHECK.*/\1/p' src/cli/sc_flags.def); do
+	"$sc" help check >"$tmp/h"
+	expect_grep " $flag" "$tmp/h" "check help lists $flag"
+done
+for flag in $(sed -n 's/^SC_FLAG([a-z_]*, "\(--[a-z-]*\)".*SC_EVAL.*/\1/p' src/cli/sc_flags.def); do
+	"$sc" help eval >"$tmp/h"
+	expect_grep " $flag" "$tmp/h" "eval help lists $flag"
+done
+expect_rc 2 "--sizes is eval's" "$sc" check --sizes a=1 builtin:all_gather
+expect_grep "unknown option '--sizes'" "$tmp/err" "check refuses --sizes"
+expect_rc 2 "--log bogus" "$sc" check --log bogus builtin:all_gather
+expect_grep "unknown subsystem" "$tmp/err" "--log names the bad subsystem"
+expect_rc 0 "--log gen,shrink" "$sc" check builtin:all_gather --cases 20 --seed 1 -q --log gen,check
+expect_grep "^\[sc check\] " "$tmp/err" "--log check logs the generated built-in spec"
+expect_rc 1 "--log trace on a step failing at run time" "$sc" check corpus/deepspeed/bf-head2seq-before-5664.sc \
+	--property semantics --seed 3 --cases 50 --no-shrink --log trace
+expect_grep "^\[sc trace\] .*raised" "$tmp/err" "trace shows where a failure was raised"
+SC_LOG=shrink expect_rc 1 "SC_LOG=shrink" "$sc" check corpus/deepspeed/sf-head2seq-before-5664.sc \
+	--property semantics --seed 3 --cases 50
+expect_grep "^\[sc shrink\] .*step" "$tmp/err" "SC_LOG=shrink logs shrink steps"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -75,7 +75,7 @@ static void replay_findings(struct sc_ctx *ctx, const struct sc_fuzz_opts *o, st
 		sc_check_run(ctx, t, p, &o->co, r);
 		r->tgt = t; /* owned by the result now; freed by sc_fuzz_free_results */
 		snprintf(r->case_file, sizeof r->case_file, "%.590s", path);
-		struct sc_fuzz_event ev = {.kind = r->verdict == SC_V_FAIL ? SC_FZ_STILL : SC_FZ_FIXED,
+		struct sc_fuzz_event ev = {.job = o->job, .kind = r->verdict == SC_V_FAIL ? SC_FZ_STILL : SC_FZ_FIXED,
 					   .res = r, .case_file = path};
 		if (r->verdict == SC_V_ERROR)
 			ev.kind = SC_FZ_ERROR;
@@ -185,7 +185,7 @@ enum sc_status sc_fuzz_campaign(struct sc_ctx *ctx, struct sc_target *t, int nt,
 			if (r.verdict == SC_V_ERROR && acc->verdict != SC_V_ERROR) {
 				acc->verdict = SC_V_ERROR;
 				snprintf(acc->error, sizeof acc->error, "%s", r.error);
-				struct sc_fuzz_event ev = {.kind = SC_FZ_ERROR, .res = acc};
+				struct sc_fuzz_event ev = {.job = o->job, .kind = SC_FZ_ERROR, .res = acc};
 				if (o->event)
 					o->event(o->u, &ev);
 			}
@@ -215,7 +215,7 @@ enum sc_status sc_fuzz_campaign(struct sc_ctx *ctx, struct sc_target *t, int nt,
 						acc->seconds = s0;
 						acc->expected = pairs[i].t->expect;
 					}
-					struct sc_fuzz_event ev = {.kind = expected ? SC_FZ_EXPECTED : SC_FZ_NEW,
+					struct sc_fuzz_event ev = {.job = o->job, .kind = expected ? SC_FZ_EXPECTED : SC_FZ_NEW,
 								   .res = &r, .case_file = r.case_file};
 					if (o->event)
 						o->event(o->u, &ev);
@@ -223,7 +223,7 @@ enum sc_status sc_fuzz_campaign(struct sc_ctx *ctx, struct sc_target *t, int nt,
 			}
 			if (sc_clock_now() - last >= every && o->event) {
 				last = sc_clock_now();
-				struct sc_fuzz_event ev = {.kind = SC_FZ_PROGRESS, .elapsed = last - t0,
+				struct sc_fuzz_event ev = {.job = o->job, .kind = SC_FZ_PROGRESS, .elapsed = last - t0,
 							   .left = o->seconds - (last - t0), .cases = cases,
 							   .failures = failures};
 				o->event(o->u, &ev);

@@ -28,6 +28,7 @@ struct sc_fuzz_event {
 	const struct sc_result *res; /* NEW, EXPECTED, STILL, FIXED, ERROR */
 	const char *case_file;       /* NEW, STILL, FIXED */
 	double elapsed, left;        /* PROGRESS */
+	int job;                     /* the worker that saw it (0: the only or the main process) */
 	long cases, failures;
 };
 
@@ -40,6 +41,7 @@ struct sc_fuzz_opts {
 	const char *report_dir;     /* failures/ written here (may be NULL) */
 	const char *findings_dir;   /* corpus findings: read first, written on new (may be NULL) */
 	int no_replay;              /* skip the findings replay (parallel jobs) */
+	int job;                    /* worker number of a parallel job (0: none) */
 	volatile sig_atomic_t *stop;
 	void (*event)(void *u, const struct sc_fuzz_event *ev);
 	void *u;

@@ -1,0 +1,681 @@
+/* sc_cli: options from the flag table, help, targets, progress, the case
+ * in flight, seeds. */
+#include "sc_cli.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sc_builtin.h"
+#include "sc_casefile.h"
+#include "sc_fs.h"
+#include "sc_npy.h"
+
+int sc_cli_die(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "shardcheck: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n(see shardcheck help)\n");
+	return 2;
+}
+
+int sc_cli_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	if (!*s || *s == '-')
+		return -1;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_dtypes(const char *s, uint32_t *mask)
+{
+	char buf[256];
+	snprintf(buf, sizeof buf, "%s", s);
+	*mask = 0;
+	for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+		enum sc_dtype dt;
+		if (strcmp(tok, "all") == 0) {
+			*mask = (1u << SC_NDTYPES) - 1;
+			continue;
+		}
+		if (sc_dtype_parse(tok, &dt) != SC_OK)
+			return -1;
+		*mask |= 1u << dt;
+	}
+	return *mask ? 0 : -1;
+}
+
+static int one_case(const struct sc_cli *c) { return (c->cmd->bit & (SC_EVAL | SC_REPRO)) != 0; }
+
+/* ---- one handler per row of sc_flags.def: 0, -1 (help printed) or an exit code ---- */
+
+static int set_backend(struct sc_cli *c, const char *val) { c->backend = val; return 0; }
+static int set_corpus(struct sc_cli *c, const char *val) { c->corpus = val; return 0; }
+static int set_plugin(struct sc_cli *c, const char *val) { c->plugin = val; return 0; }
+static int set_baseline(struct sc_cli *c, const char *val) { c->baseline = val; return 0; }
+static int set_report(struct sc_cli *c, const char *val) { c->report_dir = val; return 0; }
+static int set_json(struct sc_cli *c, const char *val) { c->json = val; return 0; }
+static int set_chain(struct sc_cli *c, const char *val) { c->chain = val; return 0; }
+static int set_sizes(struct sc_cli *c, const char *val) { c->sizes = val; return 0; }
+static int set_params(struct sc_cli *c, const char *val) { c->params = val; return 0; }
+static int set_dump(struct sc_cli *c, const char *val) { c->dump = val; return 0; }
+
+static int set_no_shrink(struct sc_cli *c, const char *val)
+{
+	(void)val;
+	c->co.no_shrink = 1;
+	return 0;
+}
+
+static int set_quiet(struct sc_cli *c, const char *val)
+{
+	(void)val;
+	c->quiet = 1;
+	return 0;
+}
+
+static int set_verbose(struct sc_cli *c, const char *val)
+{
+	(void)val;
+	c->verbose = 1;
+	sc_log_enable(SC_LOG_BACKEND | SC_LOG_PLUGIN | SC_LOG_FUZZ);
+	return 0;
+}
+
+static int set_help(struct sc_cli *c, const char *val)
+{
+	(void)val;
+	sc_cli_usage(stdout, c->cmd);
+	return -1;
+}
+
+static int set_timeout(struct sc_cli *c, const char *val)
+{
+	char *end;
+	double s = strtod(val, &end);
+	if (*end || s <= 0 || s > 86400)
+		return sc_cli_die("--timeout needs seconds in (0, 86400], got '%s'", val);
+	c->timeout = s;
+	return 0;
+}
+
+static int set_jobs(struct sc_cli *c, const char *val)
+{
+	uint64_t u;
+	if (sc_cli_u64(val, &u) || u < 1 || u > 256)
+		return sc_cli_die("--jobs needs 1..256, got '%s'", val);
+	c->jobs = (int)u;
+	return 0;
+}
+
+static int set_cases(struct sc_cli *c, const char *val)
+{
+	uint64_t u;
+	if (sc_cli_u64(val, &u) || u == 0)
+		return sc_cli_die("--cases needs a positive integer, got '%s'", val);
+	c->co.cases = (long)u;
+	return 0;
+}
+
+static int set_time(struct sc_cli *c, const char *val)
+{
+	char *end;
+	double s = strtod(val, &end);
+	double mult = strcmp(end, "h") == 0 ? 3600 : strcmp(end, "m") == 0 ? 60 : (strcmp(end, "s") == 0 || !*end) ? 1 : -1;
+	if (mult < 0 || s <= 0)
+		return sc_cli_die("--time needs a duration (90, 90s, 30m, 8h), got '%s'", val);
+	c->co.seconds = s * mult;
+	c->total = s * mult;
+	return 0;
+}
+
+static int set_seed(struct sc_cli *c, const char *val)
+{
+	uint64_t u;
+	if (strcmp(val, "random") == 0) {
+		c->seed_random = 1;
+		return 0;
+	}
+	if (sc_cli_u64(val, &u))
+		return sc_cli_die("--seed needs a non-negative integer, got '%s'", val);
+	c->co.seed = u;
+	c->seed_given = 1;
+	return 0;
+}
+
+static int set_world(struct sc_cli *c, const char *val)
+{
+	uint64_t u;
+	long lo, hi;
+	char tail;
+	if (one_case(c)) {
+		if (sc_cli_u64(val, &u) || u < 1 || u > SC_MAX_WORLD)
+			return sc_cli_die("--world needs a world size 1..256, got '%s'", val);
+		c->world = (int)u;
+		return 0;
+	}
+	if (sscanf(val, "%ld..%ld%c", &lo, &hi, &tail) == 2) {
+	} else if (sscanf(val, "%ld%c", &lo, &tail) == 1) {
+		hi = lo;
+	} else {
+		return sc_cli_die("--world needs LO..HI or P, got '%s'", val);
+	}
+	if (lo < 1 || hi < lo || hi > SC_MAX_WORLD)
+		return sc_cli_die("--world range must be within 1..256, got '%s'", val);
+	c->co.gen.world_lo = (int)lo;
+	c->co.gen.world_hi = (int)hi;
+	return 0;
+}
+
+static int set_dtypes(struct sc_cli *c, const char *val)
+{
+	if (parse_dtypes(val, &c->co.gen.dtypes))
+		return sc_cli_die("--dtypes: unknown dtype in '%s' (see shardcheck list)", val);
+	return 0;
+}
+
+static int set_dtype(struct sc_cli *c, const char *val)
+{
+	if (sc_dtype_parse(val, &c->dtype) != SC_OK)
+		return sc_cli_die("--dtype: unknown dtype '%s' (see shardcheck list)", val);
+	return 0;
+}
+
+static int set_case_memory(struct sc_cli *c, const char *val)
+{
+	uint64_t u;
+	if (sc_cli_u64(val, &u) || u == 0 || u > ((uint64_t)1 << 30))
+		return sc_cli_die("--case-memory needs MiB in 1..2^30, got '%s'", val);
+	c->case_memory = (size_t)u << 20;
+	return 0;
+}
+
+static int set_max_elems(struct sc_cli *c, const char *val)
+{
+	uint64_t u;
+	if (sc_cli_u64(val, &u) || u == 0)
+		return sc_cli_die("--max-elems needs a positive integer, got '%s'", val);
+	c->co.gen.max_elems = (int64_t)u;
+	return 0;
+}
+
+static int set_property(struct sc_cli *c, const char *val)
+{
+	if (!sc_property_find(val))
+		return sc_cli_die("unknown property '%s' (see shardcheck list)", val);
+	c->property = val;
+	return 0;
+}
+
+static int set_log(struct sc_cli *c, const char *val)
+{
+	(void)c;
+	unsigned mask;
+	int bad;
+	if (sc_log_parse(val, &mask, &bad) != 0)
+		return sc_cli_die("--log: unknown subsystem in '%s' (spec, interp, gen, shrink, backend, plugin, fuzz, check, report, trace, all)",
+				  val);
+	sc_log_enable(mask);
+	return 0;
+}
+
+/* ---- the table ---- */
+
+struct flag {
+	const char *name, *metavar;
+	int scope, show;
+	const char *help;
+	int (*set)(struct sc_cli *c, const char *val);
+};
+
+static const struct flag flags[] = {
+#define SC_FLAG(ID, NAME, METAVAR, SCOPE, SHOW, HELP) {NAME, METAVAR, SCOPE, SHOW, HELP, set_##ID},
+#include "sc_flags.def"
+#undef SC_FLAG
+};
+#define NFLAGS ((int)(sizeof flags / sizeof flags[0]))
+
+static const struct flag *find_flag(const struct sc_cli *c, const char *name)
+{
+	for (int k = 0; k < NFLAGS; k++)
+		if (strcmp(flags[k].name, name) == 0)
+			return flags[k].scope == SC_ONE_CASE && !one_case(c) ? NULL : &flags[k];
+	return NULL;
+}
+
+void sc_cli_usage(FILE *out, const struct sc_cmd *cmd)
+{
+	fputs(cmd->head, out);
+	for (int k = 0; k < NFLAGS; k++) {
+		if (!(flags[k].show & cmd->bit))
+			continue;
+		char left[64];
+		snprintf(left, sizeof left, "%s%s%s", flags[k].name, flags[k].metavar ? " " : "",
+			 flags[k].metavar ? flags[k].metavar : "");
+		const char *h = flags[k].help;
+		if (strlen(left) > 19)
+			fprintf(out, "  %s\n  %-19s ", left, "");
+		else
+			fprintf(out, "  %-19s ", left);
+		for (; *h; h++) {
+			fputc(*h, out);
+			if (*h == '\n')
+				fprintf(out, "  %-19s ", "");
+		}
+		fputc('\n', out);
+	}
+	fputs(cmd->foot, out);
+}
+
+/* A "--key[=value]" argument: its flag's handler with the value (the next
+ * argument when there is no '='). *i advances past what was used. */
+static int long_option(struct sc_cli *c, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	const char *eq = strchr(a, '=');
+	char key[64];
+	size_t kl = eq ? (size_t)(eq - a) : strlen(a);
+	if (kl >= sizeof key)
+		kl = sizeof key - 1;
+	memcpy(key, a, kl);
+	key[kl] = '\0';
+	const struct flag *f = find_flag(c, key);
+	const char *val = NULL;
+	if (!f || f->metavar) { /* unknown options take a value too, as they always have */
+		if (eq)
+			val = eq + 1;
+		else if (*i + 1 < argc)
+			val = argv[++*i];
+		else
+			return sc_cli_die("option %s needs a value", key);
+	}
+	if (!f)
+		return sc_cli_die("unknown option '%s'", key);
+	return f->set(c, val);
+}
+
+int sc_cli_parse(struct sc_cli *c, const struct sc_cmd *cmd, int argc, char **argv)
+{
+	memset(c, 0, sizeof *c);
+	c->cmd = cmd;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		int rc = 0;
+		const struct flag *f;
+		if (a[0] == '-' && a[1] == '-' && a[2]) {
+			rc = long_option(c, argc, argv, &i);
+		} else if (strcmp(a, "-h") == 0) {
+			rc = set_help(c, NULL);
+		} else if (a[0] == '-' && a[1] && (f = find_flag(c, a)) != NULL) {
+			rc = f->set(c, NULL);
+		} else if (a[0] == '-' && a[1]) {
+			rc = sc_cli_die("unknown option '%s'", a);
+		} else if (c->ntargets >= SC_CLI_MAX_TARGETS) {
+			rc = sc_cli_die("too many targets (at most %s)", "1024");
+		} else {
+			c->targets[c->ntargets++] = a;
+		}
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+	return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every .sc below dir, sorted; paths malloc'd into out. */
+static int collect_dir(const char *dir, char **out, int *n, int max)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	char *names[4096];
+	int k = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) && k < 4096) {
+		if (de->d_name[0] == '.')
+			continue;
+		size_t l = strlen(dir) + strlen(de->d_name) + 2;
+		char *p = malloc(l);
+		if (!p)
+			break;
+		snprintf(p, l, "%s%s%s", dir, ends_with(dir, "/") ? "" : "/", de->d_name);
+		names[k++] = p;
+	}
+	closedir(d);
+	qsort(names, (size_t)k, sizeof names[0], cmp_str);
+	for (int i = 0; i < k; i++) {
+		struct stat st;
+		if (stat(names[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+			collect_dir(names[i], out, n, max);
+			free(names[i]);
+		} else if ((ends_with(names[i], ".sc") || ends_with(names[i], ".case")) && *n < max) {
+			out[(*n)++] = names[i];
+		} else {
+			free(names[i]);
+		}
+	}
+	return 0;
+}
+
+int sc_cli_load_targets(struct sc_cli *c, struct sc_target *t, int *nt, FILE *log)
+{
+	struct sc_err e;
+	int n = 0;
+	if (c->chain) {
+		char buf[4096];
+		const char *paths[SC_MAX_CHAIN];
+		int np = 0;
+		snprintf(buf, sizeof buf, "%s", c->chain);
+		for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+			if (np >= SC_MAX_CHAIN)
+				return sc_cli_die("--chain takes at most %s specs", "8");
+			paths[np++] = tok;
+		}
+		if (sc_target_chain(&t[n++], paths, np, &e) != SC_OK) {
+			fprintf(log, "%s\n", e.msg);
+			*nt = n;
+			return 2;
+		}
+	}
+	if (c->ntargets == 0 && !c->chain)
+		c->targets[c->ntargets++] = "builtin:all";
+	for (int i = 0; i < c->ntargets; i++) {
+		const char *a = c->targets[i];
+		if (strncmp(a, "builtin:", 8) == 0) {
+			const struct sc_builtin_family *fam;
+			if (strcmp(a + 8, "all") == 0) {
+				const struct sc_builtin_family *const *fams;
+				const int nf = sc_builtin_families(&fams);
+				for (int k = 0; k < nf && n < SC_CLI_MAX_TARGETS; k++)
+					sc_target_builtin(&t[n++], fams[k], &e);
+				continue;
+			}
+			if (sc_builtin_find(a + 8, &fam) != SC_OK) {
+				*nt = n;
+				return sc_cli_die("unknown builtin '%s' (see shardcheck list)", a);
+			}
+			sc_target_builtin(&t[n++], fam, &e);
+			continue;
+		}
+		struct stat st;
+		if (stat(a, &st) != 0) {
+			fprintf(log, "shardcheck: %s: %s\n", a, strerror(errno));
+			*nt = n;
+			return 2;
+		}
+		char *files[SC_CLI_MAX_TARGETS];
+		int nf = 0;
+		if (S_ISDIR(st.st_mode)) {
+			collect_dir(a, files, &nf, SC_CLI_MAX_TARGETS);
+			if (nf == 0)
+				fprintf(log, "shardcheck: %s: no .sc specs or .case files found\n", a);
+		} else {
+			files[nf++] = strdup(a);
+		}
+		int bad = 0;
+		for (int k = 0; k < nf; k++) {
+			if (n >= SC_CLI_MAX_TARGETS) {
+				free(files[k]);
+				continue;
+			}
+			enum sc_status ls = SC_OK;
+			if (!bad)
+				ls = ends_with(files[k], ".case") ? sc_casefile_load(files[k], &t[n], &e)
+								  : sc_target_from_spec_file(&t[n], files[k], &e);
+			if (!bad && ls != SC_OK) {
+				fprintf(log, "%s\n", e.msg);
+				bad = 1;
+			} else if (!bad) {
+				t[n++].corpus = S_ISDIR(st.st_mode);
+			}
+			free(files[k]);
+		}
+		if (bad) {
+			*nt = n;
+			return 2;
+		}
+	}
+	*nt = n;
+	return 0;
+}
+
+/* Progress on a terminal: one line on stderr, rewritten in place. */
+void sc_cli_progress(void *u, const char *target, const char *property, long cases, long total,
+		     double elapsed)
+{
+	(void)u;
+	if (elapsed < 0.5)
+		return;
+	fprintf(stderr, "\r\033[K  %s %s: %ld/%ld cases, %.0f cases/s", target, property, cases, total,
+		cases / elapsed);
+	fflush(stderr);
+}
+
+/* The case in flight, for the timeout and termination handlers: text
+ * formatted before each case, written from the handler with write(2) only.
+ * Signal handlers can reach no other state, hence file scope. */
+static struct {
+	char path[1024], tmp[1040];
+	char text[4096];
+	volatile sig_atomic_t len;
+	int leader;
+	double seconds;
+} inflight;
+
+static void inflight_handler(int sig)
+{
+	if (inflight.leader && inflight.len > 0) {
+		int fd = open(inflight.tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd >= 0) {
+			ssize_t w = write(fd, inflight.text, (size_t)inflight.len);
+			(void)w;
+			close(fd);
+			rename(inflight.tmp, inflight.path);
+		}
+		static const char m1[] = "\nshardcheck: aborting: the running case ";
+		static const char m2[] = "exceeded --timeout (a rank hung or crashed); saved to ";
+		static const char m3[] = "was terminated (a rank crashed or was killed); saved to ";
+		ssize_t w = write(2, m1, sizeof m1 - 1);
+		w = sig == SIGALRM ? write(2, m2, sizeof m2 - 1) : write(2, m3, sizeof m3 - 1);
+		w = write(2, inflight.path, strlen(inflight.path));
+		w = write(2, "\n", 1);
+		w = write(2, inflight.text, (size_t)inflight.len);
+		(void)w;
+	}
+	_exit(1);
+}
+
+static void on_case(void *u, struct sc_target *t, const struct sc_property *p, const struct sc_case *c)
+{
+	const char *backend = u;
+	char text[sizeof inflight.text];
+	if (inflight.leader &&
+	    sc_casefile_format(t, p->name, backend, c, -1, text, sizeof text, NULL) == SC_OK) {
+		inflight.len = 0;
+		memcpy(inflight.text, text, strlen(text));
+		inflight.len = (sig_atomic_t)strlen(text);
+	}
+	alarm((unsigned)(inflight.seconds + 0.999));
+}
+
+void sc_cli_arm_inflight(struct sc_cli *c, struct sc_backend *be)
+{
+	inflight.leader = sc_backend_leader(be);
+	inflight.seconds = c->timeout;
+	snprintf(inflight.path, sizeof inflight.path, "%s%s", c->report_dir ? c->report_dir : ".",
+		 c->report_dir ? "/failures/inflight.case" : "/shardcheck-inflight.case");
+	if (c->report_dir) {
+		char dir[1100];
+		snprintf(dir, sizeof dir, "%s/failures", c->report_dir);
+		sc_fs_mkdirs(dir, NULL);
+	}
+	snprintf(inflight.tmp, sizeof inflight.tmp, "%s.tmp", inflight.path);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = inflight_handler;
+	sigaction(SIGALRM, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	c->co.on_case = on_case;
+	c->co.on_case_ctx = (void *)c->backend;
+}
+
+void sc_cli_quiet_followers(struct sc_backend *be)
+{
+	if (sc_backend_leader(be))
+		return;
+	if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+		return;
+}
+
+uint64_t sc_cli_random_seed(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	uint64_t s = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ ((uint64_t)getpid() << 40);
+	return sc_mix_next(&s) % 1000000000000ULL;
+}
+
+int sc_cli_load_plugins(struct sc_cli *c, struct sc_target *t, int *nt, struct sc_plugin_lib **libs)
+{
+	struct sc_err e;
+	*nt = 0;
+	if (sc_plugin_load(c->plugin, &libs[0], &e) != SC_OK) {
+		fprintf(stderr, "shardcheck: %s\n", e.msg);
+		return 2;
+	}
+	if (c->baseline && sc_plugin_load(c->baseline, &libs[1], &e) != SC_OK) {
+		fprintf(stderr, "shardcheck: %s\n", e.msg);
+		return 2;
+	}
+	for (int i = 0; i < sc_plugin_count(libs[0]) && *nt < SC_CLI_MAX_TARGETS; i++) {
+		const struct sc_plugin_transform *tr = sc_plugin_get(libs[0], i), *bt = NULL;
+		int wanted = c->ntargets == 0;
+		for (int k = 0; k < c->ntargets; k++)
+			wanted |= strcmp(c->targets[k], sc_plugin_name(tr)) == 0;
+		if (!wanted)
+			continue;
+		if (libs[1] && !(bt = sc_plugin_find(libs[1], sc_plugin_name(tr)))) {
+			fprintf(stderr, "shardcheck: %s: the baseline has no transform '%s'\n", c->baseline,
+				sc_plugin_name(tr));
+			return 2;
+		}
+		if (sc_target_plugin(&t[*nt], c->plugin, tr, bt, &e) != SC_OK) {
+			fprintf(stderr, "%s\n", e.msg);
+			return 2;
+		}
+		t[*nt].plugin_timeout = c->timeout;
+		if (bt)
+			snprintf(t[*nt].baseline_path, sizeof t[*nt].baseline_path, "%s", c->baseline);
+		(*nt)++;
+	}
+	for (int k = 0; k < c->ntargets; k++) {
+		int found = 0;
+		for (int i = 0; i < *nt; i++)
+			found |= strcmp(sc_plugin_name(t[i].plugin), c->targets[k]) == 0;
+		if (!found) {
+			fprintf(stderr, "shardcheck: %s: no transform '%s'\n", c->plugin, c->targets[k]);
+			return 2;
+		}
+	}
+	return 0;
+}
+
+/* Rank's expected local tensor (for partial outputs: the whole X). */
+enum sc_status sc_cli_expected_tensor(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *cs,
+				      const struct sc_layout *ol, int rank, struct sc_tensor *et,
+				      struct sc_err *e)
+{
+	struct sc_layout l = *ol;
+	if (l.kind == SC_PARTIAL)
+		l.kind = SC_REPLICATE;
+	struct sc_map m;
+	sc_layout_map(&l, cs->sizes, cs->ndims, cs->world, rank, &m);
+	const int use_dm = ctx->arena.use_dm; /* written here: host memory */
+	ctx->arena.use_dm = 0;
+	enum sc_status st = sc_tensor_empty(&ctx->arena, m.lshape, m.lndim, (unsigned)sc_dtype_size(cs->dtype), et, e);
+	ctx->arena.use_dm = use_dm;
+	SC_CHECK(st);
+	struct sc_iter it;
+	sc_iter_init(&it, m.shape, m.stride, m.ndim, m.offset);
+	const unsigned es = et->buf->esize;
+	for (int64_t k = 0; k < sc_tensor_numel(et); k++) {
+		sc_store_bits(et->buf->data + (size_t)k * es, es, sc_verify_expected_bits(t, cs, (uint64_t)it.off));
+		sc_iter_next(&it);
+	}
+	return SC_OK;
+}
+
+/* Writes DIR/rank<r>.{input,output,expected}.npy for one case (no output
+ * file when a step fails at run time). Returns 0, or 2 on an error. */
+int sc_cli_dump_case(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *cs, const char *dir)
+{
+	struct sc_err e;
+	int code = 0;
+	const struct sc_spec *s[SC_MAX_CHAIN];
+	int ns;
+	if (sc_target_specs(t, cs, s, &ns, &e) != SC_OK) {
+		fprintf(stderr, "shardcheck: %s\n", e.msg);
+		return 2;
+	}
+	if (s[0]->compute) {
+		printf("(--dump writes the tensors of layout specs; this compute spec's worst element is above)\n");
+		return 0;
+	}
+	if (sc_fs_mkdirs(dir, &e) != SC_OK) {
+		fprintf(stderr, "shardcheck: %s\n", e.msg);
+		return 2;
+	}
+	sc_ctx_begin(ctx, 0, 0);
+	struct sc_tensor in[SC_MAX_WORLD];
+	enum sc_status st = sc_verify_run(t, cs, &ctx->x, in, &e);
+	struct sc_exec *x = &ctx->x;
+	char path[4096];
+	const struct sc_layout *ol = &s[ns - 1]->out;
+	for (int rr = 0; rr < x->nlocal && code != 2; rr++) {
+		const int rank = x->first + rr;
+		snprintf(path, sizeof path, "%s/rank%d.input.npy", dir, rank);
+		if (sc_npy_write(path, &in[rr], cs->dtype, &e) != SC_OK)
+			code = 2;
+		if (st == SC_OK) {
+			snprintf(path, sizeof path, "%s/rank%d.output.npy", dir, rank);
+			if (sc_npy_write(path, &x->t[rr], cs->dtype, &e) != SC_OK)
+				code = 2;
+		}
+		struct sc_tensor et;
+		if (sc_cli_expected_tensor(ctx, t, cs, ol, rank, &et, &e) != SC_OK) {
+			code = 2;
+			break;
+		}
+		snprintf(path, sizeof path, "%s/rank%d.expected.npy", dir, rank);
+		if (sc_npy_write(path, &et, cs->dtype, &e) != SC_OK)
+			code = 2;
+	}
+	if (code == 2)
+		fprintf(stderr, "shardcheck: %s\n", e.msg);
+	else
+		printf("wrote %s/rank*.{input%s,expected}.npy for %d ranks\n", dir,
+		       st == SC_OK ? ",output" : "", x->nlocal);
+	return code;
+}

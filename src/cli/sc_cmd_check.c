@@ -1,0 +1,262 @@
+/* shardcheck check, and shardcheck gate (the same loop over a plugin's
+ * transforms): every applicable property of every target, a line per
+ * (target, property), failures shrunk and written at once, then the
+ * summary, the report and the JSON document. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sc_cli.h"
+#include "sc_fs.h"
+#include "sc_report.h"
+
+/* A run: its options, backend, targets, results and tallies. */
+struct run {
+	struct sc_cli c;
+	int gate, json_stdout, tty;
+	FILE *out;
+	struct sc_backend *be;
+	struct sc_target targets[SC_CLI_MAX_TARGETS];
+	int nt;
+	struct sc_plugin_lib *libs[2];
+	struct sc_ctx *ctx;
+	struct sc_result *res;
+	int nres, errors, unmet, fails, passes, expected_fails;
+};
+
+static void run_free(struct run *r)
+{
+	free(r->res);
+	sc_ctx_free(r->ctx);
+	sc_backend_close(r->be);
+	for (int i = 0; i < r->nt; i++)
+		sc_target_free(&r->targets[i]);
+	sc_plugin_close(r->libs[0]);
+	sc_plugin_close(r->libs[1]);
+}
+
+/* Options, backend, world range, targets: 0 or an exit code. */
+static int setup(struct run *r, const struct sc_cmd *cmd, int argc, char **argv)
+{
+	struct sc_cli *c = &r->c;
+	int rc = sc_cli_parse(c, cmd, argc, argv);
+	if (rc)
+		return rc < 0 ? -1 : rc;
+	c->backend = c->backend ? c->backend : "sim";
+	if (r->gate && !c->plugin)
+		return sc_cli_die("gate needs --plugin LIB.so%s", "");
+	if (!r->gate && (c->plugin || c->baseline))
+		return sc_cli_die("--plugin and --baseline belong to `shardcheck gate`%s", "");
+	sc_gen_defaults(&c->co.gen);
+	if (c->seed_random || (!c->seed_given && !r->gate))
+		c->co.seed = sc_cli_random_seed();
+	r->json_stdout = c->json && strcmp(c->json, "-") == 0;
+	r->out = r->json_stdout ? stderr : stdout;
+	struct sc_err e;
+	if (sc_backend_open(c->backend, &r->be, &e) != SC_OK) {
+		fprintf(stderr, "shardcheck: %s\n", e.msg);
+		return 2;
+	}
+	sc_cli_quiet_followers(r->be);
+	/* one seed and one world range for every process */
+	sc_backend_bcast(r->be, &c->co.seed, sizeof c->co.seed, 0);
+	const int maxw = sc_backend_max_world(r->be);
+	if (c->co.gen.world_lo > maxw) {
+		fprintf(stderr, "shardcheck: --world %d..%d needs at least %d processes, this launch has %d (mpirun -np)\n",
+			c->co.gen.world_lo, c->co.gen.world_hi, c->co.gen.world_lo, maxw);
+		return 2;
+	}
+	if (c->co.gen.world_hi > maxw)
+		c->co.gen.world_hi = maxw;
+	rc = r->gate ? sc_cli_load_plugins(c, r->targets, &r->nt, r->libs)
+		     : sc_cli_load_targets(c, r->targets, &r->nt, stderr);
+	if (rc) {
+		fprintf(stderr, "shardcheck: nothing run\n");
+		return rc;
+	}
+	if (c->timeout > 0 && !(r->gate && sc_backend_max_world(r->be) > 1 && !r->be->ops->combine))
+		sc_cli_arm_inflight(c, r->be); /* on sim, a gate's timeout is the plugin's own */
+	r->ctx = sc_ctx_new(r->be, c->co.gen.dtypes);
+	if (r->ctx)
+		r->ctx->arena.max_bytes = c->case_memory;
+	for (int i = 0; r->ctx && i < r->nt; i++)
+		if (r->targets[i].ops->flags & SC_TARGET_HOST_ONLY)
+			r->ctx->arena.shared = 1; /* plugins run in child processes that write here */
+	r->tty = isatty(2) && !c->quiet && sc_backend_leader(r->be);
+	if (r->tty)
+		c->co.progress = sc_cli_progress;
+	const struct sc_property *const *props;
+	const int np = sc_properties(&props);
+	r->res = calloc((size_t)r->nt * (size_t)np + 1, sizeof *r->res);
+	if (!r->ctx || !r->res) {
+		fprintf(stderr, "shardcheck: out of memory\n");
+		return 2;
+	}
+	return 0;
+}
+
+/* One (target, property): runs it and prints its line. Returns 1 when it
+ * failed. */
+static int check_one(struct run *r, struct sc_target *t, const struct sc_property *p)
+{
+	struct sc_cli *c = &r->c;
+	struct sc_result *res = &r->res[r->nres];
+	struct sc_err e;
+	sc_check_run(r->ctx, t, p, &c->co, res);
+	if (c->timeout > 0)
+		alarm(0);
+	if (r->tty)
+		fprintf(stderr, "\r\033[K");
+	if (res->verdict == SC_V_FAIL && c->report_dir && !t->has_case && sc_backend_leader(r->be) &&
+	    sc_report_write_failure(c->report_dir, res, c->backend, &e) != SC_OK)
+		fprintf(stderr, "shardcheck: %s\n", e.msg);
+	if (res->verdict == SC_V_SKIP) {
+		if (c->verbose)
+			fprintf(r->out, "skip  %-44s %-18s not applicable to these cases\n", res->target, p->name);
+		return 0;
+	}
+	r->nres++;
+	if (res->verdict == SC_V_ERROR) {
+		r->errors++;
+		fprintf(r->out, "ERROR %-44s %-18s %s\n", res->target, p->name, res->error);
+		return 0;
+	}
+	if (res->verdict == SC_V_FAIL) {
+		r->fails++;
+		const int exp = t->expect == 1 && t->corpus;
+		r->expected_fails += exp;
+		if (!c->quiet || !exp) {
+			fprintf(r->out, "FAIL  %-44s %-18s %s(case %ld, %.2fs)\n", res->target, p->name,
+				exp ? "as expected " : "", res->cases, res->seconds);
+			sc_report_failure_text(r->out, res, "      ");
+		}
+		fflush(r->out);
+		return 1;
+	}
+	r->passes++;
+	if (!c->quiet)
+		fprintf(r->out, "pass  %-44s %-18s %ld cases, %.2fs\n", res->target, p->name, res->cases, res->seconds);
+	fflush(r->out);
+	return 0;
+}
+
+static void check_all(struct run *r)
+{
+	struct sc_cli *c = &r->c;
+	const struct sc_property *const *props;
+	const int np = sc_properties(&props);
+	fprintf(r->out, "shardcheck %s: seed %llu, backend %s, %d target%s, world %d..%d, %ld cases per property\n",
+		SC_VERSION, (unsigned long long)c->co.seed, c->backend, r->nt, r->nt == 1 ? "" : "s", c->co.gen.world_lo,
+		c->co.gen.world_hi, c->co.cases ? c->co.cases : 1000L);
+	for (int i = 0; i < r->nt; i++) {
+		struct sc_target *t = &r->targets[i];
+		int target_failed = 0;
+		for (int k = 0; k < np; k++)
+			if ((!c->property || strcmp(c->property, props[k]->name) == 0) && props[k]->applies(t))
+				target_failed |= check_one(r, t, props[k]);
+		if (t->corpus && t->expect >= 0 && (t->expect == 1) != target_failed) {
+			r->unmet++;
+			fprintf(r->out, "UNMET %-44s expected %s, but %s\n", t->name,
+				t->expect ? "a failure" : "every property to hold",
+				target_failed ? "a property failed" : "every property held");
+		}
+	}
+}
+
+/* The summary line, the report and the JSON document; the exit code. */
+static int finish(struct run *r, int full_argc, char **full_argv)
+{
+	struct sc_cli *c = &r->c;
+	struct sc_err e;
+	int code;
+	if (r->errors) {
+		code = 2;
+	} else if (r->unmet) {
+		code = 1;
+	} else {
+		int unexpected = 0;
+		for (int i = 0; i < r->nres; i++)
+			if (r->res[i].verdict == SC_V_FAIL && !(r->res[i].expected == 1 && r->res[i].tgt->corpus))
+				unexpected = 1;
+		code = unexpected ? 1 : 0;
+	}
+	fprintf(r->out, "%d checks: %d pass, %d fail (%d expected), %d error; %d expectation%s unmet; seed %llu\n",
+		r->nres, r->passes, r->fails, r->expected_fails, r->errors, r->unmet, r->unmet == 1 ? "" : "s",
+		(unsigned long long)c->co.seed);
+	struct sc_report_meta meta = {SC_VERSION, c->co.seed, c->backend, full_argc, full_argv};
+	if (c->report_dir && sc_backend_leader(r->be)) {
+		if (sc_report_write(c->report_dir, &meta, r->res, r->nres, &e) != SC_OK) {
+			fprintf(stderr, "shardcheck: %s\n", e.msg);
+			code = 2;
+		} else {
+			fprintf(r->out, "report: %s/{report.json,junit.xml,summary.md}\n", c->report_dir);
+		}
+	}
+	if (c->json && sc_backend_leader(r->be)) {
+		char *doc = sc_report_json(&meta, r->res, r->nres);
+		if (!doc) {
+			code = 2;
+		} else if (r->json_stdout) {
+			fputs(doc, stdout);
+		} else if (sc_fs_write_atomic(c->json, doc, strlen(doc), &e) != SC_OK) {
+			fprintf(stderr, "shardcheck: %s\n", e.msg);
+			code = 2;
+		}
+		free(doc);
+	}
+	return code;
+}
+
+static int check_or_gate(const struct sc_cmd *cmd, int gate, int argc, char **argv, int full_argc, char **full_argv)
+{
+	static struct run r;
+	memset(&r, 0, sizeof r);
+	r.gate = gate;
+	int code = setup(&r, cmd, argc, argv);
+	if (code == 0) {
+		check_all(&r);
+		code = finish(&r, full_argc, full_argv);
+	}
+	run_free(&r);
+	return code < 0 ? 0 : code;
+}
+
+static int check_main(int argc, char **argv, int full_argc, char **full_argv)
+{
+	return check_or_gate(&sc_cmd_check, 0, argc, argv, full_argc, full_argv);
+}
+
+static int gate_main(int argc, char **argv, int full_argc, char **full_argv)
+{
+	return check_or_gate(&sc_cmd_gate, 1, argc, argv, full_argc, full_argv);
+}
+
+const struct sc_cmd sc_cmd_check = {
+	"check", SC_CHECK,
+	"usage: shardcheck check [options] [TARGET...]\n"
+	"\n"
+	"TARGET: a .sc spec, a .case file, a directory (every .sc and .case below it),\n"
+	"builtin:NAME, builtin:all.\n"
+	"No target: builtin:all.\n"
+	"\n",
+	"exit: 0 every property held (or every corpus expectation was met), 1 a\n"
+	"counterexample was found (or an expectation was not met), 2 error\n",
+	check_main,
+};
+
+const struct sc_cmd sc_cmd_gate = {
+	"gate", SC_GATE,
+	"usage: shardcheck gate --plugin LIB.so [--baseline OLD.so] [options] [TRANSFORM...]\n"
+	"\n"
+	"Loads a plugin (shardcheck/plugin.h) and checks every property on every\n"
+	"transform (or the ones named) against the contract it declares; with\n"
+	"--baseline, also that it gives the baseline's output bits on the same cases\n"
+	"(differential), which needs no stated output placement. Each case runs the\n"
+	"plugin in a child process: a crash, abort, exception or hang (--timeout) is a\n"
+	"failure of that case, shrunk like any other. Failures are shrunk and written\n"
+	"with --report DIR (junit.xml for the CI page, summary.md for the pull request).\n"
+	"The seed is 0 unless --seed S or --seed random, so a gate never flakes.\n"
+	"\n",
+	"exit: 0 every property holds, 1 a failure (with a minimal case), 2 error\n",
+	gate_main,
+};

@@ -1,0 +1,258 @@
+/* shardcheck fuzz: the unattended campaign (src/run/sc_fuzzloop.c, and
+ * sc_fuzzjobs.c for --jobs): prints its events as they come, stops
+ * cleanly on SIGINT or SIGTERM with the report written. */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sc_cli.h"
+#include "sc_fs.h"
+#include "sc_fuzzjobs.h"
+#include "sc_report.h"
+
+/* Set by SIGINT/SIGTERM; the campaign polls it. */
+static volatile sig_atomic_t fuzz_stop;
+
+static void fuzz_stop_handler(int sig)
+{
+	(void)sig;
+	fuzz_stop = 1;
+}
+
+struct fuzz_print {
+	int jobs, quiet;
+};
+
+static void fmt_dur(double s, char *buf, size_t n)
+{
+	long t = (long)(s + 0.5);
+	if (t >= 3600)
+		snprintf(buf, n, "%ldh%02ldm", t / 3600, t / 60 % 60);
+	else if (t >= 60)
+		snprintf(buf, n, "%ldm%02lds", t / 60, t % 60);
+	else
+		snprintf(buf, n, "%lds", t);
+}
+
+static void fuzz_event(void *u, const struct sc_fuzz_event *ev)
+{
+	const struct fuzz_print *fp = u;
+	char pre[24] = "";
+	if (fp->jobs > 1)
+		snprintf(pre, sizeof pre, "[job %d] ", ev->job);
+	char a[32], b[32];
+	switch (ev->kind) {
+	case SC_FZ_PROGRESS:
+		fmt_dur(ev->elapsed, a, sizeof a);
+		fmt_dur(ev->left > 0 ? ev->left : 0, b, sizeof b);
+		printf("%sfuzz: %s elapsed, %s left: %ld cases (%.0f/s), %ld failure%s\n", pre, a, b, ev->cases,
+		       ev->elapsed > 0 ? ev->cases / ev->elapsed : 0.0, ev->failures, ev->failures == 1 ? "" : "s");
+		break;
+	case SC_FZ_NEW:
+		printf("%sNEW   %s %s: saved %s\n", pre, ev->res->target, ev->res->property, ev->case_file);
+		sc_report_failure_text(stdout, ev->res, "      ");
+		break;
+	case SC_FZ_EXPECTED:
+		if (!fp->quiet) {
+			char cs[256];
+			sc_target_case_format(ev->res->tgt, &ev->res->cx, cs, sizeof cs);
+			printf("%sknown %s %s (expect fail): %s\n", pre, ev->res->target, ev->res->property, cs);
+		}
+		break;
+	case SC_FZ_STILL:
+		printf("%sSTILL %s: %s %s still fails\n", pre, ev->case_file, ev->res->tgt->name, ev->res->property);
+		break;
+	case SC_FZ_FIXED:
+		printf("%sFIXED %s: %s %s passes now\n", pre, ev->case_file, ev->res->tgt->name, ev->res->property);
+		break;
+	case SC_FZ_ERROR:
+		printf("%sERROR %s %s: %s\n", pre, ev->res->target, ev->res->property, ev->res->error);
+		break;
+	}
+	fflush(stdout); /* a run killed at any point keeps what it printed */
+}
+
+/* The campaign's setup: options, backend, targets (.case files are
+ * findings or regressions, not fuzzable), report folder, signals. */
+struct fuzz_run {
+	struct sc_cli c;
+	double total;
+	int jobs;
+	const char *report;
+	char findings[1100];
+	struct sc_backend *be;
+	struct sc_target targets[SC_CLI_MAX_TARGETS];
+	int nt;
+};
+
+static int fuzz_setup(struct fuzz_run *f, int argc, char **argv)
+{
+	struct sc_cli *c = &f->c;
+	int rc = sc_cli_parse(c, &sc_cmd_fuzz, argc, argv);
+	if (rc)
+		return rc < 0 ? -1 : rc;
+	c->backend = c->backend ? c->backend : "sim";
+	sc_gen_defaults(&c->co.gen);
+	if (!c->seed_given)
+		c->co.seed = sc_cli_random_seed();
+	f->total = c->total > 0 ? c->total : 60;
+	f->jobs = c->jobs > 0 ? c->jobs : 1;
+	const char *corpus = c->corpus ? c->corpus : "corpus";
+	f->report = c->report_dir ? c->report_dir : "reports/fuzz";
+	if (f->jobs > 1 && strcmp(c->backend, "sim") != 0)
+		return sc_cli_die("--jobs needs the sim backend (launch more processes with mpirun instead)%s", "");
+	struct stat st;
+	if (c->ntargets == 0) {
+		c->targets[c->ntargets++] = "builtin:all";
+		if (stat(corpus, &st) == 0)
+			c->targets[c->ntargets++] = corpus;
+	}
+	snprintf(f->findings, sizeof f->findings, "%s/findings", corpus);
+	struct sc_err e;
+	if (sc_backend_open(c->backend, &f->be, &e) != SC_OK) {
+		fprintf(stderr, "shardcheck: %s\n", e.msg);
+		return 2;
+	}
+	sc_cli_quiet_followers(f->be);
+	sc_backend_bcast(f->be, &c->co.seed, sizeof c->co.seed, 0);
+	if (c->co.gen.world_hi > sc_backend_max_world(f->be))
+		c->co.gen.world_hi = sc_backend_max_world(f->be);
+	static struct sc_target all[SC_CLI_MAX_TARGETS];
+	int na = 0;
+	if ((rc = sc_cli_load_targets(c, all, &na, stderr)) != 0) {
+		fprintf(stderr, "shardcheck: nothing run\n");
+		return rc;
+	}
+	for (int i = 0; i < na; i++) {
+		if (all[i].has_case)
+			sc_target_free(&all[i]);
+		else
+			f->targets[f->nt++] = all[i];
+	}
+	if (sc_fs_mkdirs(f->report, &e) != SC_OK) {
+		fprintf(stderr, "shardcheck: %s\n", e.msg);
+		return 2;
+	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = fuzz_stop_handler;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	return 0;
+}
+
+/* The report (pairs never run left out) and the closing line; the exit
+ * code. Replayed findings own their targets: freed here. */
+static int fuzz_finish(struct fuzz_run *f, struct sc_result *res, int nres, int full_argc, char **full_argv)
+{
+	struct sc_cli *c = &f->c;
+	struct sc_target **owned = calloc((size_t)nres + 1, sizeof *owned);
+	int nowned = 0;
+	for (int i = 0; owned && i < nres; i++)
+		if (res[i].tgt && res[i].tgt->has_case)
+			owned[nowned++] = res[i].tgt;
+	int n = 0, newf = 0, still = 0, fixed = 0, expected = 0, errors = 0;
+	long cases = 0;
+	for (int i = 0; i < nres; i++) {
+		struct sc_result *r = &res[i];
+		if (r->verdict == SC_V_SKIP && r->cases == 0)
+			continue;
+		cases += r->cases;
+		if (r->tgt->has_case) {
+			still += r->verdict == SC_V_FAIL;
+			fixed += r->verdict == SC_V_PASS;
+		} else if (r->verdict == SC_V_FAIL) {
+			if (r->tgt->expect == 1 && r->tgt->corpus)
+				expected++;
+			else
+				newf++;
+		}
+		errors += r->verdict == SC_V_ERROR;
+		if (n != i)
+			res[n] = *r;
+		n++;
+	}
+	struct sc_report_meta meta = {SC_VERSION, c->co.seed, c->backend, full_argc, full_argv};
+	int code = errors ? 2 : (newf || still) ? 1 : 0;
+	struct sc_err e;
+	if (sc_backend_leader(f->be)) {
+		if (sc_report_write(f->report, &meta, res, n, &e) != SC_OK) {
+			fprintf(stderr, "shardcheck: %s\n", e.msg);
+			code = 2;
+		}
+		printf("fuzz %s: %ld cases; %d new failure%s, %d earlier still failing, %d fixed, %d expected, %d error%s; report %s\n",
+		       fuzz_stop ? "stopped" : "done", cases, newf, newf == 1 ? "" : "s", still, fixed, expected, errors,
+		       errors == 1 ? "" : "s", f->report);
+	}
+	for (int i = 0; i < nowned; i++) {
+		sc_target_free(owned[i]);
+		free(owned[i]);
+	}
+	free(owned);
+	return code;
+}
+
+static int fuzz_main(int argc, char **argv, int full_argc, char **full_argv)
+{
+	static struct fuzz_run f;
+	memset(&f, 0, sizeof f);
+	int code = fuzz_setup(&f, argc, argv);
+	struct sc_result *res = NULL;
+	struct sc_ctx *ctx = NULL;
+	if (code)
+		goto out;
+	struct sc_cli *c = &f.c;
+	char dur[32];
+	fmt_dur(f.total, dur, sizeof dur);
+	printf("shardcheck %s fuzz: seed %llu, backend %s, %d targets, %s, %d job%s, report %s, findings %s\n",
+	       SC_VERSION, (unsigned long long)c->co.seed, c->backend, f.nt, dur, f.jobs, f.jobs == 1 ? "" : "s",
+	       f.report, f.findings);
+	fflush(stdout);
+	const int cap = f.nt * 8 + 1100;
+	res = calloc((size_t)cap, sizeof *res);
+	ctx = sc_ctx_new(f.be, c->co.gen.dtypes);
+	if (ctx)
+		ctx->arena.max_bytes = c->case_memory;
+	if (!res || !ctx) {
+		fprintf(stderr, "shardcheck: out of memory\n");
+		code = 2;
+		goto out;
+	}
+	struct fuzz_print fp = {f.jobs, c->quiet};
+	struct sc_fuzz_opts fo = {.co = c->co, .seconds = f.total, .backend = c->backend, .report_dir = f.report,
+				  .findings_dir = f.findings, .stop = &fuzz_stop, .event = fuzz_event, .u = &fp};
+	int nres = 0;
+	struct sc_err e;
+	enum sc_status st = f.jobs == 1 ? sc_fuzz_campaign(ctx, f.targets, f.nt, &fo, res, cap, &nres, &e)
+					: sc_fuzz_jobs(ctx, f.targets, f.nt, &fo, f.jobs, f.report, res, cap, &nres, &e);
+	if (st != SC_OK) {
+		fprintf(stderr, "shardcheck: %s\n", e.msg);
+		code = 2;
+		goto out;
+	}
+	code = fuzz_finish(&f, res, nres, full_argc, full_argv);
+out:
+	free(res);
+	sc_ctx_free(ctx);
+	sc_backend_close(f.be);
+	for (int i = 0; i < f.nt; i++)
+		sc_target_free(&f.targets[i]);
+	return code < 0 ? 0 : code;
+}
+
+const struct sc_cmd sc_cmd_fuzz = {
+	"fuzz", SC_FUZZ,
+	"usage: shardcheck fuzz [options] [TARGET...]\n"
+	"\n"
+	"An unattended fuzz campaign: replays the findings of earlier runs\n"
+	"(CORPUS/findings/*.case: still failing, or fixed), then cycles every target\n"
+	"and property with fresh seeds until the time is up, shrinking each failure,\n"
+	"deduplicating by signature (target, property, shrunk case) and writing each\n"
+	"new one to REPORT/failures and CORPUS/findings before announcing it.\n"
+	"SIGINT or SIGTERM stops it cleanly with the report written.\n"
+	"Default targets: builtin:all and every spec in CORPUS.\n"
+	"\n",
+	"exit: 0 nothing new and no earlier finding still failing, 1 otherwise, 2 error\n",
+	fuzz_main,
+};

@@ -1,0 +1,171 @@
+/* shardcheck repro: replays one .case file exactly and shows, per rank,
+ * the expected and actual tensors (in full when small, wrong elements
+ * marked) and the first wrong elements with their provenance. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sc_casefile.h"
+#include "sc_cli.h"
+#include "sc_fs.h"
+#include "sc_report.h"
+
+static void short_value(enum sc_dtype dt, uint64_t bits, char *buf, size_t n)
+{
+	char full[96];
+	sc_dtype_format(dt, bits, full, sizeof full);
+	const char *paren = strchr(full, '(');
+	if (paren) { /* floats: the value only */
+		snprintf(buf, n, "%.*s", (int)(strcspn(paren + 1, ")")), paren + 1);
+		return;
+	}
+	snprintf(buf, n, "%s", full);
+}
+
+/* Prints a tensor row by row (rows along the last dim); with ref, marks
+ * the elements that differ with '!'. */
+static void print_tensor(const char *title, const struct sc_tensor *t, const struct sc_tensor *ref,
+			 enum sc_dtype dt)
+{
+	char sh[160];
+	sc_shape_format(t->shape, t->ndim, sh, sizeof sh);
+	printf("    %s %s:\n", title, sh);
+	struct sc_iter it, ir;
+	sc_iter_init(&it, t->shape, t->stride, t->ndim, t->offset);
+	if (ref)
+		sc_iter_init(&ir, ref->shape, ref->stride, ref->ndim, ref->offset);
+	const int64_t n = sc_tensor_numel(t), row = t->ndim ? t->shape[t->ndim - 1] : 1;
+	const unsigned es = t->buf->esize;
+	for (int64_t k = 0; k < n; k++) {
+		if (k % row == 0) {
+			char idx[160];
+			sc_shape_format(it.idx, t->ndim ? t->ndim - 1 : 0, idx, sizeof idx);
+			printf("      %-14s", t->ndim > 1 ? idx : "");
+		}
+		uint64_t v = sc_load_bits(t->buf->data + (size_t)it.off * es, es);
+		int differs = 0;
+		if (ref) {
+			differs = v != sc_load_bits(ref->buf->data + (size_t)ir.off * es, es);
+			sc_iter_next(&ir);
+		}
+		char val[96];
+		short_value(dt, v, val, sizeof val);
+		printf(" %12s%s", val, differs ? "!" : " ");
+		if (k % row == row - 1)
+			printf("\n");
+		sc_iter_next(&it);
+	}
+}
+
+static int repro_main(int argc, char **argv, int full_argc, char **full_argv)
+{
+	(void)full_argc;
+	(void)full_argv;
+	static struct sc_cli c;
+	int rc = sc_cli_parse(&c, &sc_cmd_repro, argc, argv);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (c.ntargets != 1)
+		return sc_cli_die("repro takes one .case file%s", "");
+	static struct sc_target t;
+	struct sc_err e;
+	if (sc_casefile_load(c.targets[0], &t, &e) != SC_OK) {
+		fprintf(stderr, "%s\n", e.msg);
+		return 2;
+	}
+	const char *bname = c.backend ? c.backend : t.fixed_backend;
+	struct sc_backend *be;
+	if (sc_backend_open(bname, &be, &e) != SC_OK) {
+		fprintf(stderr, "shardcheck: %s\n", e.msg);
+		sc_target_free(&t);
+		return 2;
+	}
+	sc_cli_quiet_followers(be);
+	if (t.fixed.world > sc_backend_max_world(be)) {
+		fprintf(stderr, "shardcheck: world %d needs %d processes, this launch has %d\n",
+			t.fixed.world, t.fixed.world, sc_backend_max_world(be));
+		sc_backend_close(be);
+		sc_target_free(&t);
+		return 2;
+	}
+	struct sc_ctx *ctx = sc_ctx_new(be, 0);
+	if (ctx)
+		ctx->arena.max_bytes = c.case_memory;
+	if (ctx && (t.ops->flags & SC_TARGET_HOST_ONLY))
+		ctx->arena.shared = 1;
+	const struct sc_property *p = sc_property_find(t.fixed_property);
+	const struct sc_case *cs = &t.fixed;
+	struct sc_result r;
+	memset(&r, 0, sizeof r);
+	r.tgt = &t;
+	r.property = p->name;
+	r.cx = *cs;
+	snprintf(r.target, sizeof r.target, "%s", t.name);
+	char desc[512];
+	sc_target_case_format(&t, cs, desc, sizeof desc);
+	printf("replay %s: %s %s on %s\n  %s\n", c.targets[0], t.name, p->name, bname, desc);
+	r.verdict = sc_check_case(ctx, &t, p, cs, &r.fail);
+	int code = r.verdict == SC_V_FAIL ? 1 : r.verdict == SC_V_ERROR ? 2 : 0;
+	if (r.verdict == SC_V_ERROR)
+		fprintf(stderr, "shardcheck: %s\n", ctx->err.msg);
+	/* per rank, expected and actual: in full when small */
+	const struct sc_spec *s[SC_MAX_CHAIN];
+	int ns = 0;
+	if (code != 2 && sc_target_specs(&t, cs, s, &ns, &e) == SC_OK) {
+		sc_ctx_begin(ctx, 0, 0);
+		enum sc_status st = sc_verify_run(&t, cs, &ctx->x, NULL, &e);
+		struct sc_exec *x = &ctx->x;
+		int64_t per_rank = sc_tensor_numel(&x->t[0]);
+		if (st == SC_E_RUNTIME) {
+			printf("  a step fails at run time: %s\n", e.msg);
+		} else if (st == SC_OK && per_rank <= 256 && strcmp(p->name, "semantics") == 0 && !s[0]->compute) {
+			const struct sc_layout *ol = &s[ns - 1]->out;
+			for (int rr = 0; rr < x->nlocal; rr++) {
+				struct sc_tensor et;
+				if (sc_cli_expected_tensor(ctx, &t, cs, ol, x->first + rr, &et, &e) != SC_OK)
+					break;
+				printf("  rank %d:\n", x->first + rr);
+				print_tensor("expected", &et, NULL, cs->dtype);
+				int same_shape = et.ndim == x->t[rr].ndim;
+				for (int d = 0; same_shape && d < et.ndim; d++)
+					same_shape = et.shape[d] == x->t[rr].shape[d];
+				struct sc_tensor at = x->t[rr];
+				struct sc_buf hb = *at.buf;
+				if (at.buf->dm) { /* a device buffer: print its bits from here */
+					if (!(hb.data = (unsigned char *)sc_tensor_host(&ctx->arena, &at)))
+						break;
+					hb.dm = NULL;
+					at.buf = &hb;
+				}
+				print_tensor(ol->kind == SC_PARTIAL ? "actual (this rank's partial)" : "actual",
+					     &at, same_shape && ol->kind != SC_PARTIAL ? &et : NULL, cs->dtype);
+			}
+		}
+	}
+	if (r.verdict == SC_V_FAIL) {
+		printf("FAIL  %s %s: the case still fails\n", t.name, p->name);
+		r.have_cx = 1;
+		snprintf(r.case_file, sizeof r.case_file, "%.590s", c.targets[0]);
+		sc_report_failure_text(stdout, &r, "      ");
+	} else if (r.verdict == SC_V_PASS) {
+		printf("pass  %s %s: the case no longer fails%s\n", t.name, p->name,
+		       t.expect == 1 ? " (the case file expects a failure)" : "");
+	}
+	if (c.dump && code != 2 && sc_cli_dump_case(ctx, &t, cs, c.dump) != 0)
+		code = 2;
+	sc_ctx_free(ctx);
+	sc_backend_close(be);
+	sc_target_free(&t);
+	return code;
+}
+
+const struct sc_cmd sc_cmd_repro = {
+	"repro", SC_REPRO,
+	"usage: shardcheck repro CASE [--dump DIR] [--backend NAME]\n"
+	"\n"
+	"Replays one .case file exactly: prints, per rank, the expected and actual\n"
+	"tensors in full when small (wrong elements marked '!'), and the first wrong\n"
+	"elements with coordinates and provenance.\n"
+	"\n",
+	"exit: 0 the case passes now, 1 it still fails, 2 error\n",
+	repro_main,
+};
