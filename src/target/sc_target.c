@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sc_devmem.h"
+
 void sc_target_free(struct sc_target *t)
 {
 	if (!t)
