@@ -170,13 +170,6 @@ static int param_ok(const struct sc_case_param *p, const struct sc_case_param *a
 	return 0;
 }
 
-static void param_put(struct sc_target *t, struct sc_case *c, const struct sc_case_param *p, int v)
-{
-	char text[32];
-	snprintf(text, sizeof text, "%d", v);
-	sc_target_param_set(t, c, p->key, p->is_op ? sc_redop_name((enum sc_redop)v) : text);
-}
-
 /* Draw of one parameter: a dim index uniformly; a second dim index from
  * the others; an op uniformly. */
 static int param_draw(struct sc_choices *ch, const struct sc_case_param *p,
@@ -216,7 +209,7 @@ static enum sc_status decode_params(struct dec *d, struct sc_case *c, struct sc_
 		if (!param_ok(&p[i], p, c->ndims, v))
 			return reject(d, e, "parameter %s=%d is out of range for %d dims", p[i].key, v, c->ndims);
 		p[i].value = v;
-		param_put(d->t, c, &p[i], v);
+		sc_target_param_put(d->t, c, i, v);
 	}
 	return SC_OK;
 }
@@ -229,25 +222,27 @@ static enum sc_status decode_params(struct dec *d, struct sc_case *c, struct sc_
 static int size_ok(const struct dec *d, int dim, int64_t *sizes, int world, int64_t prod, int64_t v,
 		   char *why, size_t n)
 {
+	/* drawing asks for no reason: the candidate loop stays cheap */
+#define WHY(...) (why ? snprintf(why, n, __VA_ARGS__) : 0)
 	const struct sc_spec *s0 = d->s[0];
 	if (v < 1) {
-		snprintf(why, n, "size of '%s' must be at least 1", s0->dim[dim]);
+		WHY("size of '%s' must be at least 1", s0->dim[dim]);
 		return 0;
 	}
 	int64_t lo, hi;
 	const int h = hint_range(d, dim, sizes, world, &lo, &hi);
 	if (h < 0 || (h > 0 && (v < lo || v > hi))) {
-		snprintf(why, n, "size of '%s' outside its sizes range", s0->dim[dim]);
+		WHY("size of '%s' outside its sizes range", s0->dim[dim]);
 		return 0;
 	}
 	if (sharded(d, dim) && v % world != 0) {
-		snprintf(why, n, "sharded dim '%s' (%lld) not divisible by world %d", s0->dim[dim], (long long)v,
+		WHY("sharded dim '%s' (%lld) not divisible by world %d", s0->dim[dim], (long long)v,
 			 world);
 		return 0;
 	}
 	int64_t p;
 	if (__builtin_mul_overflow(prod, v, &p)) {
-		snprintf(why, n, "too many elements");
+		WHY("too many elements");
 		return 0;
 	}
 	if (d->o && p > d->o->max_elems) {
@@ -256,7 +251,7 @@ static int size_ok(const struct dec *d, int dim, int64_t *sizes, int world, int6
 		for (int k = dim + 1; !d->ch && k < d->want->ndims; k++)
 			if (__builtin_mul_overflow(all, d->want->sizes[k], &all))
 				break;
-		snprintf(why, n, "%lld elements exceed --max-elems %lld", (long long)all,
+		WHY("%lld elements exceed --max-elems %lld", (long long)all,
 			 (long long)d->o->max_elems);
 		return 0;
 	}
@@ -266,10 +261,11 @@ static int size_ok(const struct dec *d, int dim, int64_t *sizes, int world, int6
 	const int holds = conds_hold(d, dim, sizes, world, &line);
 	sizes[dim] = keep;
 	if (!holds) {
-		snprintf(why, n, "require on line %d does not hold", line);
+		WHY("require on line %d does not hold", line);
 		return 0;
 	}
 	return 1;
+#undef WHY
 }
 
 /* Picks among the admitted values: the smallest, 1, P and 2 often. */
@@ -309,10 +305,10 @@ static enum sc_status draw_size(struct dec *d, int dim, int64_t *sizes, int worl
 	const int64_t span = hi - lo + 1;
 	const int64_t step = span > MAX_CAND * 4 ? span / (MAX_CAND * 4) + 1 : 1; /* huge ranges: a sample */
 	int n = 0;
-	char why[160];
+	const int shard = sharded(d, dim);
 	for (int64_t v = lo; v <= hi && n < MAX_CAND; v += step)
-		if (size_ok(d, dim, sizes, world, prod, v, why, sizeof why))
-			cand[n++] = v;
+		if (!(shard && v % world) && size_ok(d, dim, sizes, world, prod, v, NULL, 0))
+			cand[n++] = v; /* (the divisibility test first only saves time) */
 	if (n == 0)
 		return reject(d, e, "no size of '%s' satisfies the constraints for world %d", d->s[0]->dim[dim],
 			      world);

@@ -62,14 +62,6 @@ static void shrink_seed(struct sh *s, struct sc_case *c)
 	}
 }
 
-/* Sets parameter i of k to v (a built-in's dim index or op). */
-static void param_put(struct sh *s, struct sc_case *k, const struct sc_case_param *p, int v)
-{
-	char text[32];
-	snprintf(text, sizeof text, "%d", v);
-	sc_target_param_set(s->t, k, p->key, p->is_op ? sc_redop_name((enum sc_redop)v) : text);
-}
-
 /* Fewer dims (built-ins): drop dim d, renumber the dim parameters past it;
  * a parameter that named d tries every value. */
 static int shrink_ndims(struct sh *s, struct sc_case *c)
@@ -92,7 +84,7 @@ static int shrink_ndims(struct sh *s, struct sc_case *c)
 				named = i;
 				nnamed++;
 			} else if (p[i].value > d) {
-				param_put(s, &k, &p[i], p[i].value - 1);
+				sc_target_param_put(s->t, &k, i, p[i].value - 1);
 			}
 		}
 		if (nnamed > 1) /* two parameters named the dropped dim: not a valid case */
@@ -104,7 +96,7 @@ static int shrink_ndims(struct sh *s, struct sc_case *c)
 		}
 		for (int v = 0; v < k.ndims; v++) {
 			struct sc_case q = k;
-			param_put(s, &q, &p[named], v);
+			sc_target_param_put(s->t, &q, named, v);
 			if (try_case(s, c, &q))
 				return 1;
 		}
@@ -116,10 +108,10 @@ static int shrink_ndims(struct sh *s, struct sc_case *c)
  * now equals v takes its smallest other value instead. */
 static void param_move(struct sh *s, struct sc_case *k, const struct sc_case_param *p, int np, int i, int v)
 {
-	param_put(s, k, &p[i], v);
+	sc_target_param_put(s->t, k, i, v);
 	for (int j = i + 1; j < np; j++)
 		if (p[j].kind == SC_PARAM_OTHER_DIM && p[j].other == i && p[j].value == v)
-			param_put(s, k, &p[j], v == 0 ? 1 : 0);
+			sc_target_param_put(s->t, k, j, v == 0 ? 1 : 0);
 }
 
 /* Each parameter of the target: the smallest value that still fails. */

@@ -148,6 +148,15 @@ static enum sc_status bi_param_set(const struct sc_target *t, struct sc_case *c,
 	return SC_OK;
 }
 
+static void bi_param_put(const struct sc_target *t, struct sc_case *c, int i, int value)
+{
+	switch (t->family->params[i].slot) {
+	case SC_BUILTIN_P0: c->p0 = value; break;
+	case SC_BUILTIN_P1: c->p1 = value; break;
+	case SC_BUILTIN_OP: c->op = (enum sc_redop)value; break;
+	}
+}
+
 static int bi_ndims_range(const struct sc_target *t, int *lo, int *hi)
 {
 	*lo = t->family->ndims_lo;
@@ -178,6 +187,7 @@ static const struct sc_target_ops builtin_ops = {
 	.run_inverse = bi_run_inverse,
 	.params = bi_params,
 	.param_set = bi_param_set,
+	.param_put = bi_param_put,
 	.ndims_range = bi_ndims_range,
 	.is_collective = bi_true,
 	.moves_data_only = bi_data_only,

@@ -109,6 +109,12 @@ enum sc_status sc_target_param_set(const struct sc_target *t, struct sc_case *c,
 	return t->ops->param_set(t, c, key, value);
 }
 
+void sc_target_param_put(const struct sc_target *t, struct sc_case *c, int i, int value)
+{
+	if (t->ops->param_put)
+		t->ops->param_put(t, c, i, value);
+}
+
 int sc_target_param_required(const struct sc_target *t, const char *key)
 {
 	struct sc_case zero;

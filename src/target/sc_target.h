@@ -54,6 +54,8 @@ struct sc_target_ops {
 	int (*params)(const struct sc_target *t, const struct sc_case *c, struct sc_case_param *out);
 	enum sc_status (*param_set)(const struct sc_target *t, struct sc_case *c, const char *key,
 				    const char *value);
+	/* Sets parameter i (in params' order) to value, no checks. */
+	void (*param_put)(const struct sc_target *t, struct sc_case *c, int i, int value);
 	/* The range of a case's number of dims when it is a parameter. */
 	int (*ndims_range)(const struct sc_target *t, int *lo, int *hi);
 	/* Properties' questions (NULL: no). */
@@ -130,6 +132,9 @@ int sc_target_params(const struct sc_target *t, const struct sc_case *c, struct 
 enum sc_status sc_target_param_set(const struct sc_target *t, struct sc_case *c, const char *key,
 				   const char *value);
 int sc_target_param_required(const struct sc_target *t, const char *key);
+/* Sets parameter i (in sc_target_params' order) to value: the decoder's
+ * and the shrinker's fast path (validity is the decoder's to judge). */
+void sc_target_param_put(const struct sc_target *t, struct sc_case *c, int i, int value);
 /* 1 when the number of dims is a parameter of the target's cases, with
  * its range; 0 when the target's dims fix it. */
 int sc_target_ndims_range(const struct sc_target *t, int *lo, int *hi);
