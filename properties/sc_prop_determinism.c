@@ -19,9 +19,10 @@ static enum sc_verdict check(struct sc_ctx *ctx, struct sc_target *t, const stru
 	if (v != SC_V_PASS)
 		return v;
 	unsigned char *snap;
-	long n1 = sc_snapshot_outputs(ctx, &snap);
-	if (n1 < 0)
+	size_t nbytes;
+	if (sc_snapshot_outputs(ctx, &snap, &nbytes, &ctx->err) != SC_OK)
 		return SC_V_ERROR;
+	const long n1 = (long)nbytes;
 	unsigned char *first = malloc((size_t)n1 + 1);
 	if (!first)
 		return SC_V_ERROR;
@@ -29,7 +30,11 @@ static enum sc_verdict check(struct sc_ctx *ctx, struct sc_target *t, const stru
 	sc_ctx_begin(ctx, 0, 0);
 	v = sc_run_or_fail(ctx, t, c, NULL, f);
 	if (v == SC_V_PASS) {
-		long n2 = sc_snapshot_outputs(ctx, &snap);
+		if (sc_snapshot_outputs(ctx, &snap, &nbytes, &ctx->err) != SC_OK) {
+			free(first);
+			return SC_V_ERROR;
+		}
+		const long n2 = (long)nbytes;
 		if (n2 != n1 || memcmp(first, snap, (size_t)n1) != 0) {
 			long diff = 0;
 			for (long i = 0; i < n1 && i < n2; i++)

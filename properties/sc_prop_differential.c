@@ -23,8 +23,11 @@ static enum sc_verdict run_one(struct sc_ctx *ctx, struct sc_target *t, const st
 	if (v != SC_V_PASS)
 		return v;
 	unsigned char *snap;
-	long k = sc_snapshot_outputs(ctx, &snap);
-	if (k < 0 || !(*out = malloc((size_t)k + 1)))
+	size_t nbytes;
+	if (sc_snapshot_outputs(ctx, &snap, &nbytes, &ctx->err) != SC_OK)
+		return SC_V_ERROR;
+	const long k = (long)nbytes;
+	if (!(*out = malloc((size_t)k + 1)))
 		return SC_V_ERROR;
 	memcpy(*out, snap, (size_t)k);
 	*n = k;

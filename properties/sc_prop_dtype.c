@@ -24,11 +24,9 @@ static enum sc_verdict check(struct sc_ctx *ctx, struct sc_target *t, const stru
 	if (v != SC_V_PASS)
 		return v;
 	unsigned char *snap;
-	long nb = sc_snapshot_outputs(ctx, &snap);
-	if (nb < 0) {
-		SC_ERR(&ctx->err, SC_E_NOMEM, "out of memory");
+	size_t nbytes;
+	if (sc_snapshot_outputs(ctx, &snap, &nbytes, &ctx->err) != SC_OK)
 		return SC_V_ERROR;
-	}
 	for (int dt = 0; dt < SC_NDTYPES; dt++) {
 		if (!(ctx->dtypes & (1u << dt)))
 			continue;

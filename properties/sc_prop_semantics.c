@@ -46,8 +46,8 @@ static enum sc_verdict compute_semantics(struct sc_ctx *ctx, struct sc_target *t
 		return SC_V_ERROR;
 	}
 	struct sc_compute_worst w;
-	int64_t over = sc_compute_compare(s, &cc, x, &penv, &renv, &w, &e);
-	if (over < 0) {
+	int64_t over = 0;
+	if ((st = sc_compute_compare(s, &cc, x, &penv, &renv, &w, &over, &e)) != SC_OK) {
 		if (e.status == SC_E_RUNTIME) {
 			f->runtime_error = 1;
 			snprintf(f->msg, sizeof f->msg, "%s", e.msg);

@@ -112,7 +112,7 @@ void sc_explain(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c
 		f->wrong = pf.wrong;
 }
 
-long sc_snapshot_outputs(struct sc_ctx *ctx, unsigned char **out)
+enum sc_status sc_snapshot_outputs(struct sc_ctx *ctx, unsigned char **out, size_t *len, struct sc_err *e)
 {
 	struct sc_exec *x = &ctx->x;
 	size_t total = 0;
@@ -121,7 +121,7 @@ long sc_snapshot_outputs(struct sc_ctx *ctx, unsigned char **out)
 	if (total > ctx->scratch_cap) {
 		unsigned char *n = realloc(ctx->scratch, total);
 		if (!n)
-			return -1;
+			return SC_ERR(e, SC_E_NOMEM, "out of memory");
 		ctx->scratch = n;
 		ctx->scratch_cap = total;
 	}
@@ -138,10 +138,10 @@ long sc_snapshot_outputs(struct sc_ctx *ctx, unsigned char **out)
 		dst.buf = &b;
 		dst.offset = 0;
 		sc_contig_strides(tt->shape, tt->ndim, dst.stride);
-		if (sc_tensor_copy_to_host(&ctx->arena, &dst, tt, NULL) != SC_OK)
-			return -1;
+		SC_CHECK(sc_tensor_copy_to_host(&ctx->arena, &dst, tt, e));
 		k += (size_t)b.nelem * es;
 	}
 	*out = ctx->scratch;
-	return (long)k;
+	*len = k;
+	return SC_OK;
 }

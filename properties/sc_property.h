@@ -55,8 +55,9 @@ enum sc_verdict sc_run_or_fail(struct sc_ctx *ctx, struct sc_target *t, const st
 /* Fills f->first from a provenance run of the semantics check. */
 void sc_explain(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c,
 		struct sc_failure *f);
-/* Copies the outputs of ctx->x into scratch; returns bytes or -1. */
-long sc_snapshot_outputs(struct sc_ctx *ctx, unsigned char **out);
+/* Copies the outputs of ctx->x (shapes and bits) into ctx's scratch:
+ * *out, *len bytes (valid until the next snapshot). */
+enum sc_status sc_snapshot_outputs(struct sc_ctx *ctx, unsigned char **out, size_t *len, struct sc_err *e);
 
 extern const struct sc_property sc_prop_semantics, sc_prop_roundtrip, sc_prop_compose,
 	sc_prop_purity, sc_prop_dtype, sc_prop_determinism, sc_prop_reduce_consistency,

@@ -530,9 +530,9 @@ enum sc_status sc_compute_reduce(struct sc_exec *x, int scatter, void **send, vo
 	return SC_OK;
 }
 
-int64_t sc_compute_compare(const struct sc_spec *s, const struct sc_compute_case *c, const struct sc_exec *x,
-			   const struct sc_cenv *penv, const struct sc_cenv *renv,
-			   struct sc_compute_worst *w, struct sc_err *e)
+enum sc_status sc_compute_compare(const struct sc_spec *s, const struct sc_compute_case *c, const struct sc_exec *x,
+				  const struct sc_cenv *penv, const struct sc_cenv *renv,
+				  struct sc_compute_worst *w, int64_t *nover, struct sc_err *e)
 {
 	const int o = s->out_tensor;
 	const struct sc_tdecl *d = &s->tensors[o];
@@ -550,12 +550,10 @@ int64_t sc_compute_compare(const struct sc_spec *s, const struct sc_compute_case
 		char a[128], b[128];
 		sc_shape_format(rt0->shape, rt0->ndim, a, sizeof a);
 		sc_shape_format(ts, d->ndims, b, sizeof b);
-		SC_ERR(e, SC_E_SPEC, "the reference computes '%s' with shape %s, but it is declared %s", d->name, a, b);
-		return -1;
+		return SC_ERR(e, SC_E_SPEC, "the reference computes '%s' with shape %s, but it is declared %s", d->name, a, b);
 	}
 	if (d->place.kind == SC_PARTIAL) {
-		SC_ERR(e, SC_E_SPEC, "a compute output must be shard or replicate");
-		return -1;
+		return SC_ERR(e, SC_E_SPEC, "a compute output must be shard or replicate");
 	}
 	int64_t over = 0;
 	for (int r = 0; r < x->nlocal; r++) {
@@ -570,9 +568,8 @@ int64_t sc_compute_compare(const struct sc_spec *s, const struct sc_compute_case
 			char a[128], b[128];
 			sc_shape_format(t->shape, t->ndim, a, sizeof a);
 			sc_shape_format(m.lshape, m.lndim, b, sizeof b);
-			SC_ERR(e, SC_E_RUNTIME, "rank %d output '%s' has shape %s, but the output placement needs %s", rank,
-			       d->name, a, b);
-			return -1;
+			return SC_ERR(e, SC_E_RUNTIME, "rank %d output '%s' has shape %s, but the output placement needs %s",
+				      rank, d->name, a, b);
 		}
 		struct sc_iter mi, ti;
 		sc_iter_init(&mi, m.shape, m.stride, m.ndim, m.offset);
@@ -611,5 +608,6 @@ int64_t sc_compute_compare(const struct sc_spec *s, const struct sc_compute_case
 			sc_iter_next(&ti);
 		}
 	}
-	return over;
+	*nover = over;
+	return SC_OK;
 }

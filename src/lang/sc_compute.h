@@ -55,12 +55,12 @@ struct sc_compute_worst {
 };
 
 /* Compares the program's output (in penv, on x's ranks) with the reference
- * (renv) placed as the output declares; fills w (worst ratio). Returns the
- * number of elements over their bound, or -1 with e set (shape mismatch is
- * SC_E_RUNTIME). */
-int64_t sc_compute_compare(const struct sc_spec *s, const struct sc_compute_case *c, const struct sc_exec *x,
-			   const struct sc_cenv *penv, const struct sc_cenv *renv,
-			   struct sc_compute_worst *w, struct sc_err *e);
+ * (renv) placed as the output declares; fills w (the worst ratio) and
+ * *nover, the elements over their bound. A shape mismatch is SC_E_RUNTIME
+ * (a failure of the case), a bad declaration SC_E_SPEC. */
+enum sc_status sc_compute_compare(const struct sc_spec *s, const struct sc_compute_case *c, const struct sc_exec *x,
+				  const struct sc_cenv *penv, const struct sc_cenv *renv,
+				  struct sc_compute_worst *w, int64_t *nover, struct sc_err *e);
 
 /* Reduction of pairs across ranks for the interpreter (reduce_scatter when
  * scatter, else all_reduce): gathered, then reduced in rank order with the
