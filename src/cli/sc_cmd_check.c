@@ -193,8 +193,9 @@ static int finish(struct run *r, int full_argc, char **full_argv)
 		}
 	}
 	if (c->json && sc_backend_leader(r->be)) {
-		char *doc = sc_report_json(&meta, r->res, r->nres);
-		if (!doc) {
+		char *doc = NULL;
+		if (sc_report_json(&meta, r->res, r->nres, &doc, &e) != SC_OK) {
+			fprintf(stderr, "shardcheck: %s\n", e.msg);
 			code = 2;
 		} else if (r->json_stdout) {
 			fputs(doc, stdout);

@@ -11,65 +11,7 @@
 #include "sc_plugin.h"
 #include "sc_npy.h"
 #include "sc_fs.h"
-
-struct sb {
-	char *s;
-	size_t len, cap;
-	int oom;
-};
-
-static void sb_put(struct sb *b, const char *fmt, ...)
-#if defined(__GNUC__)
-	__attribute__((format(printf, 2, 3)))
-#endif
-	;
-
-static void sb_put(struct sb *b, const char *fmt, ...)
-{
-	if (b->oom)
-		return;
-	for (;;) {
-		va_list ap;
-		va_start(ap, fmt);
-		int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			b->oom = 1;
-			return;
-		}
-		if (b->s && b->len + (size_t)n < b->cap) {
-			b->len += (size_t)n;
-			return;
-		}
-		size_t nc = b->cap ? b->cap * 2 : 4096;
-		while (nc < b->len + (size_t)n + 1)
-			nc *= 2;
-		char *ns = realloc(b->s, nc);
-		if (!ns) {
-			b->oom = 1;
-			return;
-		}
-		b->s = ns;
-		b->cap = nc;
-	}
-}
-
-static void sb_str(struct sb *b, const char *s)
-{
-	sb_put(b, "\"");
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			sb_put(b, "\\%c", c);
-		else if (c == '\n')
-			sb_put(b, "\\n");
-		else if (c < 0x20)
-			sb_put(b, "\\u%04x", c);
-		else
-			sb_put(b, "%c", c);
-	}
-	sb_put(b, "\"");
-}
+#include "sc_str.h"
 
 static const char *verdict_name(enum sc_verdict v)
 {
@@ -82,10 +24,10 @@ static const char *verdict_name(enum sc_verdict v)
 	return "error";
 }
 
-static void coords(struct sb *b, const struct sc_case *c, uint64_t g)
+static void coords(struct sc_str *b, const struct sc_case *c, uint64_t g)
 {
 	if (g >= SC_PROV_MIXED) {
-		sb_put(b, "null");
+		sc_str_printf(b, "null");
 		return;
 	}
 	int64_t idx[SC_MAX_DIMS];
@@ -93,10 +35,10 @@ static void coords(struct sb *b, const struct sc_case *c, uint64_t g)
 		idx[d] = (int64_t)(g % (uint64_t)c->sizes[d]);
 		g /= (uint64_t)c->sizes[d];
 	}
-	sb_put(b, "[");
+	sc_str_printf(b, "[");
 	for (int d = 0; d < c->ndims; d++)
-		sb_put(b, "%s%lld", d ? ", " : "", (long long)idx[d]);
-	sb_put(b, "]");
+		sc_str_printf(b, "%s%lld", d ? ", " : "", (long long)idx[d]);
+	sc_str_printf(b, "]");
 }
 
 void sc_report_replay_cmd(const struct sc_result *r, char *buf, size_t n)
@@ -135,37 +77,37 @@ void sc_report_replay_cmd(const struct sc_result *r, char *buf, size_t n)
 		 strcmp(r->property, "semantics") ? r->property : "");
 }
 
-char *sc_report_json(const struct sc_report_meta *m, const struct sc_result *res, int n)
+static char *json_doc(const struct sc_report_meta *m, const struct sc_result *res, int n)
 {
-	struct sb b = {0};
-	sb_put(&b, "{\"tool\": \"shardcheck\", \"version\": ");
-	sb_str(&b, m->version);
-	sb_put(&b, ", \"seed\": \"%llu\", \"backend\": ", (unsigned long long)m->seed);
-	sb_str(&b, m->backend);
-	sb_put(&b, ",\n \"argv\": [");
+	struct sc_str b = SC_STR_INIT;
+	sc_str_printf(&b, "{\"tool\": \"shardcheck\", \"version\": ");
+	sc_str_json(&b, m->version);
+	sc_str_printf(&b, ", \"seed\": \"%llu\", \"backend\": ", (unsigned long long)m->seed);
+	sc_str_json(&b, m->backend);
+	sc_str_printf(&b, ",\n \"argv\": [");
 	for (int i = 0; i < m->argc; i++) {
 		if (i)
-			sb_put(&b, ", ");
-		sb_str(&b, m->argv[i]);
+			sc_str_printf(&b, ", ");
+		sc_str_json(&b, m->argv[i]);
 	}
-	sb_put(&b, "],\n \"results\": [");
+	sc_str_printf(&b, "],\n \"results\": [");
 	for (int i = 0; i < n; i++) {
 		const struct sc_result *r = &res[i];
-		sb_put(&b, "%s\n  {\"target\": ", i ? "," : "");
-		sb_str(&b, r->target);
-		sb_put(&b, ", \"property\": ");
-		sb_str(&b, r->property);
-		sb_put(&b, ", \"verdict\": \"%s\", \"expected\": %s, \"cases\": %ld, \"seconds\": %.4f",
+		sc_str_printf(&b, "%s\n  {\"target\": ", i ? "," : "");
+		sc_str_json(&b, r->target);
+		sc_str_printf(&b, ", \"property\": ");
+		sc_str_json(&b, r->property);
+		sc_str_printf(&b, ", \"verdict\": \"%s\", \"expected\": %s, \"cases\": %ld, \"seconds\": %.4f",
 		       verdict_name(r->verdict),
 		       r->expected < 0 ? "null" : (r->expected ? "\"fail\"" : "\"pass\""), r->cases,
 		       r->seconds);
 		if (r->verdict == SC_V_ERROR) {
-			sb_put(&b, ", \"error\": ");
-			sb_str(&b, r->error);
+			sc_str_printf(&b, ", \"error\": ");
+			sc_str_json(&b, r->error);
 		}
-		sb_put(&b, ", \"counterexample\": ");
+		sc_str_printf(&b, ", \"counterexample\": ");
 		if (!r->have_cx) {
-			sb_put(&b, "null}");
+			sc_str_printf(&b, "null}");
 			continue;
 		}
 		const struct sc_case *c = &r->cx;
@@ -173,72 +115,82 @@ char *sc_report_json(const struct sc_report_meta *m, const struct sc_result *res
 		int ns = 0;
 		if (sc_target_specs(r->tgt, c, s, &ns, NULL) != SC_OK)
 			ns = 0;
-		sb_put(&b, "{\"world\": %d, \"sizes\": {", c->world);
+		sc_str_printf(&b, "{\"world\": %d, \"sizes\": {", c->world);
 		for (int d = 0; d < c->ndims; d++) {
-			sb_put(&b, "%s", d ? ", " : "");
-			sb_str(&b, ns > 0 ? s[0]->dim[d] : "?");
-			sb_put(&b, ": %lld", (long long)c->sizes[d]);
+			sc_str_printf(&b, "%s", d ? ", " : "");
+			sc_str_json(&b, ns > 0 ? s[0]->dim[d] : "?");
+			sc_str_printf(&b, ": %lld", (long long)c->sizes[d]);
 		}
-		sb_put(&b, "}, \"dtype\": \"%s\", \"seed\": %llu", sc_dtype_name(c->dtype),
+		sc_str_printf(&b, "}, \"dtype\": \"%s\", \"seed\": %llu", sc_dtype_name(c->dtype),
 		       (unsigned long long)c->seed);
 		struct sc_case_param pa[SC_CASE_MAX_PARAMS];
 		const int np = sc_target_params(r->tgt, c, pa);
 		for (int i = 0; i < np; i++) {
-			sb_put(&b, "%s\"%s\": ", i ? ", " : ", \"params\": {", pa[i].key);
+			sc_str_printf(&b, "%s\"%s\": ", i ? ", " : ", \"params\": {", pa[i].key);
 			if (pa[i].is_op)
-				sb_put(&b, "\"%s\"", sc_redop_name((enum sc_redop)pa[i].value));
+				sc_str_printf(&b, "\"%s\"", sc_redop_name((enum sc_redop)pa[i].value));
 			else
-				sb_put(&b, "%d", pa[i].value);
+				sc_str_printf(&b, "%d", pa[i].value);
 		}
 		if (np)
-			sb_put(&b, "}");
-		sb_put(&b, ", \"shrink_steps\": %d, \"shrink_seconds\": %.4f, \"wrong\": %lld, \"error\": ",
+			sc_str_printf(&b, "}");
+		sc_str_printf(&b, ", \"shrink_steps\": %d, \"shrink_seconds\": %.4f, \"wrong\": %lld, \"error\": ",
 		       r->shrink.steps, r->shrink_seconds, (long long)r->fail.wrong);
 		if (r->fail.runtime_error || r->fail.msg[0])
-			sb_str(&b, r->fail.msg);
+			sc_str_json(&b, r->fail.msg);
 		else
-			sb_put(&b, "null");
+			sc_str_printf(&b, "null");
 		char replay[1024];
 		sc_report_replay_cmd(r, replay, sizeof replay);
-		sb_put(&b, ", \"case_file\": ");
+		sc_str_printf(&b, ", \"case_file\": ");
 		if (r->case_file[0])
-			sb_str(&b, r->case_file);
+			sc_str_json(&b, r->case_file);
 		else
-			sb_put(&b, "null");
-		sb_put(&b, ", \"replay\": ");
-		sb_str(&b, replay);
+			sc_str_printf(&b, "null");
+		sc_str_printf(&b, ", \"replay\": ");
+		sc_str_json(&b, replay);
 		if (r->fail.has_worst) {
-			sb_put(&b, ", \"worst\": {\"rank\": %d, \"index\": [", r->fail.worst_rank);
+			sc_str_printf(&b, ", \"worst\": {\"rank\": %d, \"index\": [", r->fail.worst_rank);
 			for (int d = 0; d < r->fail.worst_ndim; d++)
-				sb_put(&b, "%s%lld", d ? ", " : "", (long long)r->fail.worst_index[d]);
-			sb_put(&b, "], \"value\": %.17g, \"reference\": %.17g, \"error\": %.6g, \"bound\": %.6g, \"ratio\": %.6g}",
+				sc_str_printf(&b, "%s%lld", d ? ", " : "", (long long)r->fail.worst_index[d]);
+			sc_str_printf(&b, "], \"value\": %.17g, \"reference\": %.17g, \"error\": %.6g, \"bound\": %.6g, \"ratio\": %.6g}",
 			       r->fail.worst_value, r->fail.worst_reference, r->fail.worst_error, r->fail.worst_bound,
 			       isfinite(r->fail.worst_ratio) ? r->fail.worst_ratio : 1e308);
 		}
-		sb_put(&b, ", \"first_wrong\": [");
+		sc_str_printf(&b, ", \"first_wrong\": [");
 		for (int k = 0; k < r->fail.nfirst; k++) {
 			const struct sc_wrong *w = &r->fail.first[k];
-			sb_put(&b, "%s{\"rank\": %d, \"index\": [", k ? ", " : "", w->rank);
+			sc_str_printf(&b, "%s{\"rank\": %d, \"index\": [", k ? ", " : "", w->rank);
 			for (int d = 0; d < w->ndim; d++)
-				sb_put(&b, "%s%lld", d ? ", " : "", (long long)w->index[d]);
-			sb_put(&b, "], \"expected_from\": ");
+				sc_str_printf(&b, "%s%lld", d ? ", " : "", (long long)w->index[d]);
+			sc_str_printf(&b, "], \"expected_from\": ");
 			coords(&b, c, w->expected_from);
-			sb_put(&b, ", \"actual_from\": ");
+			sc_str_printf(&b, ", \"actual_from\": ");
 			if (w->have_prov)
 				coords(&b, c, w->actual_from);
 			else
-				sb_put(&b, "null");
-			sb_put(&b, ", \"expected_bits\": \"0x%llx\", \"actual_bits\": \"0x%llx\"}",
+				sc_str_printf(&b, "null");
+			sc_str_printf(&b, ", \"expected_bits\": \"0x%llx\", \"actual_bits\": \"0x%llx\"}",
 			       (unsigned long long)w->expected_bits, (unsigned long long)w->actual_bits);
 		}
-		sb_put(&b, "]}}");
+		sc_str_printf(&b, "]}}");
 	}
-	sb_put(&b, "\n]}\n");
+	sc_str_printf(&b, "\n]}\n");
 	if (b.oom) {
 		free(b.s);
 		return NULL;
 	}
 	return b.s;
+}
+
+enum sc_status sc_report_json(const struct sc_report_meta *m, const struct sc_result *res, int n, char **out,
+			      struct sc_err *e)
+{
+	char *doc = json_doc(m, res, n);
+	if (!doc)
+		return SC_ERR(e, SC_E_NOMEM, "out of memory writing the JSON report");
+	*out = doc;
+	return SC_OK;
 }
 
 static int expected_fail(const struct sc_result *r)
@@ -302,20 +254,20 @@ enum sc_status sc_report_write_failure(const char *dir, struct sc_result *r, con
 	return st;
 }
 
-static void xml_str(struct sb *b, const char *s)
+static void xml_str(struct sc_str *b, const char *s)
 {
 	for (; s && *s; s++) {
 		switch (*s) {
-		case '&': sb_put(b, "&amp;"); break;
-		case '<': sb_put(b, "&lt;"); break;
-		case '>': sb_put(b, "&gt;"); break;
-		case '"': sb_put(b, "&quot;"); break;
-		case '\'': sb_put(b, "&apos;"); break;
+		case '&': sc_str_printf(b, "&amp;"); break;
+		case '<': sc_str_printf(b, "&lt;"); break;
+		case '>': sc_str_printf(b, "&gt;"); break;
+		case '"': sc_str_printf(b, "&quot;"); break;
+		case '\'': sc_str_printf(b, "&apos;"); break;
 		default:
 			if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t')
-				sb_put(b, " ");
+				sc_str_printf(b, " ");
 			else
-				sb_put(b, "%c", *s);
+				sc_str_printf(b, "%c", *s);
 		}
 	}
 }
@@ -350,7 +302,7 @@ static int unmet(const struct sc_result *res, int n, int i)
 
 static char *junit_xml(const struct sc_report_meta *m, const struct sc_result *res, int n)
 {
-	struct sb b = {0};
+	struct sc_str b = SC_STR_INIT;
 	int fails = 0, errors = 0, tests = 0;
 	double secs = 0;
 	for (int i = 0; i < n; i++) {
@@ -365,53 +317,53 @@ static char *junit_xml(const struct sc_report_meta *m, const struct sc_result *r
 			fails++;
 		}
 	}
-	sb_put(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	sb_put(&b, "<testsuites name=\"shardcheck\" tests=\"%d\" failures=\"%d\" errors=\"%d\" time=\"%.3f\">\n",
+	sc_str_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	sc_str_printf(&b, "<testsuites name=\"shardcheck\" tests=\"%d\" failures=\"%d\" errors=\"%d\" time=\"%.3f\">\n",
 	       tests, fails, errors, secs);
-	sb_put(&b, "  <testsuite name=\"shardcheck seed %llu backend ", (unsigned long long)m->seed);
+	sc_str_printf(&b, "  <testsuite name=\"shardcheck seed %llu backend ", (unsigned long long)m->seed);
 	xml_str(&b, m->backend);
-	sb_put(&b, "\" tests=\"%d\" failures=\"%d\" errors=\"%d\" time=\"%.3f\">\n", tests, fails, errors, secs);
+	sc_str_printf(&b, "\" tests=\"%d\" failures=\"%d\" errors=\"%d\" time=\"%.3f\">\n", tests, fails, errors, secs);
 	for (int i = 0; i < n; i++) {
 		const struct sc_result *r = &res[i];
 		if (unmet(res, n, i)) {
-			sb_put(&b, "    <testcase classname=\"");
+			sc_str_printf(&b, "    <testcase classname=\"");
 			xml_str(&b, r->target);
-			sb_put(&b, "\" name=\"expect %s\" time=\"0\">\n      <failure message=\"expected %s\" type=\"expectation\"/>\n    </testcase>\n",
+			sc_str_printf(&b, "\" name=\"expect %s\" time=\"0\">\n      <failure message=\"expected %s\" type=\"expectation\"/>\n    </testcase>\n",
 			       r->tgt->expect ? "fail" : "pass",
 			       r->tgt->expect ? "a failure, but every property held" : "every property to hold, but one failed");
 		}
-		sb_put(&b, "    <testcase classname=\"");
+		sc_str_printf(&b, "    <testcase classname=\"");
 		xml_str(&b, r->target);
-		sb_put(&b, "\" name=\"");
+		sc_str_printf(&b, "\" name=\"");
 		xml_str(&b, r->property);
-		sb_put(&b, "\" time=\"%.4f\">", r->seconds);
+		sc_str_printf(&b, "\" time=\"%.4f\">", r->seconds);
 		char replay[1024] = "";
 		if (r->have_cx)
 			sc_report_replay_cmd(r, replay, sizeof replay);
 		if (r->verdict == SC_V_ERROR) {
-			sb_put(&b, "\n      <error message=\"");
+			sc_str_printf(&b, "\n      <error message=\"");
 			xml_str(&b, r->error);
-			sb_put(&b, "\" type=\"error\"/>\n    ");
+			sc_str_printf(&b, "\" type=\"error\"/>\n    ");
 		} else if (r->verdict == SC_V_FAIL) {
 			char *txt = failure_block(r);
 			if (expected_fail(r)) {
-				sb_put(&b, "\n      <system-out>expected failure (expect fail)\n");
+				sc_str_printf(&b, "\n      <system-out>expected failure (expect fail)\n");
 				xml_str(&b, txt);
-				sb_put(&b, "</system-out>\n    ");
+				sc_str_printf(&b, "</system-out>\n    ");
 			} else {
 				char cs[512];
 				sc_target_case_format(r->tgt, &r->cx, cs, sizeof cs);
-				sb_put(&b, "\n      <failure message=\"");
+				sc_str_printf(&b, "\n      <failure message=\"");
 				xml_str(&b, replay);
-				sb_put(&b, "\" type=\"counterexample\">");
+				sc_str_printf(&b, "\" type=\"counterexample\">");
 				xml_str(&b, txt);
-				sb_put(&b, "</failure>\n    ");
+				sc_str_printf(&b, "</failure>\n    ");
 			}
 			free(txt);
 		}
-		sb_put(&b, "</testcase>\n");
+		sc_str_printf(&b, "</testcase>\n");
 	}
-	sb_put(&b, "  </testsuite>\n</testsuites>\n");
+	sc_str_printf(&b, "  </testsuite>\n</testsuites>\n");
 	if (b.oom) {
 		free(b.s);
 		return NULL;
@@ -421,7 +373,7 @@ static char *junit_xml(const struct sc_report_meta *m, const struct sc_result *r
 
 static char *summary_md(const struct sc_report_meta *m, const struct sc_result *res, int n)
 {
-	struct sb b = {0};
+	struct sc_str b = SC_STR_INIT;
 	int pass = 0, fail = 0, exp = 0, err = 0, um = 0;
 	for (int i = 0; i < n; i++) {
 		pass += res[i].verdict == SC_V_PASS;
@@ -431,29 +383,29 @@ static char *summary_md(const struct sc_report_meta *m, const struct sc_result *
 		um += unmet(res, n, i);
 	}
 	const int ok = err == 0 && um == 0 && fail == exp;
-	sb_put(&b, "# shardcheck: %s\n\n", ok ? "every check passed" : "failures found");
-	sb_put(&b, "%d checks: %d pass, %d fail (%d expected), %d error; %d expectation%s unmet. "
+	sc_str_printf(&b, "# shardcheck: %s\n\n", ok ? "every check passed" : "failures found");
+	sc_str_printf(&b, "%d checks: %d pass, %d fail (%d expected), %d error; %d expectation%s unmet. "
 		   "Seed `%llu`, backend `%s`, shardcheck %s.\n\n",
 	       n, pass, fail, exp, err, um, um == 1 ? "" : "s", (unsigned long long)m->seed, m->backend,
 	       m->version);
-	sb_put(&b, "| target | property | verdict | cases | seconds |\n|---|---|---|---|---|\n");
+	sc_str_printf(&b, "| target | property | verdict | cases | seconds |\n|---|---|---|---|---|\n");
 	for (int i = 0; i < n; i++) {
 		const struct sc_result *r = &res[i];
 		const char *v = r->verdict == SC_V_PASS ? "pass"
 				: r->verdict == SC_V_ERROR ? "**error**"
 				: expected_fail(r) ? "fail (expected)" : "**FAIL**";
-		sb_put(&b, "| `%s` | %s | %s | %ld | %.2f |\n", r->target, r->property, v, r->cases, r->seconds);
+		sc_str_printf(&b, "| `%s` | %s | %s | %ld | %.2f |\n", r->target, r->property, v, r->cases, r->seconds);
 	}
 	int first = 1;
 	for (int i = 0; i < n; i++) {
 		const struct sc_result *r = &res[i];
 		if (r->verdict == SC_V_ERROR) {
-			sb_put(&b, "%s### `%s` %s: error\n\n%s\n\n", first ? "\n## Details\n\n" : "", r->target,
+			sc_str_printf(&b, "%s### `%s` %s: error\n\n%s\n\n", first ? "\n## Details\n\n" : "", r->target,
 			       r->property, r->error);
 			first = 0;
 		}
 		if (unmet(res, n, i)) {
-			sb_put(&b, "%s### `%s`: expectation unmet\n\nThe spec says `expect %s`.\n\n",
+			sc_str_printf(&b, "%s### `%s`: expectation unmet\n\nThe spec says `expect %s`.\n\n",
 			       first ? "\n## Details\n\n" : "", r->target, r->tgt->expect ? "fail" : "pass");
 			first = 0;
 		}
@@ -462,7 +414,7 @@ static char *summary_md(const struct sc_report_meta *m, const struct sc_result *
 		char *txt = failure_block(r);
 		char replay[1024];
 		sc_report_replay_cmd(r, replay, sizeof replay);
-		sb_put(&b, "%s### `%s` %s%s\n\n```\n%s```\n\nReplay: `%s`\n\n", first ? "\n## Minimal repros\n\n" : "",
+		sc_str_printf(&b, "%s### `%s` %s%s\n\n```\n%s```\n\nReplay: `%s`\n\n", first ? "\n## Minimal repros\n\n" : "",
 		       r->target, r->property, expected_fail(r) ? " (expected)" : "", txt ? txt : "", replay);
 		first = 0;
 		free(txt);
@@ -479,7 +431,7 @@ enum sc_status sc_report_write(const char *dir, const struct sc_report_meta *m,
 {
 	SC_CHECK(sc_fs_mkdirs(dir, e));
 	char path[4096];
-	char *doc[3] = {sc_report_json(m, res, n), junit_xml(m, res, n), summary_md(m, res, n)};
+	char *doc[3] = {json_doc(m, res, n), junit_xml(m, res, n), summary_md(m, res, n)};
 	static const char *const names[3] = {"report.json", "junit.xml", "summary.md"};
 	enum sc_status st = SC_OK;
 	for (int i = 0; i < 3; i++) {

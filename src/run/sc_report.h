@@ -15,8 +15,10 @@ struct sc_report_meta {
 	char **argv;
 };
 
-/* Returns a malloc'd JSON document (caller frees), or NULL. */
-char *sc_report_json(const struct sc_report_meta *m, const struct sc_result *res, int n);
+/* The JSON document (report.json, --json) in *out, malloc'd: the caller
+ * frees it. */
+enum sc_status sc_report_json(const struct sc_report_meta *m, const struct sc_result *res, int n, char **out,
+			      struct sc_err *e);
 /* Writes DIR/failures/NAME.case and NAME.md for a failing result, at once
  * and atomically, and sets r->case_file. */
 enum sc_status sc_report_write_failure(const char *dir, struct sc_result *r, const char *backend,
