@@ -235,6 +235,7 @@ enum sc_status sc_report_write_failure(const char *dir, struct sc_result *r, con
 				    r->tgt->corpus ? r->expected : -1, text, sizeof text, e));
 	snprintf(path, sizeof path, "%s/%s.case", fdir, name);
 	SC_CHECK(sc_fs_write_atomic(path, text, strlen(text), e));
+	SC_LOG(REPORT, "wrote %s", path);
 	snprintf(r->case_file, sizeof r->case_file, "%.590s", path);
 	char *md = NULL;
 	size_t mdlen = 0;
@@ -440,8 +441,8 @@ enum sc_status sc_report_write(const char *dir, const struct sc_report_meta *m,
 			continue;
 		}
 		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-		if (st == SC_OK)
-			st = sc_fs_write_atomic(path, doc[i], strlen(doc[i]), e);
+		if (st == SC_OK && (st = sc_fs_write_atomic(path, doc[i], strlen(doc[i]), e)) == SC_OK)
+			SC_LOG(REPORT, "wrote %s", path);
 		free(doc[i]);
 	}
 	return st;

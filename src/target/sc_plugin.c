@@ -104,6 +104,7 @@ enum sc_status sc_plugin_load(const char *path, struct sc_plugin_lib **out, stru
 		sc_plugin_close(lib);
 		return SC_E_USAGE;
 	}
+	SC_LOG(PLUGIN, "loaded %s: %d transform%s", path, lib->n, lib->n == 1 ? "" : "s");
 	*out = lib;
 	return SC_OK;
 }
