@@ -17,6 +17,7 @@
  * Planted fault for tests: SC_NCCL_FAULT=hang:R makes rank R skip its
  * first collective of a world of 2 or more, so the others time out. */
 #include "sc_backend.h"
+#include "sc_clock.h"
 #include "sc_devmem.h"
 #include "sc_limits.h"
 
@@ -40,13 +41,6 @@ struct nccl_impl {
 };
 
 static struct nccl_impl *N(struct sc_backend *be) { return be->impl; }
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int local_count(struct nccl_impl *n, int world, int *first)
 {
@@ -106,7 +100,7 @@ static enum sc_status wait_all(struct nccl_impl *n, int world, const char *call,
 			       struct sc_err *e)
 {
 	int first, k = local_count(n, world, &first);
-	const double t0 = now();
+	const double t0 = sc_clock_now();
 	for (;;) {
 		int pending = 0;
 		for (int r = 0; r < k; r++) {
@@ -137,7 +131,7 @@ static enum sc_status wait_all(struct nccl_impl *n, int world, const char *call,
 		}
 		if (!pending)
 			return SC_OK;
-		if (now() - t0 > n->timeout) {
+		if (sc_clock_now() - t0 > n->timeout) {
 			abort_world(n, world);
 			return SC_ERR(e, SC_E_INTERNAL,
 				      "nccl: rank %d: %s on a world of %d did not finish within %.0f s (a rank is missing or hung); the communicator was aborted",

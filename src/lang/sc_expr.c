@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sc_str.h"
+
 static int new_node(struct sc_parse *p, enum sc_exkind k, int col)
 {
 	struct sc_spec *s = p->s;
@@ -259,37 +261,36 @@ int sc_expr_cond_holds(const struct sc_spec *s, const struct sc_cond *c, const i
 	return sc_expr_cond(s, c, sizes, world, &h, NULL) == SC_OK && h;
 }
 
-static size_t fmt_rec(const struct sc_spec *s, int node, char *buf, size_t n)
+static void fmt_rec(const struct sc_spec *s, int node, struct sc_str *b)
 {
 	const struct sc_expr *x = &s->nodes[node];
 	static const char *const ops[] = {[SC_EX_ADD] = "+", [SC_EX_SUB] = "-", [SC_EX_MUL] = "*",
 					  [SC_EX_DIV] = "/", [SC_EX_FDIV] = "//", [SC_EX_MOD] = "%"};
-	size_t k = 0;
-#define PUT(...) do { int w_ = snprintf(buf + k, k < n ? n - k : 0, __VA_ARGS__); if (w_ > 0) k += (size_t)w_; } while (0)
 	switch (x->kind) {
-	case SC_EX_NUM: PUT("%lld", (long long)x->num); break;
-	case SC_EX_DIM: PUT("%s", s->dim[x->dim]); break;
-	case SC_EX_WORLD: PUT("%s", s->world_sym); break;
-	case SC_EX_NAME: PUT("%s", x->name); break;
+	case SC_EX_NUM: sc_str_printf(b, "%lld", (long long)x->num); break;
+	case SC_EX_DIM: sc_str_put(b, s->dim[x->dim]); break;
+	case SC_EX_WORLD: sc_str_put(b, s->world_sym); break;
+	case SC_EX_NAME: sc_str_put(b, x->name); break;
 	case SC_EX_NEG:
-		PUT("-");
-		k += fmt_rec(s, x->a, buf + (k < n ? k : n), k < n ? n - k : 0);
+		sc_str_put(b, "-");
+		fmt_rec(s, x->a, b);
 		break;
 	default:
-		PUT("(");
-		k += fmt_rec(s, x->a, buf + (k < n ? k : n), k < n ? n - k : 0);
-		PUT(" %s ", ops[x->kind]);
-		k += fmt_rec(s, x->b, buf + (k < n ? k : n), k < n ? n - k : 0);
-		PUT(")");
+		sc_str_put(b, "(");
+		fmt_rec(s, x->a, b);
+		sc_str_printf(b, " %s ", ops[x->kind]);
+		fmt_rec(s, x->b, b);
+		sc_str_put(b, ")");
 		break;
 	}
-#undef PUT
-	return k;
 }
 
 void sc_expr_format(const struct sc_spec *s, int node, char *buf, size_t n)
 {
+	struct sc_str b = SC_STR_INIT;
+	fmt_rec(s, node, &b);
+	const char *t = sc_str_cstr(&b);
 	if (n)
-		buf[0] = '\0';
-	fmt_rec(s, node, buf, n);
+		snprintf(buf, n, "%s", t ? t : "");
+	sc_str_free(&b);
 }
