@@ -134,7 +134,7 @@ enum sc_status sc_snapshot_outputs(struct sc_ctx *ctx, unsigned char **out, size
 		memcpy(ctx->scratch + k, hdr, 8 * (size_t)(tt->ndim + 1));
 		k += 8 * (size_t)(tt->ndim + 1);
 		struct sc_tensor dst = *tt;
-		struct sc_buf b = {ctx->scratch + k, sc_tensor_numel(tt), es, NULL, 0};
+		struct sc_buf b = {ctx->scratch + k, sc_tensor_numel(tt), es, NULL, 0, NULL};
 		dst.buf = &b;
 		dst.offset = 0;
 		sc_contig_strides(tt->shape, tt->ndim, dst.stride);

@@ -26,7 +26,7 @@ has ds "minimal case: world=2 s=2 b=2 h=2 d=1 dtype=i32 seed=0"
 has ds "holds X\["
 gate 1 faulty --plugin "$ex/libfaulty.so" overrun crash --cases 300 --report "$tmp/faulty"
 has faulty "libfaulty.so:overrun *purity"
-has faulty "written outside their bounds"
+has faulty "wrote past the end of its output (4 bytes): first changed byte at +0"
 has faulty "minimal case: world=1 s=1 b=1 h=3 d=1 dtype=i32 seed=0"
 # a crash: SIGSEGV, or (for a plugin built with ASan) ASan's report and exit
 grep -qE "the plugin crashed: signal 11|exited with status [0-9]+ on rank 0" "$tmp/faulty.out" && ok || bad "faulty: the crash is not reported"

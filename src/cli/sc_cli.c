@@ -2,6 +2,7 @@
  * in flight, seeds. */
 #include "sc_cli.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,8 @@
 #include "sc_casefile.h"
 #include "sc_fs.h"
 #include "sc_npy.h"
+#include "sc_plugin.h"
+#include "sc_sandbox.h"
 
 int sc_cli_die(const char *fmt, const char *arg)
 {
@@ -202,6 +205,24 @@ static int set_case_memory(struct sc_cli *c, const char *val)
 	return 0;
 }
 
+/* SIZE: bytes with an optional K, M, G or T suffix (powers of 1024). */
+static int set_plugin_memory(struct sc_cli *c, const char *val)
+{
+	static const char units[] = "KMGT";
+	char *end;
+	errno = 0;
+	const unsigned long long u = strtoull(val, &end, 10);
+	const char *unit = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
+	const unsigned shift = unit ? 10u * (unsigned)(unit - units + 1) : 0;
+	if (unit)
+		end++;
+	if (errno || end == val || *end || !isdigit((unsigned char)val[0]) || u > (~0ULL >> shift))
+		return sc_cli_die("--plugin-memory needs a size such as 512M, 8G or 0 (no limit), got '%s'", val);
+	c->plugin_memory = (size_t)(u << shift);
+	c->plugin_memory_set = 1;
+	return 0;
+}
+
 static int set_max_elems(struct sc_cli *c, const char *val)
 {
 	uint64_t u;
@@ -330,6 +351,10 @@ int sc_cli_parse(struct sc_cli *c, const struct sc_cmd *cmd, int argc, char **ar
 		if (rc)
 			return rc;
 	}
+	/* plugins' children, wherever a plugin comes from (gate, a .case) */
+	const struct sc_plugin_limits pl = {c->timeout > 0 ? c->timeout : 10,
+					    c->plugin_memory_set ? c->plugin_memory : sc_sandbox_default_memory()};
+	sc_plugin_set_limits(&pl);
 	return 0;
 }
 
@@ -557,18 +582,14 @@ uint64_t sc_cli_random_seed(void)
 	return sc_mix_next(&s) % 1000000000000ULL;
 }
 
-int sc_cli_load_plugins(struct sc_cli *c, struct sc_target *t, int *nt, struct sc_plugin_lib **libs)
+int sc_cli_load_plugins(struct sc_cli *c, struct sc_target *t, int *nt, struct sc_plugin_lib **libs,
+			struct sc_err *e)
 {
-	struct sc_err e;
 	*nt = 0;
-	if (sc_plugin_load(c->plugin, &libs[0], &e) != SC_OK) {
-		fprintf(stderr, "shardcheck: %s\n", e.msg);
+	if (sc_plugin_load(c->plugin, &libs[0], e) != SC_OK)
 		return 2;
-	}
-	if (c->baseline && sc_plugin_load(c->baseline, &libs[1], &e) != SC_OK) {
-		fprintf(stderr, "shardcheck: %s\n", e.msg);
+	if (c->baseline && sc_plugin_load(c->baseline, &libs[1], e) != SC_OK)
 		return 2;
-	}
 	for (int i = 0; i < sc_plugin_count(libs[0]) && *nt < SC_CLI_MAX_TARGETS; i++) {
 		const struct sc_plugin_transform *tr = sc_plugin_get(libs[0], i), *bt = NULL;
 		int wanted = c->ntargets == 0;
@@ -577,14 +598,11 @@ int sc_cli_load_plugins(struct sc_cli *c, struct sc_target *t, int *nt, struct s
 		if (!wanted)
 			continue;
 		if (libs[1] && !(bt = sc_plugin_find(libs[1], sc_plugin_name(tr)))) {
-			fprintf(stderr, "shardcheck: %s: the baseline has no transform '%s'\n", c->baseline,
-				sc_plugin_name(tr));
+			SC_ERR(e, SC_E_USAGE, "%s: the baseline has no transform '%s'", c->baseline, sc_plugin_name(tr));
 			return 2;
 		}
-		if (sc_target_plugin(&t[*nt], c->plugin, tr, bt, &e) != SC_OK) {
-			fprintf(stderr, "%s\n", e.msg);
+		if (sc_target_plugin(&t[*nt], c->plugin, tr, bt, e) != SC_OK)
 			return 2;
-		}
 		t[*nt].plugin_timeout = c->timeout;
 		if (bt)
 			snprintf(t[*nt].baseline_path, sizeof t[*nt].baseline_path, "%s", c->baseline);
@@ -595,7 +613,7 @@ int sc_cli_load_plugins(struct sc_cli *c, struct sc_target *t, int *nt, struct s
 		for (int i = 0; i < *nt; i++)
 			found |= strcmp(sc_plugin_name(t[i].plugin), c->targets[k]) == 0;
 		if (!found) {
-			fprintf(stderr, "shardcheck: %s: no transform '%s'\n", c->plugin, c->targets[k]);
+			SC_ERR(e, SC_E_USAGE, "%s: no transform '%s'", c->plugin, c->targets[k]);
 			return 2;
 		}
 	}

@@ -44,6 +44,8 @@ struct sc_cli {
 	int quiet, verbose, seed_given, world, jobs;
 	double timeout, total;
 	size_t case_memory; /* bytes per case (every rank's buffers); 0: 4 GiB */
+	size_t plugin_memory; /* address space a plugin's child may add; 0: none */
+	int plugin_memory_set;
 	const char *corpus;
 	const struct sc_cmd *cmd; /* the command being parsed (its help, its bit) */
 	const char *plugin, *baseline;
@@ -68,8 +70,11 @@ int sc_cli_die(const char *fmt, const char *arg);
  * directories, builtin:NAME, --chain) into t; *nt set; 0 or an exit code. */
 int sc_cli_load_targets(struct sc_cli *c, struct sc_target *t, int *nt, FILE *log);
 /* The transforms of --plugin (all, or those named) as targets, --baseline's
- * matched by name; the libraries stay open in libs[0], libs[1]. */
-int sc_cli_load_plugins(struct sc_cli *c, struct sc_target *t, int *nt, struct sc_plugin_lib **libs);
+ * matched by name; the libraries stay open in libs[0], libs[1]. Returns 0,
+ * or 2 with the reason in e (a plugin that cannot be loaded, whose
+ * registration crashed, hung or exited, or that lacks a named transform). */
+int sc_cli_load_plugins(struct sc_cli *c, struct sc_target *t, int *nt, struct sc_plugin_lib **libs,
+			struct sc_err *e);
 
 /* One progress line on stderr, rewritten in place (check's callback). */
 void sc_cli_progress(void *u, const char *target, const char *property, long cases, long total, double elapsed);

@@ -35,6 +35,22 @@ static void run_free(struct run *r)
 	sc_plugin_close(r->libs[1]);
 }
 
+/* A plugin that cannot be loaded is the gate's one result, an error, so
+ * that --report and --json say why the gate is red. */
+static void load_error(struct run *r, const char *why)
+{
+	r->res = calloc(1, sizeof *r->res);
+	if (!r->res)
+		return;
+	snprintf(r->res->target, sizeof r->res->target, "%s", r->c.plugin);
+	r->res->property = "load";
+	r->res->verdict = SC_V_ERROR;
+	r->res->expected = -1;
+	snprintf(r->res->error, sizeof r->res->error, "%s", why);
+	r->nres = 1;
+	r->errors = 1;
+}
+
 /* Options, backend, world range, targets: 0 or an exit code. */
 static int setup(struct run *r, const struct sc_cmd *cmd, int argc, char **argv)
 {
@@ -68,9 +84,13 @@ static int setup(struct run *r, const struct sc_cmd *cmd, int argc, char **argv)
 	}
 	if (c->co.gen.world_hi > maxw)
 		c->co.gen.world_hi = maxw;
-	rc = r->gate ? sc_cli_load_plugins(c, r->targets, &r->nt, r->libs)
-		     : sc_cli_load_targets(c, r->targets, &r->nt, stderr);
-	if (rc) {
+	if (r->gate && (rc = sc_cli_load_plugins(c, r->targets, &r->nt, r->libs, &e)) != 0) {
+		load_error(r, e.msg);
+		fprintf(r->out, "ERROR %-44s %-18s %s\n", c->plugin, "load", e.msg);
+		fprintf(stderr, "shardcheck: nothing run\n");
+		return rc;
+	}
+	if (!r->gate && (rc = sc_cli_load_targets(c, r->targets, &r->nt, stderr)) != 0) {
 		fprintf(stderr, "shardcheck: nothing run\n");
 		return rc;
 	}
@@ -79,9 +99,6 @@ static int setup(struct run *r, const struct sc_cmd *cmd, int argc, char **argv)
 	r->ctx = sc_ctx_new(r->be, c->co.gen.dtypes);
 	if (r->ctx)
 		r->ctx->arena.max_bytes = c->case_memory;
-	for (int i = 0; r->ctx && i < r->nt; i++)
-		if (r->targets[i].ops->flags & SC_TARGET_HOST_ONLY)
-			r->ctx->arena.shared = 1; /* plugins run in child processes that write here */
 	r->tty = isatty(2) && !c->quiet && sc_backend_leader(r->be);
 	if (r->tty)
 		c->co.progress = sc_cli_progress;
@@ -214,10 +231,10 @@ static int check_or_gate(const struct sc_cmd *cmd, int gate, int argc, char **ar
 	memset(&r, 0, sizeof r);
 	r.gate = gate;
 	int code = setup(&r, cmd, argc, argv);
-	if (code == 0) {
+	if (code == 0)
 		check_all(&r);
+	if (code == 0 || r.nres > 0)
 		code = finish(&r, full_argc, full_argv);
-	}
 	run_free(&r);
 	return code < 0 ? 0 : code;
 }

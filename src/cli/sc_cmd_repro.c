@@ -90,8 +90,6 @@ static int repro_main(int argc, char **argv, int full_argc, char **full_argv)
 	struct sc_ctx *ctx = sc_ctx_new(be, 0);
 	if (ctx)
 		ctx->arena.max_bytes = c.case_memory;
-	if (ctx && (t.ops->flags & SC_TARGET_HOST_ONLY))
-		ctx->arena.shared = 1;
 	const struct sc_property *p = sc_property_find(t.fixed_property);
 	const struct sc_case *cs = &t.fixed;
 	struct sc_result r;

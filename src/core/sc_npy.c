@@ -53,7 +53,7 @@ enum sc_status sc_npy_write(const char *path, const struct sc_tensor *t, enum sc
 	memcpy(buf + 10, hdr, (size_t)k);
 	memset(buf + 10 + k, ' ', (size_t)pad);
 	buf[10 + k + pad] = '\n';
-	struct sc_buf b = {buf + 10 + k + pad + 1, n, (unsigned)es, NULL, 0};
+	struct sc_buf b = {buf + 10 + k + pad + 1, n, (unsigned)es, NULL, 0, NULL};
 	struct sc_tensor dst = *t, src = *t;
 	dst.buf = &b;
 	dst.offset = 0;

@@ -2,41 +2,39 @@
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "sc_tensor.h"
 #include "sc_devmem.h"
+#include "sc_mix.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
+/* A block of a chain. Data blocks of a shared arena are their own
+ * MAP_SHARED mappings holding nothing but buffers and guards: the headers
+ * (this struct, and every struct sc_buf, in the private meta chain) stay
+ * out of reach of a plugin's child that writes past a buffer. */
 struct sc_arena_block {
 	struct sc_arena_block *next;
 	size_t cap, used;
-	int mapped; /* from mmap (shared arenas), else malloc */
-	_Alignas(16) unsigned char mem[]; /* allocations are 16-byte aligned from here */
+	int mapped;         /* mem is an mmap (shared arenas), else after this header */
+	unsigned char *mem; /* 16-byte aligned */
 };
 
 static void block_free(struct sc_arena_block *b)
 {
 	if (b && b->mapped)
-		munmap(b, sizeof *b + b->cap);
-	else
-		free(b);
+		munmap(b->mem, b->cap);
+	free(b);
 }
 
-void sc_arena_init(struct sc_arena *a)
+/* Keeps the largest block only, so steady-state cases never allocate. */
+static struct sc_arena_block *chain_reset(struct sc_arena_block *b)
 {
-	memset(a, 0, sizeof *a);
-}
-
-void sc_arena_reset(struct sc_arena *a)
-{
-	/* Keep the largest block only, so steady-state cases never malloc. */
-	struct sc_arena_block *b = a->head, *keep = NULL;
+	struct sc_arena_block *keep = NULL;
 	while (b) {
 		struct sc_arena_block *n = b->next;
 		if (!keep || b->cap > keep->cap) {
-			if (keep)
-				block_free(keep);
+			block_free(keep);
 			keep = b;
 		} else {
 			block_free(b);
@@ -47,12 +45,45 @@ void sc_arena_reset(struct sc_arena *a)
 		keep->next = NULL;
 		keep->used = 0;
 	}
-	a->head = keep;
+	return keep;
+}
+
+static void chain_free(struct sc_arena_block *b)
+{
+	while (b) {
+		struct sc_arena_block *n = b->next;
+		block_free(b);
+		b = n;
+	}
+}
+
+/* A fresh guard pattern per case: no fixed byte pattern written past a
+ * buffer can leave its guards looking intact. */
+static void new_guards(struct sc_arena *a)
+{
+	a->guard_salt = sc_mix64(a->guard_salt + 0x9e3779b97f4a7c15ULL);
+	for (int k = 0; k < SC_GUARD_BYTES; k += 8) {
+		const uint64_t v = sc_mix64(a->guard_salt + (uint64_t)k);
+		memcpy(a->guard + k, &v, 8);
+	}
+}
+
+void sc_arena_init(struct sc_arena *a)
+{
+	memset(a, 0, sizeof *a);
+	new_guards(a);
+}
+
+void sc_arena_reset(struct sc_arena *a)
+{
+	a->head = chain_reset(a->head);
+	a->meta = chain_reset(a->meta);
 	if (a->dm)
 		a->dm->ops->reset(a->dm);
 	a->nbufs = 0;
 	a->used_bytes = 0;
 	a->over_limit = 0;
+	new_guards(a);
 }
 
 void sc_arena_free(struct sc_arena *a)
@@ -61,49 +92,55 @@ void sc_arena_free(struct sc_arena *a)
 		return;
 	if (a->dm)
 		a->dm->ops->reset(a->dm);
-	struct sc_arena_block *b = a->head;
-	while (b) {
-		struct sc_arena_block *n = b->next;
-		block_free(b);
-		b = n;
-	}
+	chain_free(a->head);
+	chain_free(a->meta);
 	free(a->bufs);
 	memset(a, 0, sizeof *a);
 }
 
-static void *arena_alloc(struct sc_arena *a, size_t n)
+static void *chain_alloc(struct sc_arena_block **head, size_t n, int shared)
 {
 	n = (n + 15) & ~(size_t)15;
-	if (a->head && a->head->mapped != a->shared && a->head->used == 0) {
+	struct sc_arena_block *h = *head;
+	if (h && h->mapped != shared && h->used == 0) {
 		/* the sharing mode changed since this block was made */
-		struct sc_arena_block *old = a->head;
-		a->head = old->next;
-		block_free(old);
+		*head = h->next;
+		block_free(h);
+		h = *head;
 	}
-	if (!a->head || a->head->cap - a->head->used < n || a->head->mapped != a->shared) {
+	if (!h || h->cap - h->used < n || h->mapped != shared) {
 		size_t cap = 1u << 20;
-		if (a->head && a->head->cap * 2 > cap)
-			cap = a->head->cap * 2;
+		if (h && h->cap * 2 > cap)
+			cap = h->cap * 2;
 		while (cap < n)
 			cap *= 2;
-		struct sc_arena_block *b;
-		if (a->shared) {
-			b = mmap(NULL, sizeof *b + cap, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-			if (b == MAP_FAILED)
-				return NULL;
-		} else if (!(b = malloc(sizeof *b + cap))) {
+		struct sc_arena_block *b = malloc(sizeof *b + (shared ? 0 : cap + 15));
+		if (!b)
 			return NULL;
+		if (shared) {
+			b->mem = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+			if (b->mem == MAP_FAILED) {
+				free(b);
+				return NULL;
+			}
+		} else {
+			b->mem = (unsigned char *)(((uintptr_t)(b + 1) + 15) & ~(uintptr_t)15);
 		}
-		b->mapped = a->shared;
+		b->mapped = shared;
 		b->cap = cap;
 		b->used = 0;
-		b->next = a->head;
-		a->head = b;
+		b->next = h;
+		*head = h = b;
 	}
-	void *p = a->head->mem + a->head->used;
-	a->head->used += n;
+	void *p = h->mem + h->used;
+	h->used += n;
 	return p;
 }
+
+#define G8 SC_GUARD_BYTE, SC_GUARD_BYTE, SC_GUARD_BYTE, SC_GUARD_BYTE, SC_GUARD_BYTE, SC_GUARD_BYTE, \
+	   SC_GUARD_BYTE, SC_GUARD_BYTE
+static const unsigned char device_guard[SC_GUARD_BYTES] = {G8, G8, G8, G8};
+_Static_assert(SC_GUARD_BYTES == 32, "device_guard's initializer");
 
 struct sc_buf *sc_arena_buf(struct sc_arena *a, int64_t nelem, unsigned esize)
 {
@@ -117,10 +154,10 @@ struct sc_buf *sc_arena_buf(struct sc_arena *a, int64_t nelem, unsigned esize)
 	size_t bytes = (size_t)nelem * esize;
 	a->used_bytes += bytes;
 	struct sc_devmem *dm = a->use_dm ? a->dm : NULL;
-	struct sc_buf *b = arena_alloc(a, sizeof *b + (dm ? 0 : bytes + 2 * SC_GUARD_BYTES));
+	struct sc_buf *b = chain_alloc(&a->meta, sizeof *b, 0);
 	if (!b)
 		return NULL;
-	unsigned char *raw = (unsigned char *)(b + 1);
+	unsigned char *raw;
 	if (dm) {
 		raw = dm->ops->alloc(dm, a->rank, bytes + 2 * SC_GUARD_BYTES);
 		if (!raw)
@@ -130,11 +167,15 @@ struct sc_buf *sc_arena_buf(struct sc_arena *a, int64_t nelem, unsigned esize)
 			       "memset", a->rank);
 		if (a->poison)
 			sc_devmem_fail(dm, dm->ops->memset(dm, a->rank, raw + SC_GUARD_BYTES, 0xFF, bytes), "memset", a->rank);
+		b->guard = device_guard;
 	} else {
-		memset(raw, SC_GUARD_BYTE, SC_GUARD_BYTES);
-		memset(raw + SC_GUARD_BYTES + bytes, SC_GUARD_BYTE, SC_GUARD_BYTES);
+		if (!(raw = chain_alloc(&a->head, bytes + 2 * SC_GUARD_BYTES, a->shared)))
+			return NULL;
+		memcpy(raw, a->guard, SC_GUARD_BYTES);
+		memcpy(raw + SC_GUARD_BYTES + bytes, a->guard, SC_GUARD_BYTES);
 		if (a->poison)
 			memset(raw + SC_GUARD_BYTES, 0xFF, bytes);
+		b->guard = a->guard;
 	}
 	b->data = raw + SC_GUARD_BYTES;
 	b->nelem = nelem;
@@ -153,29 +194,39 @@ struct sc_buf *sc_arena_buf(struct sc_arena *a, int64_t nelem, unsigned esize)
 	return b;
 }
 
+int sc_buf_guard_breach(const struct sc_buf *b, int64_t *at)
+{
+	const unsigned char *lo = b->data - SC_GUARD_BYTES;
+	const unsigned char *hi = b->data + (size_t)b->nelem * b->esize;
+	unsigned char g[2][SC_GUARD_BYTES];
+	if (b->dm) { /* device buffers: bring the guards over */
+		if (b->dm->ops->sync(b->dm) || b->dm->ops->download(b->dm, g[0], lo, SC_GUARD_BYTES) ||
+		    b->dm->ops->download(b->dm, g[1], hi, SC_GUARD_BYTES)) {
+			*at = 0;
+			return 1;
+		}
+		lo = g[0];
+		hi = g[1];
+	}
+	for (int k = 0; k < SC_GUARD_BYTES; k++)
+		if (hi[k] != b->guard[k]) {
+			*at = k;
+			return 1;
+		}
+	for (int k = SC_GUARD_BYTES - 1; k >= 0; k--)
+		if (lo[k] != b->guard[k]) {
+			*at = SC_GUARD_BYTES - k;
+			return -1;
+		}
+	return 0;
+}
+
 int sc_arena_guards_broken(const struct sc_arena *a)
 {
 	int broken = 0;
-	for (int i = 0; i < a->nbufs; i++) {
-		const struct sc_buf *b = a->bufs[i];
-		const unsigned char *lo = b->data - SC_GUARD_BYTES;
-		const unsigned char *hi = b->data + (size_t)b->nelem * b->esize;
-		unsigned char g[2][SC_GUARD_BYTES];
-		if (b->dm) { /* device buffers: bring the guards over */
-			if (b->dm->ops->sync(b->dm) || b->dm->ops->download(b->dm, g[0], lo, SC_GUARD_BYTES) ||
-			    b->dm->ops->download(b->dm, g[1], hi, SC_GUARD_BYTES)) {
-				broken++;
-				continue;
-			}
-			lo = g[0];
-			hi = g[1];
-		}
-		for (int k = 0; k < SC_GUARD_BYTES; k++)
-			if (lo[k] != SC_GUARD_BYTE || hi[k] != SC_GUARD_BYTE) {
-				broken++;
-				break;
-			}
-	}
+	int64_t at;
+	for (int i = 0; i < a->nbufs; i++)
+		broken += sc_buf_guard_breach(a->bufs[i], &at) != 0;
 	return broken;
 }
 
@@ -372,7 +423,7 @@ const unsigned char *sc_tensor_host(struct sc_arena *a, const struct sc_tensor *
 	if (!b->dm)
 		return b->data;
 	const size_t bytes = (size_t)b->nelem * b->esize;
-	unsigned char *h = arena_alloc(a, bytes ? bytes : 1);
+	unsigned char *h = chain_alloc(&a->meta, bytes ? bytes : 1, 0);
 	if (!h || b->dm->ops->sync(b->dm) || b->dm->ops->download(b->dm, h, b->data, bytes))
 		return NULL;
 	return h;

@@ -16,7 +16,7 @@
 #include "sc_status.h"
 
 #define SC_GUARD_BYTES 32
-#define SC_GUARD_BYTE 0xA5
+#define SC_GUARD_BYTE 0xA5 /* device buffers' guards; host guards vary per case */
 
 struct sc_devmem;
 
@@ -28,6 +28,7 @@ struct sc_buf {
 	unsigned esize;
 	struct sc_devmem *dm;
 	int rank;
+	const unsigned char *guard; /* the SC_GUARD_BYTES pattern on both sides */
 };
 
 struct sc_tensor {
@@ -40,7 +41,8 @@ struct sc_tensor {
 
 struct sc_arena_block;
 struct sc_arena {
-	struct sc_arena_block *head;
+	struct sc_arena_block *head; /* buffers' data and guards */
+	struct sc_arena_block *meta; /* struct sc_buf headers (never shared) */
 	struct sc_buf **bufs; /* every buffer handed out since the last reset */
 	int nbufs, capbufs;
 	int poison;           /* fill new buffers with 0xFF (purity runs) */
@@ -50,7 +52,9 @@ struct sc_arena {
 	int shared;           /* blocks are MAP_SHARED: a forked child's writes are seen */
 	struct sc_devmem *dm; /* the backend's device memory, if it has one */
 	int use_dm;           /* new buffers go to dm (data-movement runs on a device) */
-	int rank;             /* the rank new device buffers belong to (sc_arena_on) */
+	int rank;             /* the rank new buffers belong to (sc_arena_on) */
+	uint64_t guard_salt;  /* host guards: a new pattern per case */
+	unsigned char guard[SC_GUARD_BYTES];
 };
 
 #define SC_ARENA_DEFAULT_MAX ((size_t)4 << 30)
@@ -65,6 +69,10 @@ struct sc_buf *sc_arena_buf(struct sc_arena *a, int64_t nelem, unsigned esize);
 static inline void sc_arena_on(struct sc_arena *a, int rank) { a->rank = rank; }
 /* Number of buffers whose guard bytes were overwritten. */
 int sc_arena_guards_broken(const struct sc_arena *a);
+/* 0 when b's guards are intact; else 1 (written past the end; *at is the
+ * first changed byte's offset from the end) or -1 (before the start; *at is
+ * how many bytes before it the nearest changed byte is). */
+int sc_buf_guard_breach(const struct sc_buf *b, int64_t *at);
 
 int64_t sc_shape_numel(const int64_t *shape, int ndim);
 /* Row-major strides for shape. */

@@ -34,6 +34,8 @@ enum sc_verdict sc_check_case(struct sc_ctx *ctx, struct sc_target *t, const str
 			      const struct sc_case *c, struct sc_failure *f)
 {
 	memset(f, 0, sizeof *f);
+	/* a plugin's ranks run in a child process that writes the buffers */
+	ctx->arena.shared = (t->ops->flags & SC_TARGET_HOST_ONLY) != 0;
 	int first;
 	const int mine = ctx->be->ops->local_ranks(ctx->be, c->world, &first) > 0;
 	enum sc_verdict v = mine ? p->check(ctx, t, c, f) : SC_V_SKIP;

@@ -1,8 +1,12 @@
 /* sc_plugin: plugin loading, contracts, and isolated execution.
  *
- * Invariant of the isolated path: everything the child writes that the
- * parent reads (outputs, the per-rank state block) lives in the shared
- * arena; the child never returns into shardcheck, it _exits. */
+ * No plugin code runs in shardcheck's own process on single-process
+ * backends: the registration runs in a sandboxed child (which hands back
+ * the transforms' names and contracts), and each case in another child
+ * that loads the library again and runs the ranks as threads. The child
+ * shares only the case's buffers (data and guards; the arena's bookkeeping
+ * is elsewhere) and a per-run state block, both validated after it ended. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "sc_plugin.h"
 
 #include <dlfcn.h>
@@ -12,13 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
+#include <sys/mman.h>
 
 
 #include "shardcheck/plugin.h"
-#include "sc_clock.h"
+#include "sc_sandbox.h"
 
 /* The ABI's dtype and op values are shardcheck's own. */
 _Static_assert((int)SC_PLUGIN_I32 == (int)SC_I32 && (int)SC_PLUGIN_F8E5M2 == (int)SC_F8E5M2 &&
@@ -26,16 +28,28 @@ _Static_assert((int)SC_PLUGIN_I32 == (int)SC_I32 && (int)SC_PLUGIN_F8E5M2 == (in
 	       "plugin dtype values");
 _Static_assert((int)SC_PLUGIN_SUM == (int)SC_SUM && (int)SC_PLUGIN_PROD == (int)SC_PROD, "plugin ops");
 
+/* A transform as registered, and the library it came from (the pointers
+ * handed out are &entry.t, so the library is found from the transform). */
+struct entry {
+	struct sc_plugin_transform t;
+	struct sc_plugin_lib *lib;
+};
+
 struct sc_plugin_lib {
-	void *handle;
-	char path[512];
+	void *handle;   /* dlopen'd in this process (sc_plugin_bind), else NULL */
+	char path[512]; /* as given */
+	char load[600]; /* as dlopen'd */
 	int n;
-	struct sc_plugin_transform t[SC_PLUGIN_MAX_TRANSFORMS];
+	struct entry e[SC_PLUGIN_MAX_TRANSFORMS];
 	char *strings[3 * SC_PLUGIN_MAX_TRANSFORMS];
 	int nstrings;
 	int bad;
 	char why[256];
 };
+
+static struct sc_plugin_limits limits = {10, 0};
+
+void sc_plugin_set_limits(const struct sc_plugin_limits *l) { limits = *l; }
 
 static char *keep(struct sc_plugin_lib *lib, const char *s)
 {
@@ -62,7 +76,7 @@ static int reg_add(struct sc_plugin_registry *reg, const struct sc_plugin_transf
 	}
 	if (lib->n >= SC_PLUGIN_MAX_TRANSFORMS)
 		return -3;
-	struct sc_plugin_transform *d = &lib->t[lib->n];
+	struct sc_plugin_transform *d = &lib->e[lib->n].t;
 	/* fields past the plugin's size keep their zero defaults */
 	memset(d, 0, sizeof *d);
 	memcpy(d, t, t->size < sizeof *d ? t->size : sizeof *d);
@@ -71,8 +85,127 @@ static int reg_add(struct sc_plugin_registry *reg, const struct sc_plugin_transf
 	d->contract = keep(lib, t->contract);
 	if (d->description)
 		d->description = keep(lib, d->description);
+	lib->e[lib->n].lib = lib;
 	lib->n++;
 	return 0;
+}
+
+/* dlopen and sc_plugin_register, in this process. 0, or 1 with lib->why. */
+static int do_register(struct sc_plugin_lib *lib)
+{
+	lib->handle = dlopen(lib->load, RTLD_NOW | RTLD_LOCAL);
+	if (!lib->handle) {
+		snprintf(lib->why, sizeof lib->why, "cannot load the plugin: %s", dlerror());
+		return 1;
+	}
+	int (*reg)(struct sc_plugin_registry *);
+	*(void **)&reg = dlsym(lib->handle, "sc_plugin_register");
+	if (!reg) {
+		snprintf(lib->why, sizeof lib->why, "not a shardcheck plugin (no sc_plugin_register)");
+		return 1;
+	}
+	struct sc_plugin_registry r = {sizeof r, SC_PLUGIN_ABI_VERSION, reg_add, lib};
+	const int rc = reg(&r);
+	if (rc != 0 || lib->bad || lib->n == 0) {
+		if (!lib->bad)
+			snprintf(lib->why, sizeof lib->why, "%s",
+				 rc ? "sc_plugin_register failed" : "the plugin registers no transform");
+		return 1;
+	}
+	return 0;
+}
+
+/* What a registration in a child hands back: the transforms' strings. */
+#define PROBE_BYTES ((size_t)1 << 20)
+struct probe_out {
+	int n;
+	char why[256];
+	struct {
+		unsigned abi;
+		size_t name, contract, description; /* offsets into text; 0: none */
+	} t[SC_PLUGIN_MAX_TRANSFORMS];
+	size_t used;
+	char text[];
+};
+
+struct probe {
+	const char *load;
+	struct probe_out *out;
+};
+
+static size_t put_text(struct probe_out *o, const char *s)
+{
+	const size_t room = PROBE_BYTES - sizeof *o, l = s ? strlen(s) + 1 : 0;
+	if (!s || o->used + l > room)
+		return 0;
+	memcpy(o->text + o->used, s, l);
+	o->used += l;
+	return o->used - l;
+}
+
+static int probe_child(void *arg)
+{
+	struct probe *p = arg;
+	struct sc_plugin_lib *lib = calloc(1, sizeof *lib);
+	if (!lib)
+		return 2;
+	snprintf(lib->load, sizeof lib->load, "%s", p->load);
+	struct probe_out *o = p->out;
+	o->used = 1; /* offset 0 means none */
+	if (do_register(lib)) {
+		snprintf(o->why, sizeof o->why, "%s", lib->why);
+		return 1;
+	}
+	for (int i = 0; i < lib->n; i++) {
+		const struct sc_plugin_transform *t = &lib->e[i].t;
+		o->t[i].abi = t->abi_version;
+		o->t[i].name = put_text(o, t->name);
+		o->t[i].contract = put_text(o, t->contract);
+		o->t[i].description = put_text(o, t->description);
+		if (!o->t[i].name || !o->t[i].contract) {
+			snprintf(o->why, sizeof o->why, "the transforms' names and contracts exceed %zu bytes", PROBE_BYTES);
+			return 1;
+		}
+	}
+	o->n = lib->n;
+	return 0;
+}
+
+/* The library's transforms, from a registration run in a sandbox: a
+ * crash, hang or exit there is the plugin's error, not shardcheck's. */
+static enum sc_status probe(struct sc_plugin_lib *lib, struct sc_err *e)
+{
+	struct probe_out *o = mmap(NULL, PROBE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (o == MAP_FAILED)
+		return SC_ERR(e, SC_E_NOMEM, "out of memory");
+	struct probe p = {lib->load, o};
+	const struct sc_sandbox_opts so = {limits.timeout > 0 ? limits.timeout : 10, limits.memory};
+	struct sc_sandbox_result r;
+	enum sc_status st = sc_sandbox_run(probe_child, &p, &so, &r, e);
+	char how[300];
+	sc_sandbox_describe(&r, NULL, how, sizeof how);
+	if (st != SC_OK)
+		;
+	else if (r.end == SC_SANDBOX_RETURNED && r.code == 1)
+		st = SC_ERR(e, SC_E_USAGE, "%s: %.255s", lib->path, o->why);
+	else if (r.end != SC_SANDBOX_RETURNED || r.code != 0)
+		st = SC_ERR(e, SC_E_USAGE, "%s: the plugin's registration (sc_plugin_register) %s", lib->path, how);
+	else if (r.leftovers)
+		st = SC_ERR(e, SC_E_USAGE, "%s: the plugin's registration left processes running (killed)", lib->path);
+	for (int i = 0; st == SC_OK && i < o->n; i++) {
+		struct sc_plugin_transform *d = &lib->e[i].t;
+		memset(d, 0, sizeof *d);
+		d->size = sizeof *d;
+		d->abi_version = o->t[i].abi;
+		d->name = keep(lib, o->text + o->t[i].name);
+		d->contract = keep(lib, o->text + o->t[i].contract);
+		if (o->t[i].description)
+			d->description = keep(lib, o->text + o->t[i].description);
+		lib->e[i].lib = lib;
+		lib->n = i + 1;
+	}
+	munmap(o, PROBE_BYTES);
+	return st;
 }
 
 enum sc_status sc_plugin_load(const char *path, struct sc_plugin_lib **out, struct sc_err *e)
@@ -81,32 +214,46 @@ enum sc_status sc_plugin_load(const char *path, struct sc_plugin_lib **out, stru
 	if (!lib)
 		return SC_ERR(e, SC_E_NOMEM, "out of memory");
 	snprintf(lib->path, sizeof lib->path, "%s", path);
-	char p[600];
-	snprintf(p, sizeof p, "%s%s", strchr(path, '/') ? "" : "./", path);
-	lib->handle = dlopen(p, RTLD_NOW | RTLD_LOCAL);
-	if (!lib->handle) {
-		SC_ERR(e, SC_E_USAGE, "%s: cannot load the plugin: %s", path, dlerror());
-		free(lib);
-		return SC_E_USAGE;
-	}
-	int (*reg)(struct sc_plugin_registry *);
-	*(void **)&reg = dlsym(lib->handle, "sc_plugin_register");
-	if (!reg) {
-		SC_ERR(e, SC_E_USAGE, "%s: not a shardcheck plugin (no sc_plugin_register)", path);
+	snprintf(lib->load, sizeof lib->load, "%s%s", strchr(path, '/') ? "" : "./", path);
+	enum sc_status st = probe(lib, e);
+	if (st != SC_OK) {
 		sc_plugin_close(lib);
-		return SC_E_USAGE;
+		return st;
 	}
-	struct sc_plugin_registry r = {sizeof r, SC_PLUGIN_ABI_VERSION, reg_add, lib};
-	int rc = reg(&r);
-	if (rc != 0 || lib->bad || lib->n == 0) {
-		SC_ERR(e, SC_E_USAGE, "%s: %s", path,
-		       lib->bad ? lib->why : rc ? "sc_plugin_register failed" : "the plugin registers no transform");
-		sc_plugin_close(lib);
-		return SC_E_USAGE;
-	}
-	SC_LOG(PLUGIN, "loaded %s: %d transform%s", path, lib->n, lib->n == 1 ? "" : "s");
+	SC_LOG(PLUGIN, "loaded %s: %d transform%s (registration run in a child)", path, lib->n, lib->n == 1 ? "" : "s");
 	*out = lib;
 	return SC_OK;
+}
+
+/* Loads the library into this process, for running in process (one rank
+ * per process): the transforms must be those the probe saw. */
+static enum sc_status bind_here(struct sc_plugin_lib *lib, struct sc_err *e)
+{
+	if (lib->handle)
+		return SC_OK;
+	struct sc_plugin_lib *here = calloc(1, sizeof *here);
+	if (!here)
+		return SC_ERR(e, SC_E_NOMEM, "out of memory");
+	snprintf(here->load, sizeof here->load, "%s", lib->load);
+	enum sc_status st = SC_OK;
+	if (do_register(here))
+		st = SC_ERR(e, SC_E_RUNTIME, "%s: %s", lib->path, here->why);
+	for (int i = 0; st == SC_OK && i < lib->n; i++) {
+		const struct sc_plugin_transform *t = i < here->n ? &here->e[i].t : NULL;
+		if (!t || strcmp(t->name, lib->e[i].t.name) != 0 || strcmp(t->contract, lib->e[i].t.contract) != 0) {
+			st = SC_ERR(e, SC_E_RUNTIME, "%s: the plugin registers different transforms on a second load",
+				    lib->path);
+			break;
+		}
+		lib->e[i].t.run = t->run;
+		lib->e[i].t.user = t->user;
+	}
+	if (st == SC_OK) {
+		lib->handle = here->handle; /* the strings stay with here's copies: freed below */
+		here->handle = NULL;
+	}
+	sc_plugin_close(here);
+	return st;
 }
 
 void sc_plugin_close(struct sc_plugin_lib *lib)
@@ -121,15 +268,20 @@ void sc_plugin_close(struct sc_plugin_lib *lib)
 }
 
 int sc_plugin_count(const struct sc_plugin_lib *lib) { return lib->n; }
-const struct sc_plugin_transform *sc_plugin_get(const struct sc_plugin_lib *lib, int i) { return &lib->t[i]; }
+const struct sc_plugin_transform *sc_plugin_get(const struct sc_plugin_lib *lib, int i) { return &lib->e[i].t; }
 const char *sc_plugin_name(const struct sc_plugin_transform *t) { return t->name; }
 
 const struct sc_plugin_transform *sc_plugin_find(const struct sc_plugin_lib *lib, const char *name)
 {
 	for (int i = 0; i < lib->n; i++)
-		if (strcmp(lib->t[i].name, name) == 0)
-			return &lib->t[i];
+		if (strcmp(lib->e[i].t.name, name) == 0)
+			return &lib->e[i].t;
 	return NULL;
+}
+
+static struct sc_plugin_lib *lib_of(const struct sc_plugin_transform *t)
+{
+	return ((const struct entry *)(const void *)t)->lib;
 }
 
 static enum sc_status plugin_specs(struct sc_target *t, const struct sc_case *c, const struct sc_spec **out,
@@ -310,9 +462,12 @@ static int b_ar(const struct sc_plugin_collectives *c, const void *send, void *r
 
 enum { RANK_IDLE = 0, RANK_RUNNING = 1, RANK_DONE = 2 };
 
-struct rank_state { /* in the shared arena */
+/* Shared with the child, in a mapping of its own (never in the arena the
+ * plugin writes to); read back only after the child ended, validated. */
+struct rank_state {
 	volatile int state[SC_MAX_WORLD];
 	volatile int rc[SC_MAX_WORLD];
+	char why[256];
 };
 
 struct thread_arg {
@@ -325,6 +480,7 @@ struct thread_arg {
 static void *rank_thread(void *p)
 {
 	struct thread_arg *a = p;
+	sc_sandbox_tag(a->rank);
 	a->st->state[a->rank] = RANK_RUNNING;
 	int rc = a->tr->run(&a->call);
 	a->st->rc[a->rank] = rc;
@@ -351,94 +507,141 @@ static void ranks_in(const struct rank_state *st, int world, int which, char *bu
 			k += (size_t)snprintf(buf + k, n - k, "%s%d", k ? ", " : "", r);
 }
 
-/* Runs the ranks' threads in a forked child; the verdict of the child
- * becomes a status and message. */
-static enum sc_status run_isolated(struct thread_arg *args, int world, struct rank_state *st,
+/* Every rank as a thread of this process; 3 when a rank returned non-zero. */
+static int run_threads(struct thread_arg *args, int world)
+{
+	struct group g;
+	g.world = world;
+	pthread_barrier_init(&g.bar, NULL, (unsigned)world);
+	struct rank_coll rcs[SC_MAX_WORLD];
+	pthread_t th[SC_MAX_WORLD];
+	int started = 0;
+	for (int r = 0; r < world; r++) {
+		rcs[r].pub = (struct sc_plugin_collectives){sizeof rcs[r].pub, t_a2a, t_ag, t_rs, t_ar, &rcs[r]};
+		rcs[r].g = &g;
+		rcs[r].rank = r;
+		args[r].call.coll = &rcs[r].pub;
+		if (pthread_create(&th[r], NULL, rank_thread, &args[r]) != 0) {
+			snprintf(args[0].st->why, sizeof args[0].st->why,
+				 "cannot start the thread of rank %d (memory limit? see --plugin-memory)", r);
+			return 4; /* the started ranks wait at a barrier: the child is killed */
+		}
+		started++;
+	}
+	for (int r = 0; r < started; r++)
+		pthread_join(th[r], NULL);
+	pthread_barrier_destroy(&g.bar);
+	for (int r = 0; r < world; r++)
+		if (args[0].st->rc[r] != 0)
+			return 3;
+	return 0;
+}
+
+struct child_job {
+	const struct sc_plugin_transform *tr;
+	struct thread_arg *args;
+	int world;
+};
+
+/* In the child: the library loaded and registered here, then the ranks. */
+static int exec_child(void *arg)
+{
+	struct child_job *j = arg;
+	struct rank_state *st = j->args[0].st;
+	const struct sc_plugin_lib *parent = lib_of(j->tr);
+	struct sc_plugin_lib *lib = calloc(1, sizeof *lib);
+	if (!lib)
+		return 4;
+	snprintf(lib->load, sizeof lib->load, "%s", parent->load);
+	if (do_register(lib)) {
+		snprintf(st->why, sizeof st->why, "%s", lib->why);
+		return 4;
+	}
+	const struct sc_plugin_transform *tr = sc_plugin_find(lib, j->tr->name);
+	if (!tr || strcmp(tr->contract, j->tr->contract) != 0) {
+		snprintf(st->why, sizeof st->why, "transform '%.64s' is registered differently on a second load",
+			 j->tr->name);
+		return 4;
+	}
+	for (int r = 0; r < j->world; r++) {
+		j->args[r].tr = tr;
+		j->args[r].call.user = tr->user;
+	}
+	return run_threads(j->args, j->world);
+}
+
+/* An overrun of a buffer the plugin was given, in words: "rank 0 wrote
+ * past the end of its output (16 bytes): first changed byte at +0". */
+static int overrun(const struct sc_tensor *in, const struct sc_tensor *out, int first, int n, char *buf,
+		   size_t len)
+{
+	for (int r = 0; r < n; r++)
+		for (int k = 0; k < 2; k++) {
+			const struct sc_buf *b = k ? in[r].buf : out[r].buf;
+			int64_t at;
+			const int side = sc_buf_guard_breach(b, &at);
+			if (side)
+				return snprintf(buf, len, "rank %d wrote %s its %s (%lld bytes): first changed byte at %s%lld",
+						first + r, side > 0 ? "past the end of" : "before the start of",
+						k ? "input" : "output", (long long)(b->nelem * b->esize),
+						side > 0 ? "+" : "-", (long long)at) > 0;
+		}
+	return 0;
+}
+
+/* Runs the ranks' threads in a sandboxed child; how it ended becomes a
+ * status and message. */
+static enum sc_status run_isolated(struct child_job *j, const struct sc_tensor *in, const struct sc_tensor *out,
 				   double timeout, struct sc_err *e)
 {
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0)
-		return SC_ERR(e, SC_E_INTERNAL, "fork failed: %s", strerror(errno));
-	if (pid == 0) {
-		struct group g;
-		g.world = world;
-		pthread_barrier_init(&g.bar, NULL, (unsigned)world);
-		struct rank_coll rcs[SC_MAX_WORLD];
-		pthread_t th[SC_MAX_WORLD];
-		for (int r = 0; r < world; r++) {
-			rcs[r].pub = (struct sc_plugin_collectives){sizeof rcs[r].pub, t_a2a, t_ag, t_rs, t_ar, &rcs[r]};
-			rcs[r].g = &g;
-			rcs[r].rank = r;
-			args[r].call.coll = &rcs[r].pub;
-			if (pthread_create(&th[r], NULL, rank_thread, &args[r]) != 0)
-				_exit(4);
-		}
-		for (int r = 0; r < world; r++)
-			pthread_join(th[r], NULL);
-		for (int r = 0; r < world; r++)
-			if (st->rc[r] != 0)
-				_exit(3);
-		_exit(0);
+	const int world = j->world;
+	const struct rank_state *st = j->args[0].st;
+	const struct sc_sandbox_opts so = {timeout, limits.memory};
+	struct sc_sandbox_result r;
+	SC_CHECK(sc_sandbox_run(exec_child, j, &so, &r, e));
+	char running[256], how[300], over[200] = "", mem[96] = "";
+	ranks_in(st, world, RANK_RUNNING, running, sizeof running);
+	sc_sandbox_describe(&r, "rank", how, sizeof how);
+	if (overrun(in, out, 0, world, over, sizeof over) && (r.end != SC_SANDBOX_RETURNED || r.code != 0))
+		strcat(over, ", and then ");
+	const size_t peak = r.peak_added > r.peak_rss ? r.peak_added : r.peak_rss;
+	if (limits.memory && peak >= limits.memory / 4 * 3)
+		snprintf(mem, sizeof mem, " (it mapped %zu MiB of its %zu MiB limit, --plugin-memory)", peak >> 20,
+			 limits.memory >> 20);
+	if (r.end == SC_SANDBOX_TIMEOUT) {
+		for (int k = 0; k < world; k++)
+			if (st->state[k] == RANK_DONE && st->rc[k] != 0)
+				return SC_ERR(e, SC_E_RUNTIME,
+					      "%srank %d returned %d while ranks %s waited in a collective (killed after %.0f s)",
+					      over, k, st->rc[k], running, timeout);
+		return SC_ERR(e, SC_E_RUNTIME, "%sthe plugin hung: no result after %.0f s (ranks still running: %s); killed",
+			      over, timeout, running[0] ? running : "none");
 	}
-	const double t0 = sc_clock_now();
-	long nap = 20000; /* ns */
-	int status;
-	for (;;) {
-		pid_t w = waitpid(pid, &status, WNOHANG);
-		if (w == pid)
-			break;
-		if (w < 0 && errno != EINTR)
-			return SC_ERR(e, SC_E_INTERNAL, "waitpid: %s", strerror(errno));
-		if (sc_clock_now() - t0 > timeout) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			char running[256], failed[64] = "";
-			ranks_in(st, world, RANK_RUNNING, running, sizeof running);
-			for (int r = 0; r < world; r++)
-				if (st->state[r] == RANK_DONE && st->rc[r] != 0) {
-					snprintf(failed, sizeof failed, "%d", r);
-					return SC_ERR(e, SC_E_RUNTIME,
-						      "rank %s returned %d while ranks %s waited in a collective (killed after %.0f s)",
-						      failed, st->rc[r], running, timeout);
-				}
-			return SC_ERR(e, SC_E_RUNTIME, "the plugin hung: no result after %.0f s (ranks still running: %s); killed",
-				      timeout, running[0] ? running : "none");
-		}
-		struct timespec ts = {0, nap};
-		nanosleep(&ts, NULL);
-		if (nap < 2000000)
-			nap *= 2;
-	}
-	if (WIFSIGNALED(status)) {
-		char running[256];
-		ranks_in(st, world, RANK_RUNNING, running, sizeof running);
-		int sig = WTERMSIG(status);
-		return SC_ERR(e, SC_E_RUNTIME, "the plugin crashed: signal %d (%s)%s%s", sig, strsignal(sig),
-			      running[0] ? " on rank " : "", running);
-	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 3) {
-		for (int r = 0; r < world; r++)
-			if (st->rc[r] != 0)
-				return SC_ERR(e, SC_E_RUNTIME, "rank %d: the transform returned %d", r, st->rc[r]);
-	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		char running[256];
-		ranks_in(st, world, RANK_RUNNING, running, sizeof running);
-		return SC_ERR(e, SC_E_RUNTIME,
-			      "the plugin's process exited with status %d%s%s (exit() in the plugin, or a sanitizer's report on stderr)",
-			      WIFEXITED(status) ? WEXITSTATUS(status) : -1, running[0] ? " on rank " : "", running);
-	}
+	if (r.end == SC_SANDBOX_SIGNAL)
+		return SC_ERR(e, SC_E_RUNTIME, "%sthe plugin %s%s%s%s", over, how, running[0] ? " on rank " : "",
+			      running, mem);
+	if (r.end == SC_SANDBOX_EXIT || r.end == SC_SANDBOX_EXITED)
+		return SC_ERR(e, SC_E_RUNTIME, "%sthe plugin %s%s", over, how, mem);
+	if (r.code == 4)
+		return SC_ERR(e, SC_E_RUNTIME, "%s%.255s", over, st->why);
+	if (r.code == 3)
+		for (int k = 0; k < world; k++)
+			if (st->rc[k] != 0)
+				return SC_ERR(e, SC_E_RUNTIME, "%srank %d: the transform returned %d%s", over, k, st->rc[k],
+					      mem);
+	if (r.code != 0)
+		return SC_ERR(e, SC_E_RUNTIME, "the plugin's child ended with code %d", r.code);
+	if (over[0])
+		return SC_ERR(e, SC_E_RUNTIME, "%s", over);
+	if (r.leftovers)
+		return SC_ERR(e, SC_E_RUNTIME, "the plugin left processes running after every rank returned (killed)");
 	return SC_OK;
 }
 
-enum sc_status sc_plugin_exec(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
-			      struct sc_err *e)
+/* Each rank's output, shaped by the contract. */
+static enum sc_status outputs(const struct sc_spec *s, const struct sc_case *c, struct sc_exec *x, unsigned es,
+			      struct sc_tensor *out, struct sc_err *e)
 {
-	const struct sc_plugin_transform *tr = t->use_baseline ? t->baseline : t->plugin;
-	const struct sc_spec *s = t->spec;
-	const unsigned es = x->prov ? 8u : (unsigned)sc_dtype_size(c->dtype);
-	struct sc_tensor out[SC_MAX_WORLD];
 	for (int r = 0; r < x->nlocal; r++) {
 		int64_t shape[SC_MAX_DIMS];
 		int nd;
@@ -457,14 +660,24 @@ enum sc_status sc_plugin_exec(struct sc_target *t, const struct sc_case *c, stru
 			nd = m.lndim;
 			memcpy(shape, m.lshape, sizeof(int64_t) * (size_t)nd);
 		}
+		sc_arena_on(x->arena, x->first + r);
 		SC_CHECK(sc_tensor_empty(x->arena, shape, nd, es, &out[r], e));
 	}
+	return SC_OK;
+}
+
+enum sc_status sc_plugin_exec(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
+			      struct sc_err *e)
+{
+	const struct sc_plugin_transform *tr = t->use_baseline ? t->baseline : t->plugin;
+	const unsigned es = x->prov ? 8u : (unsigned)sc_dtype_size(c->dtype);
+	struct sc_tensor out[SC_MAX_WORLD];
+	SC_CHECK(outputs(t->spec, c, x, es, out, e));
 	struct sc_plugin_native native = {sizeof native, NULL, NULL, NULL};
 	struct thread_arg args[SC_MAX_WORLD];
-	struct sc_buf *sb = sc_arena_buf(x->arena, (int64_t)sizeof(struct rank_state), 1);
-	if (!sb)
+	struct rank_state *st = mmap(NULL, sizeof *st, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (st == MAP_FAILED)
 		return SC_ERR(e, SC_E_NOMEM, "out of memory");
-	struct rank_state *st = (struct rank_state *)(void *)sb->data;
 	memset(st, 0, sizeof *st);
 	for (int r = 0; r < x->nlocal; r++) {
 		struct sc_plugin_call *call = &args[r].call;
@@ -483,37 +696,26 @@ enum sc_status sc_plugin_exec(struct sc_target *t, const struct sc_case *c, stru
 		args[r].st = st;
 		args[r].rank = r;
 	}
-	const double timeout = t->plugin_timeout > 0 ? t->plugin_timeout : 10;
+	const double timeout = t->plugin_timeout > 0 ? t->plugin_timeout : limits.timeout > 0 ? limits.timeout : 10;
+	enum sc_status rs = SC_OK;
 	if (x->nlocal == c->world && x->nlocal > 0) {
-		if (x->arena->shared) {
-			SC_CHECK(run_isolated(args, c->world, st, timeout, e));
-		} else { /* no isolation: threads in this process */
-			struct group g;
-			g.world = c->world;
-			pthread_barrier_init(&g.bar, NULL, (unsigned)c->world);
-			struct rank_coll rcs[SC_MAX_WORLD];
-			pthread_t th[SC_MAX_WORLD];
-			for (int r = 0; r < c->world; r++) {
-				rcs[r].pub = (struct sc_plugin_collectives){sizeof rcs[r].pub, t_a2a, t_ag, t_rs, t_ar, &rcs[r]};
-				rcs[r].g = &g;
-				rcs[r].rank = r;
-				args[r].call.coll = &rcs[r].pub;
-				pthread_create(&th[r], NULL, rank_thread, &args[r]);
-			}
-			for (int r = 0; r < c->world; r++)
-				pthread_join(th[r], NULL);
-			pthread_barrier_destroy(&g.bar);
-			for (int r = 0; r < c->world; r++)
-				if (st->rc[r] != 0)
-					return SC_ERR(e, SC_E_RUNTIME, "rank %d: the transform returned %d", r, st->rc[r]);
-		}
+		struct child_job j = {tr, args, c->world};
+		if (x->arena->shared)
+			rs = run_isolated(&j, x->t, out, timeout, e);
+		else
+			rs = SC_ERR(e, SC_E_INTERNAL, "a plugin's ranks in one process need a shared arena");
 	} else if (x->nlocal == 1) { /* one rank per process (mpi): in process */
+		rs = bind_here(lib_of(tr), e);
 		struct be_coll bc = {{sizeof bc.pub, b_a2a, b_ag, b_rs, b_ar, &bc}, x->be, c->world};
 		args[0].call.coll = &bc.pub;
-		int rc = tr->run(&args[0].call);
+		args[0].call.user = tr->user;
+		int rc = rs == SC_OK ? tr->run(&args[0].call) : 0;
 		if (rc != 0)
-			return SC_ERR(e, SC_E_RUNTIME, "rank %d: the transform returned %d", x->first, rc);
+			rs = SC_ERR(e, SC_E_RUNTIME, "rank %d: the transform returned %d", x->first, rc);
 	}
+	munmap(st, sizeof *st);
+	if (rs != SC_OK)
+		return rs;
 	for (int r = 0; r < x->nlocal; r++)
 		x->t[r] = out[r];
 	return SC_OK;

@@ -1,12 +1,16 @@
 /* sc_plugin: loading plugins (shardcheck/plugin.h) and running their
  * transforms as targets.
  *
+ * Loading runs the plugin's registration in a sandboxed child
+ * (src/util/sc_sandbox.h) under the run timeout and memory limit: a crash,
+ * hang or exit() there is an error naming the plugin, never shardcheck's.
  * On backends that hold every rank in one process (sim), a case runs in a
- * forked child with one thread per rank, on buffers of a shared arena: a
- * crash, abort, exception or hang of the plugin ends only the child and
- * becomes a runtime failure of the case ("rank 1 crashed: SIGSEGV"), shrunk
- * like any other. On backends with one process per rank (mpi), run is
- * called in process on the local rank. */
+ * sandboxed child (own process group, stdout to stderr, memory limit) with
+ * one thread per rank, on buffers of a shared arena: a crash, exit, hang,
+ * overrun of a buffer or a process left behind ends only the child and
+ * becomes a runtime failure of the case ("rank 1 called exit(3)"), shrunk
+ * like any other. On backends with one process per rank (mpi), the library
+ * is loaded in process and run is called on the local rank. */
 #ifndef SC_PLUGIN_H
 #define SC_PLUGIN_H
 
@@ -16,7 +20,16 @@
 
 struct sc_plugin_lib;
 
-/* dlopens path and calls its sc_plugin_register. */
+/* Limits on the plugin's children: seconds per registration and per case
+ * (a target's plugin_timeout overrides), bytes of address space (0: none). */
+struct sc_plugin_limits {
+	double timeout;
+	size_t memory;
+};
+void sc_plugin_set_limits(const struct sc_plugin_limits *l);
+
+/* Runs path's sc_plugin_register in a child and keeps the transforms it
+ * registered (names, contracts, descriptions). */
 enum sc_status sc_plugin_load(const char *path, struct sc_plugin_lib **out, struct sc_err *e);
 void sc_plugin_close(struct sc_plugin_lib *lib); /* NULL-safe */
 int sc_plugin_count(const struct sc_plugin_lib *lib);

@@ -1,0 +1,53 @@
+/* sc_sandbox: runs untrusted code (a plugin's registration, a plugin's
+ * transform) in a forked child that cannot take shardcheck down with it.
+ *
+ * The child runs in its own process group (killed as a group when it ends,
+ * so processes it forked do not outlive it), with its stdout sent to
+ * stderr (a plugin's printf cannot corrupt `--json -`), under an address
+ * space limit counted from what the child already maps at the fork, and
+ * under a wall-clock timeout. How it ended is told apart: the function
+ * returned, the code called exit() (and on which tagged thread), _exit, a
+ * signal, the timeout, processes left behind. */
+#ifndef SC_SANDBOX_H
+#define SC_SANDBOX_H
+
+#include <stddef.h>
+
+#include "sc_status.h"
+
+enum sc_sandbox_end {
+	SC_SANDBOX_RETURNED, /* fn returned; code is its value */
+	SC_SANDBOX_EXIT,     /* the child called exit(code) (atexit ran) */
+	SC_SANDBOX_EXITED,   /* the child ended by _exit(code) without returning */
+	SC_SANDBOX_SIGNAL,   /* killed by signal `code` */
+	SC_SANDBOX_TIMEOUT   /* still running after the timeout: killed */
+};
+
+struct sc_sandbox_opts {
+	double timeout; /* seconds; 0: none */
+	size_t memory;  /* bytes of address space the child may add; 0: no limit */
+};
+
+struct sc_sandbox_result {
+	enum sc_sandbox_end end;
+	int code;
+	int tag;          /* sc_sandbox_tag of the thread that called exit() (-1: none) */
+	int leftovers;    /* processes of the child's group still running when it ended */
+	size_t peak_rss;  /* bytes */
+	size_t peak_added; /* address space added at its peak, when it returned or called exit (else 0) */
+	double seconds;
+};
+
+/* Runs fn(arg) in a child (see above); *out says how it ended. Fails only
+ * when the child cannot be started. */
+enum sc_status sc_sandbox_run(int (*fn)(void *), void *arg, const struct sc_sandbox_opts *o,
+			      struct sc_sandbox_result *out, struct sc_err *e);
+/* Inside fn: tags the calling thread (a rank), for exit() reports. */
+void sc_sandbox_tag(int tag);
+/* The default memory limit: half the machine's physical memory. */
+size_t sc_sandbox_default_memory(void);
+/* "exit(3) called on rank 1", "killed by signal 11 (Segmentation fault)",
+ * ... (what the end was, in words; tag_name labels tags, e.g. "rank"). */
+void sc_sandbox_describe(const struct sc_sandbox_result *r, const char *tag_name, char *buf, size_t n);
+
+#endif

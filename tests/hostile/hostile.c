@@ -1,0 +1,135 @@
+/* Hostile plugins: each transform is a correct copy (rank r's shard of
+ * X[n] in, the same shard out) plus one fault that shardcheck must survive
+ * and name. Built once per registration fault as well:
+ *   -DHOSTILE_REG=1  registration segfaults
+ *   -DHOSTILE_REG=2  registration never returns
+ *   -DHOSTILE_REG=3  registration calls exit(0)
+ * HOSTILE_PIDFILE names a file where `fork_leave` appends the pid of the
+ * process it leaves behind. */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "shardcheck/plugin.h"
+
+static size_t nbytes(const struct sc_plugin_tensor *t)
+{
+	size_t n = t->elem_size;
+	for (int d = 0; d < t->ndim; d++)
+		n *= (size_t)t->shape[d];
+	return n;
+}
+
+static int copy(const struct sc_plugin_call *call)
+{
+	memcpy(call->output.data, call->input.data, nbytes(&call->input));
+	return 0;
+}
+
+/* Writes len bytes past the end of the output: a constant byte, or an
+ * increasing one (pattern < 0). */
+static int overrun(const struct sc_plugin_call *call, size_t len, int pattern)
+{
+	copy(call);
+	unsigned char *end = (unsigned char *)call->output.data + nbytes(&call->output);
+	for (size_t i = 0; i < len; i++)
+		end[i] = (unsigned char)(pattern < 0 ? i : (size_t)pattern);
+	return 0;
+}
+
+static int over64_zero(const struct sc_plugin_call *c) { return overrun(c, 64, 0x00); }
+static int over64_a5(const struct sc_plugin_call *c) { return overrun(c, 64, 0xA5); }
+static int over4k_ff(const struct sc_plugin_call *c) { return overrun(c, 4096, 0xFF); }
+static int over4k_inc(const struct sc_plugin_call *c) { return overrun(c, 4096, -1); }
+static int over1m_zero(const struct sc_plugin_call *c) { return overrun(c, 1 << 20, 0x00); }
+static int over1m_a5(const struct sc_plugin_call *c) { return overrun(c, 1 << 20, 0xA5); }
+
+static int fork_leave(const struct sc_plugin_call *call)
+{
+	if (call->rank == 0) {
+		pid_t p = fork();
+		if (p == 0) {
+			const char *f = getenv("HOSTILE_PIDFILE");
+			FILE *o = f ? fopen(f, "a") : NULL;
+			if (o) {
+				fprintf(o, "%ld\n", (long)getpid());
+				fclose(o);
+			}
+			for (int i = 0; i < 600; i++)
+				sleep(1);
+			_exit(0);
+		}
+	}
+	return copy(call);
+}
+
+static int print_stdout(const struct sc_plugin_call *call)
+{
+	printf("hostile: not JSON {\n");
+	fflush(stdout);
+	return copy(call);
+}
+
+static int exit_in_run(const struct sc_plugin_call *call)
+{
+	if (call->rank == call->world - 1)
+		exit(0);
+	return copy(call);
+}
+
+static int sigkill_self(const struct sc_plugin_call *call)
+{
+	kill(getpid(), SIGKILL);
+	return copy(call);
+}
+
+/* Maps and touches up to 64 GiB in 64 MiB pieces; 12 (ENOMEM) once an
+ * allocation fails. */
+static int hog(const struct sc_plugin_call *call)
+{
+	const size_t piece = (size_t)64 << 20;
+	for (int i = 0; i < 1024; i++) {
+		char *p = malloc(piece);
+		if (!p)
+			return 12;
+		memset(p, 1, piece);
+	}
+	return copy(call);
+}
+
+#define T(fn) {#fn, fn}
+static const struct {
+	const char *name;
+	int (*run)(const struct sc_plugin_call *);
+} transforms[] = {
+	T(over64_zero), T(over64_a5), T(over4k_ff), T(over4k_inc), T(over1m_zero), T(over1m_a5),
+	T(fork_leave), T(print_stdout), T(exit_in_run), T(sigkill_self), T(hog), T(copy),
+};
+
+int sc_plugin_register(struct sc_plugin_registry *reg)
+{
+#if HOSTILE_REG == 1
+	int *volatile wild = NULL;
+	*wild = 1;
+#elif HOSTILE_REG == 2
+	for (volatile int spin = 1; spin;)
+		;
+#elif HOSTILE_REG == 3
+	exit(0);
+#endif
+	for (size_t i = 0; i < sizeof transforms / sizeof transforms[0]; i++) {
+		struct sc_plugin_transform t;
+		memset(&t, 0, sizeof t);
+		t.size = sizeof t;
+		t.abi_version = SC_PLUGIN_ABI_VERSION;
+		t.name = transforms[i].name;
+		t.contract = "dims n\ninput shard n\noutput shard n\n";
+		t.run = transforms[i].run;
+		if (reg->add(reg, &t) != 0)
+			return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# The gate against hostile plugins (tests/hostile/hostile.c): every fault in
+# a plugin's registration or run is an exit 1 (a failure of the case) or 2
+# (a plugin error), never 0 and never a signal; its message names the fault;
+# the report is written; no process of the plugin is left running.
+# Usage: test_hostile.sh PATH/TO/shardcheck HOSTILE_DIR
+set -u
+sc=$1 dir=$2
+pass=0 fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAILED: $*" >&2; }
+export HOSTILE_PIDFILE=$tmp/pids
+
+# gate WANT NAME LIB ARGS...: runs the gate with a report, then checks the
+# exit code, the report and that nothing of it is left running.
+gate() {
+	local want=$1 name=$2 lib=$3; shift 3
+	"$sc" gate --plugin "$dir/lib$lib.so" --report "$tmp/$name" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+	local rc=$?
+	[ $rc -eq "$want" ] && ok || { bad "$name: exit $rc, want $want"; tail -n 8 "$tmp/$name.out" "$tmp/$name.err" >&2; }
+	[ -s "$tmp/$name/report.json" ] && [ -s "$tmp/$name/junit.xml" ] && ok || bad "$name: no report written"
+	sleep 0.2
+	if pgrep -f -- "--report $tmp/$name" >/dev/null; then
+		bad "$name: processes left running"; pkill -9 -f -- "--report $tmp/$name"
+	else ok; fi
+}
+has() { # NAME REGEX: in the output or the report
+	if grep -qE -- "$2" "$tmp/$1.out" "$tmp/$1.err" && grep -qE -- "$2" "$tmp/$1/report.json"; then ok
+	else bad "$1: '$2' not in the output and the report"; tail -n 8 "$tmp/$1.out" "$tmp/$1.err" >&2; fi
+}
+
+# registration: a crash, an endless loop, exit(0): a plugin error, exit 2
+gate 2 reg_segv hostile_reg_segv --timeout 5
+has reg_segv "registration \(sc_plugin_register\) crashed: signal 11"
+start=$(date +%s)
+gate 2 reg_loop hostile_reg_loop --timeout 1
+has reg_loop "registration \(sc_plugin_register\) hung: no result after 1 s"
+[ $(( $(date +%s) - start )) -lt 20 ] && ok || bad "reg_loop: took too long"
+gate 2 reg_exit hostile_reg_exit
+has reg_exit "registration \(sc_plugin_register\) called exit\(0\)"
+
+# writes past the output: 64 B, 4 KiB and 1 MiB, with several patterns
+# (0xA5 was the constant guard byte of older versions)
+for t in over64_zero over64_a5 over4k_ff over4k_inc over1m_zero over1m_a5; do
+	gate 1 "$t" hostile "$t" --property semantics --cases 20
+	has "$t" "rank 0 wrote past the end of its output \(4 bytes\): first changed byte at \+0"
+done
+
+# a forked process left behind: killed with the case's process group
+: >"$HOSTILE_PIDFILE"
+gate 1 fork_leave hostile fork_leave --property semantics --cases 20
+has fork_leave "left processes running after every rank returned \(killed\)"
+n=0 alive=0
+while read -r p; do n=$((n + 1)); kill -0 "$p" 2>/dev/null && alive=$((alive + 1)); done <"$HOSTILE_PIDFILE"
+[ "$n" -gt 0 ] && [ "$alive" -eq 0 ] && ok || bad "fork_leave: $alive of $n forked processes still alive"
+
+# printing to stdout: stdout stays the JSON document alone
+"$sc" gate --plugin "$dir/libhostile.so" print_stdout --cases 20 --json - >"$tmp/json.out" 2>"$tmp/json.err"
+rc=$?
+[ $rc -eq 0 ] && ok || bad "print_stdout: exit $rc"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["results"]' "$tmp/json.out" 2>/dev/null && ok \
+	|| { bad "print_stdout: stdout is not the JSON document"; head -3 "$tmp/json.out" >&2; }
+grep -q "hostile: not JSON" "$tmp/json.err" && ok || bad "print_stdout: the plugin's output is not on stderr"
+
+# exit() in run, SIGKILL of itself
+gate 1 exit_in_run hostile exit_in_run --property semantics --cases 20
+has exit_in_run "the plugin called exit\(0\) on rank 0"
+grep -q "minimal case: world=1 n=1 " "$tmp/exit_in_run.out" && ok || bad "exit_in_run: not shrunk to world=1 n=1"
+gate 1 sigkill_self hostile sigkill_self --property semantics --cases 20
+has sigkill_self "the plugin crashed: signal 9 \(Killed\)"
+
+# 64 GiB asked for under --plugin-memory 256M: the allocation fails in the
+# child (or its sanitizer reports it), and the limit is named
+gate 1 hog hostile hog --property semantics --cases 3 --plugin-memory 256M
+has hog "--plugin-memory"
+"$sc" gate --plugin "$dir/libhostile.so" copy --plugin-memory 12Q >/dev/null 2>&1
+[ $? -eq 2 ] && ok || bad "--plugin-memory 12Q accepted"
+
+# a correct transform of the same library passes
+"$sc" gate --plugin "$dir/libhostile.so" copy --cases 50 >"$tmp/copy.out" 2>&1 && ok || bad "copy: $(tail -3 "$tmp/copy.out")"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
