@@ -24,6 +24,7 @@ struct sc_ctx {
 	unsigned char *scratch;
 	size_t scratch_cap;
 	struct sc_err err; /* details of SC_V_ERROR */
+	int limited;       /* the last case went over the per-case memory limit */
 };
 
 struct sc_ctx *sc_ctx_new(struct sc_backend *be, uint32_t dtypes);

@@ -461,7 +461,7 @@ int sc_cli_load_targets(struct sc_cli *c, struct sc_target *t, int *nt, FILE *lo
 		}
 		int bad = 0;
 		for (int k = 0; k < nf; k++) {
-			if (n >= SC_CLI_MAX_TARGETS) {
+			if (n >= SC_CLI_MAX_TARGETS || (c->specs_only && S_ISDIR(st.st_mode) && ends_with(files[k], ".case"))) {
 				free(files[k]);
 				continue;
 			}

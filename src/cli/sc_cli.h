@@ -50,6 +50,7 @@ struct sc_cli {
 	const struct sc_cmd *cmd; /* the command being parsed (its help, its bit) */
 	const char *plugin, *baseline;
 	int seed_random;
+	int specs_only; /* sc_cli_load_targets leaves .case files in directories out */
 	enum sc_dtype dtype;
 	const char *targets[SC_CLI_MAX_TARGETS];
 	int ntargets;

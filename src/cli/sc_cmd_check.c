@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "sc_cli.h"
+#include "sc_clock.h"
 #include "sc_fs.h"
 #include "sc_report.h"
 
@@ -21,7 +22,7 @@ struct run {
 	struct sc_plugin_lib *libs[2];
 	struct sc_ctx *ctx;
 	struct sc_result *res;
-	int nres, errors, unmet, fails, passes, expected_fails;
+	int nres, errors, unmet, fails, passes, expected_fails, not_run;
 };
 
 static void run_free(struct run *r)
@@ -151,8 +152,12 @@ static int check_one(struct run *r, struct sc_target *t, const struct sc_propert
 		return 1;
 	}
 	r->passes++;
+	char extra[96] = "";
+	if (res->limited)
+		snprintf(extra, sizeof extra, " (%ld over --case-memory, skipped)", res->limited);
 	if (!c->quiet)
-		fprintf(r->out, "pass  %-44s %-18s %ld cases, %.2fs\n", res->target, p->name, res->cases, res->seconds);
+		fprintf(r->out, "pass  %-44s %-18s %ld cases, %.2fs%s\n", res->target, p->name, res->cases,
+			res->seconds, extra);
 	fflush(r->out);
 	return 0;
 }
@@ -165,12 +170,33 @@ static void check_all(struct run *r)
 	fprintf(r->out, "shardcheck %s: seed %llu, backend %s, %d target%s, world %d..%d, %ld cases per property\n",
 		SC_VERSION, (unsigned long long)c->co.seed, c->backend, r->nt, r->nt == 1 ? "" : "s", c->co.gen.world_lo,
 		c->co.gen.world_hi, c->co.cases ? c->co.cases : 1000L);
+	/* --time bounds the run, shrinking included: each check gets a fair
+	 * share of what is left, and shrinking stops at the deadline */
+	int left = 0;
+	for (int i = 0; i < r->nt; i++)
+		for (int k = 0; k < np; k++)
+			left += (!c->property || strcmp(c->property, props[k]->name) == 0) && props[k]->applies(&r->targets[i]);
+	const double t0 = sc_clock_now();
+	if (c->total > 0)
+		c->co.deadline = t0 + c->total;
 	for (int i = 0; i < r->nt; i++) {
 		struct sc_target *t = &r->targets[i];
 		int target_failed = 0;
-		for (int k = 0; k < np; k++)
-			if ((!c->property || strcmp(c->property, props[k]->name) == 0) && props[k]->applies(t))
-				target_failed |= check_one(r, t, props[k]);
+		for (int k = 0; k < np; k++) {
+			if (!((!c->property || strcmp(c->property, props[k]->name) == 0) && props[k]->applies(t)))
+				continue;
+			if (c->total > 0) {
+				const double rest = c->co.deadline - sc_clock_now();
+				if (rest <= 0) {
+					r->not_run += left;
+					left = 0;
+					break;
+				}
+				c->co.seconds = rest / left;
+			}
+			left--;
+			target_failed |= check_one(r, t, props[k]);
+		}
 		if (t->corpus && t->expect >= 0 && (t->expect == 1) != target_failed) {
 			r->unmet++;
 			fprintf(r->out, "UNMET %-44s expected %s, but %s\n", t->name,
@@ -197,10 +223,14 @@ static int finish(struct run *r, int full_argc, char **full_argv)
 				unexpected = 1;
 		code = unexpected ? 1 : 0;
 	}
+	if (r->not_run)
+		fprintf(r->out, "time: --time %.0f s was up with %d check%s not run\n", c->total, r->not_run,
+			r->not_run == 1 ? "" : "s");
 	fprintf(r->out, "%d checks: %d pass, %d fail (%d expected), %d error; %d expectation%s unmet; seed %llu\n",
 		r->nres, r->passes, r->fails, r->expected_fails, r->errors, r->unmet, r->unmet == 1 ? "" : "s",
 		(unsigned long long)c->co.seed);
-	struct sc_report_meta meta = {SC_VERSION, c->co.seed, c->backend, full_argc, full_argv};
+	struct sc_report_meta meta = {SC_VERSION, c->co.seed, c->backend, full_argc, full_argv,
+				      r->not_run ? "out of time" : NULL};
 	if (c->report_dir && sc_backend_leader(r->be)) {
 		if (sc_report_write(c->report_dir, &meta, r->res, r->nres, &e) != SC_OK) {
 			fprintf(stderr, "shardcheck: %s\n", e.msg);

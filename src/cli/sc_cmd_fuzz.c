@@ -69,6 +69,12 @@ static void fuzz_event(void *u, const struct sc_fuzz_event *ev)
 	case SC_FZ_ERROR:
 		printf("%sERROR %s %s: %s\n", pre, ev->res->target, ev->res->property, ev->res->error);
 		break;
+	case SC_FZ_STALE:
+		printf("%sSTALE %s: cannot be replayed, skipped: %s\n", pre, ev->case_file, ev->res->error);
+		break;
+	case SC_FZ_WARNING:
+		printf("%sWARN  %s\n", pre, ev->msg);
+		break;
 	}
 	fflush(stdout); /* a run killed at any point keeps what it printed */
 }
@@ -120,6 +126,7 @@ static int fuzz_setup(struct fuzz_run *f, int argc, char **argv)
 		c->co.gen.world_hi = sc_backend_max_world(f->be);
 	static struct sc_target all[SC_CLI_MAX_TARGETS];
 	int na = 0;
+	c->specs_only = 1; /* findings are replayed on their own, a stale one skipped */
 	if ((rc = sc_cli_load_targets(c, all, &na, stderr)) != 0) {
 		fprintf(stderr, "shardcheck: nothing run\n");
 		return rc;
@@ -130,10 +137,8 @@ static int fuzz_setup(struct fuzz_run *f, int argc, char **argv)
 		else
 			f->targets[f->nt++] = all[i];
 	}
-	if (sc_fs_mkdirs(f->report, &e) != SC_OK) {
-		fprintf(stderr, "shardcheck: %s\n", e.msg);
-		return 2;
-	}
+	if (sc_fs_mkdirs(f->report, &e) != SC_OK) /* findings still go to the corpus */
+		printf("WARN  %s; the run goes on, findings are saved in %s\n", e.msg, f->findings);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = fuzz_stop_handler;
@@ -152,14 +157,16 @@ static int fuzz_finish(struct fuzz_run *f, struct sc_result *res, int nres, int 
 	for (int i = 0; owned && i < nres; i++)
 		if (res[i].tgt && res[i].tgt->has_case)
 			owned[nowned++] = res[i].tgt;
-	int n = 0, newf = 0, still = 0, fixed = 0, expected = 0, errors = 0;
+	int n = 0, newf = 0, still = 0, fixed = 0, expected = 0, errors = 0, stale = 0;
 	long cases = 0;
 	for (int i = 0; i < nres; i++) {
 		struct sc_result *r = &res[i];
-		if (r->verdict == SC_V_SKIP && r->cases == 0)
+		if (r->verdict == SC_V_SKIP && r->cases == 0 && !r->stale)
 			continue;
 		cases += r->cases;
-		if (r->tgt->has_case) {
+		stale += r->stale;
+		if (r->stale) {
+		} else if (r->tgt->has_case) {
 			still += r->verdict == SC_V_FAIL;
 			fixed += r->verdict == SC_V_PASS;
 		} else if (r->verdict == SC_V_FAIL) {
@@ -173,17 +180,19 @@ static int fuzz_finish(struct fuzz_run *f, struct sc_result *res, int nres, int 
 			res[n] = *r;
 		n++;
 	}
-	struct sc_report_meta meta = {SC_VERSION, c->co.seed, c->backend, full_argc, full_argv};
+	struct sc_report_meta meta = {SC_VERSION, c->co.seed, c->backend, full_argc, full_argv,
+				      fuzz_stop ? "stopped" : "complete"};
 	int code = errors ? 2 : (newf || still) ? 1 : 0;
 	struct sc_err e;
 	if (sc_backend_leader(f->be)) {
-		if (sc_report_write(f->report, &meta, res, n, &e) != SC_OK) {
-			fprintf(stderr, "shardcheck: %s\n", e.msg);
+		int wrote = sc_report_write(f->report, &meta, res, n, &e) == SC_OK;
+		if (!wrote) {
+			fprintf(stderr, "shardcheck: %s (the findings are in %s)\n", e.msg, f->findings);
 			code = 2;
 		}
-		printf("fuzz %s: %ld cases; %d new failure%s, %d earlier still failing, %d fixed, %d expected, %d error%s; report %s\n",
-		       fuzz_stop ? "stopped" : "done", cases, newf, newf == 1 ? "" : "s", still, fixed, expected, errors,
-		       errors == 1 ? "" : "s", f->report);
+		printf("fuzz %s: %ld cases; %d new failure%s, %d earlier still failing, %d fixed, %d stale, %d expected, %d error%s; report %s\n",
+		       fuzz_stop ? "stopped" : "done", cases, newf, newf == 1 ? "" : "s", still, fixed, stale, expected,
+		       errors, errors == 1 ? "" : "s", wrote ? f->report : "NOT written");
 	}
 	for (int i = 0; i < nowned; i++) {
 		sc_target_free(owned[i]);
@@ -200,6 +209,7 @@ static int fuzz_main(int argc, char **argv, int full_argc, char **full_argv)
 	int code = fuzz_setup(&f, argc, argv);
 	struct sc_result *res = NULL;
 	struct sc_ctx *ctx = NULL;
+	struct sc_fuzz_sigs *sigs = NULL;
 	if (code)
 		goto out;
 	struct sc_cli *c = &f.c;
@@ -209,23 +219,31 @@ static int fuzz_main(int argc, char **argv, int full_argc, char **full_argv)
 	       SC_VERSION, (unsigned long long)c->co.seed, c->backend, f.nt, dur, f.jobs, f.jobs == 1 ? "" : "s",
 	       f.report, f.findings);
 	fflush(stdout);
-	const int cap = f.nt * 8 + 1100;
+	const struct sc_property *const *props;
+	const int cap = f.nt * sc_properties(&props) + sc_fuzz_count_findings(f.findings) + 16;
 	res = calloc((size_t)cap, sizeof *res);
 	ctx = sc_ctx_new(f.be, c->co.gen.dtypes);
+	sigs = sc_fuzz_sigs_new();
 	if (ctx)
 		ctx->arena.max_bytes = c->case_memory;
-	if (!res || !ctx) {
+	if (!res || !ctx || !sigs) {
 		fprintf(stderr, "shardcheck: out of memory\n");
 		code = 2;
 		goto out;
 	}
+	struct sc_err e;
+	/* a report that says it is incomplete until the run ends: a run killed
+	 * (even by kill -9) leaves no report that looks current */
+	struct sc_report_meta running = {SC_VERSION, c->co.seed, c->backend, full_argc, full_argv, "running"};
+	if (sc_backend_leader(f.be) && sc_report_write(f.report, &running, res, 0, &e) != SC_OK)
+		printf("WARN  %s\n", e.msg);
 	struct fuzz_print fp = {f.jobs, c->quiet};
 	struct sc_fuzz_opts fo = {.co = c->co, .seconds = f.total, .backend = c->backend, .report_dir = f.report,
-				  .findings_dir = f.findings, .stop = &fuzz_stop, .event = fuzz_event, .u = &fp};
+				  .findings_dir = f.findings, .sigs = sigs, .stop = &fuzz_stop, .event = fuzz_event,
+				  .u = &fp};
 	int nres = 0;
-	struct sc_err e;
 	enum sc_status st = f.jobs == 1 ? sc_fuzz_campaign(ctx, f.targets, f.nt, &fo, res, cap, &nres, &e)
-					: sc_fuzz_jobs(ctx, f.targets, f.nt, &fo, f.jobs, f.report, res, cap, &nres, &e);
+					: sc_fuzz_jobs(ctx, f.targets, f.nt, &fo, f.jobs, res, cap, &nres, &e);
 	if (st != SC_OK) {
 		fprintf(stderr, "shardcheck: %s\n", e.msg);
 		code = 2;
@@ -235,6 +253,7 @@ static int fuzz_main(int argc, char **argv, int full_argc, char **full_argv)
 out:
 	free(res);
 	sc_ctx_free(ctx);
+	sc_fuzz_sigs_free(sigs);
 	sc_backend_close(f.be);
 	for (int i = 0; i < f.nt; i++)
 		sc_target_free(&f.targets[i]);

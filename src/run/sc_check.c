@@ -38,7 +38,12 @@ enum sc_verdict sc_check_case(struct sc_ctx *ctx, struct sc_target *t, const str
 	ctx->arena.shared = (t->ops->flags & SC_TARGET_HOST_ONLY) != 0;
 	int first;
 	const int mine = ctx->be->ops->local_ranks(ctx->be, c->world, &first) > 0;
+	ctx->arena.over_limit = 0;
 	enum sc_verdict v = mine ? p->check(ctx, t, c, f) : SC_V_SKIP;
+	/* a case over the memory limit says nothing about the target */
+	ctx->limited = v == SC_V_FAIL && ctx->arena.over_limit;
+	if (ctx->limited)
+		v = SC_V_SKIP;
 	if (!ctx->be->ops->combine) {
 		if (v == SC_V_FAIL)
 			worst_message(f);
@@ -89,12 +94,22 @@ struct pred {
 	struct sc_target *t;
 	const struct sc_property *p;
 	const struct sc_check_opts *o;
+	int cut; /* the deadline passed while shrinking */
 };
+
+static int past(const struct sc_check_opts *o)
+{
+	return o->deadline > 0 && sc_clock_now() >= o->deadline;
+}
 
 static int still_fails(void *vp, const struct sc_case *c)
 {
 	struct pred *pr = vp;
 	struct sc_failure f;
+	if (pr->cut || past(pr->o)) { /* the rest of the shrink is given up: candidates "pass" */
+		pr->cut = 1;
+		return 0;
+	}
 	if (pr->o->on_case)
 		pr->o->on_case(pr->o->on_case_ctx, pr->t, pr->p, c);
 	return sc_check_case(pr->ctx, pr->t, pr->p, c, &f) == SC_V_FAIL;
@@ -119,9 +134,15 @@ enum sc_status sc_check_run(struct sc_ctx *ctx, struct sc_target *t, const struc
 		res->cases = 1;
 		res->cx = t->fixed;
 		res->verdict = sc_check_case(ctx, t, p, &t->fixed, &res->fail);
+		if (ctx->limited) {
+			res->verdict = SC_V_ERROR;
+			snprintf(res->error, sizeof res->error,
+				 "the case went over the per-case memory limit (--case-memory %zu MiB)",
+				 (ctx->arena.max_bytes ? ctx->arena.max_bytes : SC_ARENA_DEFAULT_MAX) >> 20);
+		}
 		if (res->verdict == SC_V_FAIL)
 			res->have_cx = 1;
-		if (res->verdict == SC_V_ERROR)
+		if (res->verdict == SC_V_ERROR && !ctx->limited)
 			snprintf(res->error, sizeof res->error, "%s", ctx->err.msg);
 		res->seconds = sc_clock_now() - t0;
 		return SC_OK;
@@ -131,10 +152,14 @@ enum sc_status sc_check_run(struct sc_ctx *ctx, struct sc_target *t, const struc
 	res->verdict = SC_V_PASS;
 	long skipped = 0;
 	for (long i = 0; i < ncases; i++) {
-		if ((i & 255) == 255 && (o->seconds > 0 || o->progress)) {
+		/* one process looks at the clock every case; several agree every 256 */
+		if (((i & 255) == 255 || !ctx->be->ops->combine) && (o->seconds > 0 || o->deadline > 0 || o->progress)) {
 			double el = sc_clock_now() - t0;
-			if (o->seconds > 0 && sc_backend_combine(ctx->be, 0, el > o->seconds))
+			if ((o->seconds > 0 || o->deadline > 0) &&
+			    sc_backend_combine(ctx->be, 0, (o->seconds > 0 && el > o->seconds) || past(o))) {
+				res->out_of_time = past(o);
 				break;
+			}
 			if (o->progress)
 				o->progress(o->progress_ctx, t->name, p->name, i, ncases, el);
 		}
@@ -166,6 +191,7 @@ enum sc_status sc_check_run(struct sc_ctx *ctx, struct sc_target *t, const struc
 		enum sc_verdict v = sc_check_case(ctx, t, p, &c, &f);
 		if (v == SC_V_SKIP) {
 			skipped++;
+			res->limited += ctx->limited;
 			continue;
 		}
 		if (v == SC_V_ERROR) {
@@ -178,14 +204,21 @@ enum sc_status sc_check_run(struct sc_ctx *ctx, struct sc_target *t, const struc
 			res->have_cx = 1;
 			res->cx = c;
 			if (!o->no_shrink) {
-				struct pred pr = {ctx, t, p, o};
+				struct pred pr = {ctx, t, p, o, 0};
 				double s0 = sc_clock_now();
 				sc_shrink(t, &o->gen, &res->cx, still_fails, &pr, &res->shrink);
 				res->shrink_seconds = sc_clock_now() - s0;
+				res->shrink_cut = pr.cut;
 			}
 			sc_check_case(ctx, t, p, &res->cx, &res->fail);
 			break;
 		}
+	}
+	if (res->verdict == SC_V_PASS && res->cases > 0 && res->limited == res->cases) {
+		res->verdict = SC_V_ERROR;
+		snprintf(res->error, sizeof res->error,
+			 "every case (%ld) went over the per-case memory limit (--case-memory %zu MiB): nothing was checked",
+			 res->cases, (ctx->arena.max_bytes ? ctx->arena.max_bytes : SC_ARENA_DEFAULT_MAX) >> 20);
 	}
 	if (res->verdict == SC_V_PASS && res->cases > 0 && skipped == res->cases)
 		res->verdict = SC_V_SKIP;

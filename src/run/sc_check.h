@@ -10,6 +10,7 @@ struct sc_check_opts {
 	struct sc_gen_opts gen;
 	long cases;      /* per target and property; 0: 1000 */
 	double seconds;  /* per target and property; 0: no limit */
+	double deadline; /* sc_clock_now() time by which generating and shrinking stop; 0: none */
 	uint64_t seed;
 	int no_shrink;
 	/* called every 256 cases while a check runs (may be NULL) */
@@ -29,6 +30,10 @@ struct sc_result {
 	int expected; /* -1 none, 0 pass, 1 fail */
 	long cases;
 	long rejected;
+	long limited;      /* cases skipped: over --case-memory */
+	int shrink_cut;    /* shrinking stopped at the deadline: the case may not be minimal */
+	int out_of_time;   /* the deadline came before the cases were done */
+	int stale;         /* a finding that cannot be replayed (verdict skip; error says why) */
 	double seconds;
 	int have_cx;
 	struct sc_case cx;

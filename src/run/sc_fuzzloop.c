@@ -1,10 +1,12 @@
 /* sc_fuzzloop: findings replay, round-robin fuzzing, dedup, immediate writes. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "sc_fuzzloop.h"
 
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "sc_casefile.h"
 #include "sc_npy.h"
@@ -12,7 +14,6 @@
 #include "sc_clock.h"
 #include "sc_fs.h"
 
-#define MAX_SIGS 4096
 
 static uint64_t fnv(const void *p, size_t n, uint64_t h)
 {
@@ -36,69 +37,162 @@ static uint64_t signature(const struct sc_result *r)
 	return fnv(&c->op, sizeof c->op, h);
 }
 
+/* Open addressing over a power of two; 0 marks an empty slot (a zero
+ * signature is stored as 1). Slots are claimed with compare-and-swap, so
+ * forked jobs share the table through MAP_SHARED memory. */
+#define SIG_SLOTS (1u << 16)
+struct sc_fuzz_sigs {
+	uint64_t slot[SIG_SLOTS];
+};
+
+struct sc_fuzz_sigs *sc_fuzz_sigs_new(void)
+{
+	void *p = mmap(NULL, sizeof(struct sc_fuzz_sigs), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void sc_fuzz_sigs_free(struct sc_fuzz_sigs *s)
+{
+	if (s)
+		munmap(s, sizeof *s);
+}
+
+int sc_fuzz_sigs_add(struct sc_fuzz_sigs *s, uint64_t sig)
+{
+	sig = sig ? sig : 1;
+	for (uint32_t i = 0, h = (uint32_t)sig & (SIG_SLOTS - 1); i < SIG_SLOTS; i++, h = (h + 1) & (SIG_SLOTS - 1)) {
+		uint64_t cur = __atomic_load_n(&s->slot[h], __ATOMIC_ACQUIRE);
+		if (cur == sig)
+			return 0;
+		if (cur == 0) {
+			uint64_t expect = 0;
+			if (__atomic_compare_exchange_n(&s->slot[h], &expect, sig, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+				return 1;
+			if (expect == sig)
+				return 0;
+		}
+	}
+	return 1; /* full: 65536 distinct failures; the rest are announced unmerged */
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Earlier findings first: each still fails, or is fixed. */
-static void replay_findings(struct sc_ctx *ctx, const struct sc_fuzz_opts *o, struct sc_result *res,
-			    int cap, int *nres, uint64_t *sigs, int *nsigs)
+static int is_case(const char *name)
 {
-	if (!o->findings_dir)
-		return;
-	DIR *d = opendir(o->findings_dir);
-	if (!d)
-		return;
-	char *names[1024];
+	const size_t l = strlen(name);
+	return l > 5 && strcmp(name + l - 5, ".case") == 0;
+}
+
+int sc_fuzz_count_findings(const char *dir)
+{
+	DIR *d = dir ? opendir(dir) : NULL;
 	int n = 0;
 	struct dirent *de;
-	while ((de = readdir(d)) && n < 1024) {
-		size_t l = strlen(de->d_name);
-		if (l > 5 && strcmp(de->d_name + l - 5, ".case") == 0)
-			names[n++] = strdup(de->d_name);
-	}
-	closedir(d);
-	qsort(names, (size_t)n, sizeof names[0], cmp_str);
-	for (int i = 0; i < n && *nres < cap; i++) {
-		char path[2048];
-		snprintf(path, sizeof path, "%s/%s", o->findings_dir, names[i]);
-		free(names[i]);
-		struct sc_target *t = calloc(1, sizeof *t);
-		struct sc_err e;
-		if (!t || sc_casefile_load(path, t, &e) != SC_OK) {
-			free(t);
-			continue;
-		}
-		struct sc_result *r = &res[(*nres)++];
-		const struct sc_property *p = sc_property_find(t->fixed_property);
-		sc_check_run(ctx, t, p, &o->co, r);
-		r->tgt = t; /* owned by the result now; freed by sc_fuzz_free_results */
+	while (d && (de = readdir(d)))
+		n += is_case(de->d_name);
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static void emit(const struct sc_fuzz_opts *o, struct sc_fuzz_event ev)
+{
+	ev.job = o->job;
+	if (o->event)
+		o->event(o->u, &ev);
+}
+
+/* One earlier finding: still failing, fixed, or stale (it cannot be
+ * loaded any more: its spec was renamed, the file is garbled, ...). */
+static void replay_one(struct sc_ctx *ctx, const struct sc_fuzz_opts *o, const char *path, struct sc_result *r,
+		       struct sc_fuzz_sigs *sigs)
+{
+	struct sc_target *t = calloc(1, sizeof *t);
+	struct sc_err e;
+	memset(r, 0, sizeof *r);
+	if (!t || sc_casefile_load(path, t, &e) != SC_OK) {
+		free(t);
+		snprintf(r->target, sizeof r->target, "%.500s", path);
+		r->property = "replay";
+		r->verdict = SC_V_SKIP;
+		r->stale = 1;
+		r->expected = -1;
+		snprintf(r->error, sizeof r->error, "%s", t ? e.msg : "out of memory");
 		snprintf(r->case_file, sizeof r->case_file, "%.590s", path);
-		struct sc_fuzz_event ev = {.job = o->job, .kind = r->verdict == SC_V_FAIL ? SC_FZ_STILL : SC_FZ_FIXED,
-					   .res = r, .case_file = path};
-		if (r->verdict == SC_V_ERROR)
-			ev.kind = SC_FZ_ERROR;
-		if (o->event)
-			o->event(o->u, &ev);
-		if (r->verdict == SC_V_FAIL && *nsigs < MAX_SIGS) {
-			/* the same bug found again is not new: its signature, as found */
-			struct sc_result k = *r;
-			snprintf(k.target, sizeof k.target, "%s", t->name);
-			sigs[(*nsigs)++] = signature(&k);
-		}
+		emit(o, (struct sc_fuzz_event){.kind = SC_FZ_STALE, .res = r, .case_file = path});
+		return;
+	}
+	const struct sc_property *p = sc_property_find(t->fixed_property);
+	sc_check_run(ctx, t, p, &o->co, r);
+	r->tgt = t; /* owned by the result now; freed by the caller */
+	snprintf(r->case_file, sizeof r->case_file, "%.590s", path);
+	emit(o, (struct sc_fuzz_event){.kind = r->verdict == SC_V_FAIL    ? SC_FZ_STILL
+					      : r->verdict == SC_V_ERROR ? SC_FZ_ERROR
+									 : SC_FZ_FIXED,
+				       .res = r, .case_file = path});
+	if (r->verdict == SC_V_FAIL) {
+		/* the same bug found again is not new: its signature, as found */
+		struct sc_result k = *r;
+		snprintf(k.target, sizeof k.target, "%s", t->name);
+		sc_fuzz_sigs_add(sigs, signature(&k));
 	}
 }
 
+/* Earlier findings first, every one of them, in name order. */
+static enum sc_status replay_findings(struct sc_ctx *ctx, const struct sc_fuzz_opts *o, struct sc_result *res,
+				      int cap, int *nres, struct sc_fuzz_sigs *sigs, struct sc_err *e)
+{
+	DIR *d = o->findings_dir ? opendir(o->findings_dir) : NULL;
+	if (!d)
+		return SC_OK;
+	char **names = NULL;
+	int n = 0, room = 0;
+	struct dirent *de;
+	enum sc_status st = SC_OK;
+	while (st == SC_OK && (de = readdir(d))) {
+		if (!is_case(de->d_name))
+			continue;
+		if (n == room) {
+			room = room ? 2 * room : 64;
+			char **nn = realloc(names, (size_t)room * sizeof *nn);
+			if (!nn) {
+				st = SC_ERR(e, SC_E_NOMEM, "out of memory");
+				break;
+			}
+			names = nn;
+		}
+		if (!(names[n] = strdup(de->d_name)))
+			st = SC_ERR(e, SC_E_NOMEM, "out of memory");
+		else
+			n++;
+	}
+	closedir(d);
+	if (st == SC_OK && *nres + n > cap)
+		st = SC_ERR(e, SC_E_INTERNAL, "%d findings in %s, room for %d", n, o->findings_dir, cap - *nres);
+	if (names)
+		qsort(names, (size_t)n, sizeof names[0], cmp_str);
+	for (int i = 0; i < n; i++) {
+		if (st == SC_OK && !(o->stop && *o->stop)) {
+			char path[2048];
+			snprintf(path, sizeof path, "%s/%s", o->findings_dir, names[i]);
+			replay_one(ctx, o, path, &res[(*nres)++], sigs);
+		}
+		free(names[i]);
+	}
+	free(names);
+	return st;
+}
+
+/* Corpus first (the finding is what a nightly job must not lose), then
+ * the report's copy: a failure there is a warning, and the run goes on. */
 static enum sc_status write_finding(const struct sc_fuzz_opts *o, struct sc_result *r, uint64_t sig,
 				    struct sc_err *e)
 {
 	char text[4096];
 	SC_CHECK(sc_casefile_format(r->tgt, r->property, o->backend, &r->cx, -1, text, sizeof text, e));
-	if (o->report_dir) {
-		/* failures/NAME.case + NAME.md, and the replay line points there */
-		SC_CHECK(sc_report_write_failure(o->report_dir, r, o->backend, e));
-	}
 	if (o->findings_dir) {
 		char path[1200];
 		SC_CHECK(sc_fs_mkdirs(o->findings_dir, e));
@@ -112,9 +206,11 @@ static enum sc_status write_finding(const struct sc_fuzz_opts *o, struct sc_resu
 		snprintf(path, sizeof path, "%.800s/%.200s-%s-%08llx.case", o->findings_dir, clean, r->property,
 			 (unsigned long long)(sig & 0xffffffffULL));
 		SC_CHECK(sc_fs_write_atomic(path, text, strlen(text), e));
-		if (!r->case_file[0])
-			snprintf(r->case_file, sizeof r->case_file, "%.590s", path);
+		snprintf(r->case_file, sizeof r->case_file, "%.590s", path);
 	}
+	struct sc_err re;
+	if (o->report_dir && sc_report_write_failure(o->report_dir, r, o->backend, &re) != SC_OK)
+		emit(o, (struct sc_fuzz_event){.kind = SC_FZ_WARNING, .msg = re.msg});
 	return SC_OK;
 }
 
@@ -124,10 +220,9 @@ enum sc_status sc_fuzz_campaign(struct sc_ctx *ctx, struct sc_target *t, int nt,
 {
 	const double t0 = sc_clock_now();
 	const double every = o->progress_every > 0 ? o->progress_every : 10;
-	uint64_t *sigs = calloc(MAX_SIGS, sizeof *sigs);
+	struct sc_fuzz_sigs *own = o->sigs ? NULL : sc_fuzz_sigs_new(), *sigs = o->sigs ? o->sigs : own;
 	if (!sigs)
 		return SC_ERR(e, SC_E_NOMEM, "out of memory");
-	int nsigs = 0;
 	*nres = 0;
 	/* pairs first: res[0..npairs) accumulate over rounds */
 	const struct sc_property *const *props;
@@ -137,7 +232,7 @@ enum sc_status sc_fuzz_campaign(struct sc_ctx *ctx, struct sc_target *t, int nt,
 		const struct sc_property *p;
 	} *pairs = calloc((size_t)nt * (size_t)np + 1, sizeof *pairs);
 	if (!pairs) {
-		free(sigs);
+		sc_fuzz_sigs_free(own);
 		return SC_ERR(e, SC_E_NOMEM, "out of memory");
 	}
 	int npairs = 0;
@@ -160,8 +255,9 @@ enum sc_status sc_fuzz_campaign(struct sc_ctx *ctx, struct sc_target *t, int nt,
 	double slice = o->slice > 0 ? o->slice : o->seconds / (4.0 * (npairs ? npairs : 1));
 	if (o->slice <= 0)
 		slice = slice < 0.02 ? 0.02 : slice > 0.5 ? 0.5 : slice;
-	if (!o->no_replay)
-		replay_findings(ctx, o, res, cap, nres, sigs, &nsigs);
+	enum sc_status st = SC_OK;
+	if (!o->no_replay && (st = replay_findings(ctx, o, res, cap, nres, sigs, e)) != SC_OK)
+		goto done;
 	long cases = 0, failures = 0;
 	double last = sc_clock_now();
 	for (uint64_t round = 0; npairs > 0; round++) {
@@ -170,6 +266,7 @@ enum sc_status sc_fuzz_campaign(struct sc_ctx *ctx, struct sc_target *t, int nt,
 			if ((o->stop && *o->stop) || el >= o->seconds)
 				goto done;
 			struct sc_check_opts co = o->co;
+			co.deadline = t0 + o->seconds; /* shrinking included */
 			uint64_t s = o->co.seed ^ (round * 0x9e3779b97f4a7c15ULL) ^ ((uint64_t)i << 32);
 			co.seed = sc_mix_next(&s);
 			co.cases = 1L << 40;
@@ -190,23 +287,12 @@ enum sc_status sc_fuzz_campaign(struct sc_ctx *ctx, struct sc_target *t, int nt,
 					o->event(o->u, &ev);
 			}
 			if (r.verdict == SC_V_FAIL) {
-				uint64_t sig = signature(&r);
-				int seen = 0;
-				for (int k = 0; k < nsigs; k++)
-					seen |= sigs[k] == sig;
-				if (!seen) {
-					if (nsigs < MAX_SIGS)
-						sigs[nsigs++] = sig;
+				const uint64_t sig = signature(&r);
+				if (sc_fuzz_sigs_add(sigs, sig)) {
 					failures++;
 					const int expected = pairs[i].t->expect == 1 && pairs[i].t->corpus;
-					if (!expected) {
-						enum sc_status st = write_finding(o, &r, sig, e);
-						if (st != SC_OK) {
-							free(sigs);
-							free(pairs);
-							return st;
-						}
-					}
+					if (!expected && (st = write_finding(o, &r, sig, e)) != SC_OK)
+						goto done;
 					if (acc->verdict != SC_V_FAIL) {
 						long c0 = acc->cases;
 						double s0 = acc->seconds;
@@ -215,10 +301,8 @@ enum sc_status sc_fuzz_campaign(struct sc_ctx *ctx, struct sc_target *t, int nt,
 						acc->seconds = s0;
 						acc->expected = pairs[i].t->expect;
 					}
-					struct sc_fuzz_event ev = {.job = o->job, .kind = expected ? SC_FZ_EXPECTED : SC_FZ_NEW,
-								   .res = &r, .case_file = r.case_file};
-					if (o->event)
-						o->event(o->u, &ev);
+					emit(o, (struct sc_fuzz_event){.kind = expected ? SC_FZ_EXPECTED : SC_FZ_NEW, .res = &r,
+								       .case_file = r.case_file});
 				}
 			}
 			if (sc_clock_now() - last >= every && o->event) {
@@ -231,7 +315,7 @@ enum sc_status sc_fuzz_campaign(struct sc_ctx *ctx, struct sc_target *t, int nt,
 		}
 	}
 done:
-	free(sigs);
+	sc_fuzz_sigs_free(own);
 	free(pairs);
-	return SC_OK;
+	return st;
 }

@@ -13,9 +13,11 @@
 #include "sc_fs.h"
 #include "sc_str.h"
 
-static const char *verdict_name(enum sc_verdict v)
+static const char *verdict_name(const struct sc_result *r)
 {
-	switch (v) {
+	if (r->stale)
+		return "stale";
+	switch (r->verdict) {
 	case SC_V_PASS: return "pass";
 	case SC_V_FAIL: return "fail";
 	case SC_V_SKIP: return "skip";
@@ -84,6 +86,8 @@ static char *json_doc(const struct sc_report_meta *m, const struct sc_result *re
 	sc_str_json(&b, m->version);
 	sc_str_printf(&b, ", \"seed\": \"%llu\", \"backend\": ", (unsigned long long)m->seed);
 	sc_str_json(&b, m->backend);
+	sc_str_printf(&b, ", \"status\": ");
+	sc_str_json(&b, m->status ? m->status : "complete");
 	sc_str_printf(&b, ",\n \"argv\": [");
 	for (int i = 0; i < m->argc; i++) {
 		if (i)
@@ -98,13 +102,17 @@ static char *json_doc(const struct sc_report_meta *m, const struct sc_result *re
 		sc_str_printf(&b, ", \"property\": ");
 		sc_str_json(&b, r->property);
 		sc_str_printf(&b, ", \"verdict\": \"%s\", \"expected\": %s, \"cases\": %ld, \"seconds\": %.4f",
-		       verdict_name(r->verdict),
+		       verdict_name(r),
 		       r->expected < 0 ? "null" : (r->expected ? "\"fail\"" : "\"pass\""), r->cases,
 		       r->seconds);
-		if (r->verdict == SC_V_ERROR) {
-			sc_str_printf(&b, ", \"error\": ");
+		if (r->verdict == SC_V_ERROR || r->stale) {
+			sc_str_printf(&b, ", \"%s\": ", r->stale ? "reason" : "error");
 			sc_str_json(&b, r->error);
 		}
+		if (r->limited)
+			sc_str_printf(&b, ", \"over_case_memory\": %ld", r->limited);
+		if (r->shrink_cut)
+			sc_str_printf(&b, ", \"shrink_stopped_at_time_limit\": true");
 		sc_str_printf(&b, ", \"counterexample\": ");
 		if (!r->have_cx) {
 			sc_str_printf(&b, "null}");
@@ -341,7 +349,11 @@ static char *junit_xml(const struct sc_report_meta *m, const struct sc_result *r
 		char replay[1024] = "";
 		if (r->have_cx)
 			sc_report_replay_cmd(r, replay, sizeof replay);
-		if (r->verdict == SC_V_ERROR) {
+		if (r->stale) {
+			sc_str_printf(&b, "\n      <skipped message=\"stale finding: ");
+			xml_str(&b, r->error);
+			sc_str_printf(&b, "\"/>\n    ");
+		} else if (r->verdict == SC_V_ERROR) {
 			sc_str_printf(&b, "\n      <error message=\"");
 			xml_str(&b, r->error);
 			sc_str_printf(&b, "\" type=\"error\"/>\n    ");
@@ -385,6 +397,10 @@ static char *summary_md(const struct sc_report_meta *m, const struct sc_result *
 	}
 	const int ok = err == 0 && um == 0 && fail == exp;
 	sc_str_printf(&b, "# shardcheck: %s\n\n", ok ? "every check passed" : "failures found");
+	if (m->status && strcmp(m->status, "complete") != 0)
+		sc_str_printf(&b, "**Status: %s.** This report was written while the run was %s; the failures "
+			   "below were saved as they were found.\n\n", m->status,
+			   strcmp(m->status, "running") == 0 ? "still going (a run killed now leaves it so)" : "ending early");
 	sc_str_printf(&b, "%d checks: %d pass, %d fail (%d expected), %d error; %d expectation%s unmet. "
 		   "Seed `%llu`, backend `%s`, shardcheck %s.\n\n",
 	       n, pass, fail, exp, err, um, um == 1 ? "" : "s", (unsigned long long)m->seed, m->backend,
@@ -392,7 +408,7 @@ static char *summary_md(const struct sc_report_meta *m, const struct sc_result *
 	sc_str_printf(&b, "| target | property | verdict | cases | seconds |\n|---|---|---|---|---|\n");
 	for (int i = 0; i < n; i++) {
 		const struct sc_result *r = &res[i];
-		const char *v = r->verdict == SC_V_PASS ? "pass"
+		const char *v = r->stale ? "stale" : r->verdict == SC_V_PASS ? "pass"
 				: r->verdict == SC_V_ERROR ? "**error**"
 				: expected_fail(r) ? "fail (expected)" : "**FAIL**";
 		sc_str_printf(&b, "| `%s` | %s | %s | %ld | %.2f |\n", r->target, r->property, v, r->cases, r->seconds);
@@ -400,9 +416,9 @@ static char *summary_md(const struct sc_report_meta *m, const struct sc_result *
 	int first = 1;
 	for (int i = 0; i < n; i++) {
 		const struct sc_result *r = &res[i];
-		if (r->verdict == SC_V_ERROR) {
-			sc_str_printf(&b, "%s### `%s` %s: error\n\n%s\n\n", first ? "\n## Details\n\n" : "", r->target,
-			       r->property, r->error);
+		if (r->verdict == SC_V_ERROR || r->stale) {
+			sc_str_printf(&b, "%s### `%s` %s: %s\n\n%s\n\n", first ? "\n## Details\n\n" : "", r->target,
+			       r->property, r->stale ? "stale finding, skipped" : "error", r->error);
 			first = 0;
 		}
 		if (unmet(res, n, i)) {
@@ -457,6 +473,8 @@ void sc_report_failure_text(FILE *out, const struct sc_result *r, const char *in
 		fprintf(out, "  (%d shrink steps, %ld cases tried, %.3fs)", r->shrink.steps,
 			r->shrink.tries, r->shrink_seconds);
 	fprintf(out, "\n");
+	if (r->shrink_cut)
+		fprintf(out, "%sshrinking stopped when the time was up: this case may not be minimal\n", ind);
 	if (r->fail.msg[0])
 		fprintf(out, "%s%s\n", ind, r->fail.msg);
 	if (r->fail.wrong && !r->fail.runtime_error)

@@ -13,6 +13,7 @@ struct sc_report_meta {
 	const char *backend;
 	int argc;
 	char **argv;
+	const char *status; /* "complete" (NULL), "running", "stopped", "out of time" */
 };
 
 /* The JSON document (report.json, --json) in *out, malloc'd: the caller
