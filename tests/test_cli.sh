@@ -150,8 +150,8 @@ expect_rc 1 "check dir of .case" "$sc" check "$tmp/rep/failures"
 expect_rc 1 "repro corpus regression" "$sc" repro corpus/deepspeed/sf-head2seq-before-5664.case
 printf 'shardcheck-case 9\n' >"$tmp/v9.case"
 expect_rc 2 "unsupported case version" "$sc" repro "$tmp/v9.case"
-expect_grep "v9.case:1: case file version 9" "$tmp/err" "case file error location"
-printf 'shardcheck-case 1\ntarget corpus/deepspeed/sf-head2seq-batchdim.sc\nproperty semantics\nworld 2\nsizes s=4 b=2 h=2 q=1\ndtype i32\n' >"$tmp/bad.case"
+expect_grep "v9.case:1: case file version '9'" "$tmp/err" "case file error location"
+printf 'shardcheck-case 1\ntarget corpus/deepspeed/sf-head2seq-batchdim.sc\nproperty semantics\nworld 2\nsizes s=4 b=2 h=2 q=1\ndtype i32\nseed 0\n' >"$tmp/bad.case"
 expect_rc 2 "bad case sizes" "$sc" repro "$tmp/bad.case"
 expect_grep "bad.case:5: 'q' is not a dim" "$tmp/err" "case sizes error"
 

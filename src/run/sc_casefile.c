@@ -8,7 +8,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "sc_backend.h"
 #include "sc_builtin.h"
+#include "sc_fs.h"
 #include "sc_str.h"
 #include "sc_plugin.h"
 #include "sc_property.h"
@@ -51,24 +53,76 @@ enum sc_status sc_casefile_format(struct sc_target *t, const char *property, con
 	return st;
 }
 
+/* One path of a target line, relative to dir when it names a file. */
+static void relocate_path(struct sc_str *b, const char *p, size_t len, const char *dir)
+{
+	char path[1024], rel[1200];
+	snprintf(path, sizeof path, "%.*s", (int)len, p);
+	if (path[0] != '/' && strncmp(path, "builtin:", 8) != 0 && sc_fs_relpath(dir, path, rel, sizeof rel, NULL) == SC_OK)
+		sc_str_put(b, rel);
+	else
+		sc_str_put(b, path);
+}
+
+enum sc_status sc_casefile_relocate(char *text, size_t n, const char *dir, struct sc_err *e)
+{
+	struct sc_str b = SC_STR_INIT;
+	for (const char *line = text; *line;) {
+		const char *nl = strchr(line, '\n');
+		const size_t l = nl ? (size_t)(nl - line) + 1 : strlen(line);
+		const char *sp = memchr(line, ' ', l);
+		const size_t kl = sp ? (size_t)(sp - line) : 0;
+		if (sp && ((kl == 6 && !strncmp(line, "target", 6)) || (kl == 5 && !strncmp(line, "chain", 5)) ||
+			   (kl == 8 && !strncmp(line, "baseline", 8)))) {
+			sc_str_printf(&b, "%.*s ", (int)kl, line);
+			const char *v = sp + 1, *end = line + l - (nl != NULL);
+			while (v < end) { /* comma-separated (a chain); LIB.so:NAME keeps :NAME */
+				const char *comma = memchr(v, ',', (size_t)(end - v));
+				const char *stop = comma ? comma : end;
+				const char *so = NULL;
+				for (const char *q = v; q + 4 <= stop; q++)
+					if (!strncmp(q, ".so:", 4))
+						so = q + 3;
+				relocate_path(&b, v, (size_t)((so ? so : stop) - v), dir);
+				sc_str_printf(&b, "%.*s%s", (int)(so ? stop - so : 0), so ? so : "", comma ? "," : "");
+				v = comma ? comma + 1 : end;
+			}
+			sc_str_put(&b, nl ? "\n" : "");
+		} else {
+			sc_str_printf(&b, "%.*s", (int)l, line);
+		}
+		line += l;
+	}
+	const char *out = sc_str_cstr(&b);
+	enum sc_status st = SC_OK;
+	if (!out)
+		st = SC_ERR(e, SC_E_NOMEM, "out of memory");
+	else if (b.len >= n)
+		st = SC_ERR(e, SC_E_INTERNAL, "case file text too long");
+	else
+		memcpy(text, out, b.len + 1);
+	sc_str_free(&b);
+	return st;
+}
+
 static int file_exists(const char *p)
 {
 	struct stat st;
 	return stat(p, &st) == 0;
 }
 
-/* Resolves a path written in a case file. */
+/* Resolves a path written in a case file: relative to the case file's
+ * directory (where findings and reports write them), else to the working
+ * directory (older case files). */
 static void resolve(const char *casepath, const char *p, char *out, size_t n)
 {
-	if (p[0] == '/' || file_exists(p)) {
-		snprintf(out, n, "%s", p);
-		return;
-	}
 	const char *slash = strrchr(casepath, '/');
-	if (slash)
+	if (p[0] != '/' && slash) {
 		snprintf(out, n, "%.*s/%s", (int)(slash - casepath), casepath, p);
-	else
-		snprintf(out, n, "%s", p);
+		if (file_exists(out))
+			return;
+	}
+	snprintf(out, n, "%s", p);
 }
 
 static char *trim(char *s)
@@ -88,8 +142,33 @@ static char *trim(char *s)
 struct record {
 	char target[1024], sizes[1024], params[256], property[32], backend[16], baseline[1024];
 	int lines, is_chain, have_world, have_dtype, expect, size_line, params_line;
+	int key_line[10]; /* where each key was given (duplicates are errors) */
 	struct sc_case c;
 };
+
+static const char *const keys[10] = {"target", "chain", "baseline", "property", "backend",
+				     "world", "sizes", "params", "dtype", "seed"};
+
+/* s is a non-empty run of decimal digits. */
+static int all_digits(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return 0;
+	return 1;
+}
+
+static int known_backend(const char *name)
+{
+	const struct sc_backend_info *list;
+	const int n = sc_backend_list(&list);
+	for (int i = 0; i < n; i++)
+		if (strcmp(list[i].name, name) == 0)
+			return 1;
+	return 0;
+}
 
 #define FAIL_(...) return SC_ERR(e, SC_E_SPEC, __VA_ARGS__)
 
@@ -97,8 +176,18 @@ struct record {
 static enum sc_status read_key(const char *path, int lineno, const char *s, const char *val, struct record *r,
 			       struct sc_err *e)
 {
-	char *end;
+	for (int k = 0; k < 10; k++)
+		if (strcmp(s, keys[k]) == 0) {
+			/* target and chain are one key under two names */
+			const int first = k <= 1 ? (r->key_line[0] ? r->key_line[0] : r->key_line[1]) : r->key_line[k];
+			if (first)
+				FAIL_("%s:%d: '%s' given twice (first at line %d)", path, lineno, s, first);
+			r->key_line[k] = lineno;
+			break;
+		}
 	if (strcmp(s, "target") == 0 || strcmp(s, "chain") == 0) {
+		if (!*val)
+			FAIL_("%s:%d: '%s' needs a value", path, lineno, s);
 		snprintf(r->target, sizeof r->target, "%s", val);
 		r->is_chain = s[0] == 'c';
 	} else if (strcmp(s, "baseline") == 0) {
@@ -108,12 +197,12 @@ static enum sc_status read_key(const char *path, int lineno, const char *s, cons
 			FAIL_("%s:%d: unknown property '%s'", path, lineno, val);
 		snprintf(r->property, sizeof r->property, "%s", val);
 	} else if (strcmp(s, "backend") == 0) {
-		if (strlen(val) >= sizeof r->backend || !*val)
-			FAIL_("%s:%d: unknown backend '%s'", path, lineno, val);
+		if (strlen(val) >= sizeof r->backend || !known_backend(val))
+			FAIL_("%s:%d: unknown backend '%s' (see shardcheck list)", path, lineno, val);
 		snprintf(r->backend, sizeof r->backend, "%s", val);
 	} else if (strcmp(s, "world") == 0) {
-		long w = strtol(val, &end, 10);
-		if (*end || w < 1 || w > SC_MAX_WORLD)
+		const long w = all_digits(val) && strlen(val) < 6 ? strtol(val, NULL, 10) : -1;
+		if (w < 1 || w > SC_MAX_WORLD)
 			FAIL_("%s:%d: world must be 1..%d, got '%s'", path, lineno, SC_MAX_WORLD, val);
 		r->c.world = (int)w;
 		r->have_world = 1;
@@ -129,9 +218,9 @@ static enum sc_status read_key(const char *path, int lineno, const char *s, cons
 		r->have_dtype = 1;
 	} else if (strcmp(s, "seed") == 0) {
 		errno = 0;
-		uint64_t u = strtoull(val, &end, 10);
-		if (errno || *end || !*val)
-			FAIL_("%s:%d: bad seed '%s'", path, lineno, val);
+		const uint64_t u = all_digits(val) ? strtoull(val, NULL, 10) : 0;
+		if (!all_digits(val) || errno)
+			FAIL_("%s:%d: seed must be a decimal integer in 0..2^64-1, got '%s'", path, lineno, val);
 		r->c.seed = u;
 	} else if (strcmp(s, "expect") == 0) {
 		if (strcmp(val, "fail") == 0)
@@ -146,11 +235,46 @@ static enum sc_status read_key(const char *path, int lineno, const char *s, cons
 	return SC_OK;
 }
 
+/* The bytes of a line: printable text and tabs only. */
+static enum sc_status check_line(const char *path, int lineno, const char *line, size_t len, struct sc_err *e)
+{
+	for (size_t i = 0; i < len; i++) {
+		const unsigned char ch = (unsigned char)line[i];
+		if (ch == 0)
+			FAIL_("%s:%d: a NUL byte (column %zu): not a text file", path, lineno, i + 1);
+		if (ch < 32 && ch != '\t' && ch != '\r')
+			FAIL_("%s:%d: control character 0x%02x (column %zu)", path, lineno, ch, i + 1);
+	}
+	return SC_OK;
+}
+
+#define CASE_MAX_BYTES 65536
+#define CASE_MAX_LINE 2047
+
 static enum sc_status read_record(FILE *f, const char *path, struct record *r, struct sc_err *e)
 {
-	char line[2048];
-	while (fgets(line, sizeof line, f)) {
+	char *text = malloc(CASE_MAX_BYTES + 1);
+	if (!text)
+		return SC_ERR(e, SC_E_NOMEM, "out of memory");
+	const size_t len = fread(text, 1, CASE_MAX_BYTES + 1, f);
+	enum sc_status st = SC_OK;
+	if (len > CASE_MAX_BYTES)
+		st = SC_ERR(e, SC_E_SPEC, "%s:1: larger than %d bytes: not a case file", path, CASE_MAX_BYTES);
+	size_t at = 0;
+	while (st == SC_OK && at < len) {
 		const int lineno = ++r->lines;
+		const char *nl = memchr(text + at, '\n', len - at);
+		const size_t l = nl ? (size_t)(nl - (text + at)) : len - at;
+		if (l > CASE_MAX_LINE) {
+			st = SC_ERR(e, SC_E_SPEC, "%s:%d: line longer than %d bytes", path, lineno, CASE_MAX_LINE);
+			break;
+		}
+		if ((st = check_line(path, lineno, text + at, l, e)) != SC_OK)
+			break;
+		char line[CASE_MAX_LINE + 1];
+		memcpy(line, text + at, l);
+		line[l] = '\0';
+		at += l + (nl != NULL);
 		char *s = trim(line);
 		if (!*s)
 			continue;
@@ -158,25 +282,27 @@ static enum sc_status read_record(FILE *f, const char *path, struct record *r, s
 		char *val = *sp ? trim(sp + 1) : sp;
 		*sp = '\0';
 		if (lineno == 1 || (strcmp(s, "shardcheck-case") == 0)) {
-			if (strcmp(s, "shardcheck-case") != 0)
-				FAIL_("%s:%d: not a case file (first line must be 'shardcheck-case %d')", path, lineno,
-				      SC_CASEFILE_VERSION);
-			if (atoi(val) != SC_CASEFILE_VERSION)
-				FAIL_("%s:%d: case file version %s is not supported (this version reads %d)", path,
-				      lineno, val, SC_CASEFILE_VERSION);
+			if (strcmp(s, "shardcheck-case") != 0 || lineno != 1)
+				st = SC_ERR(e, SC_E_SPEC, "%s:%d: not a case file (the first line must be 'shardcheck-case %d')",
+					    path, lineno, SC_CASEFILE_VERSION);
+			else if (!all_digits(val) || strtol(val, NULL, 10) != SC_CASEFILE_VERSION)
+				st = SC_ERR(e, SC_E_SPEC, "%s:%d: case file version '%s' is not supported (this version reads %d)",
+					    path, lineno, val, SC_CASEFILE_VERSION);
 			continue;
 		}
-		SC_CHECK(read_key(path, lineno, s, val, r, e));
+		st = read_key(path, lineno, s, val, r, e);
 	}
+	free(text);
+	SC_CHECK(st);
 	if (r->lines == 0)
 		FAIL_("%s:1: empty case file", path);
 	if (!r->target[0])
 		FAIL_("%s:%d: missing 'target'", path, r->lines + 1);
 	if (!r->property[0])
 		FAIL_("%s:%d: missing 'property'", path, r->lines + 1);
-	if (!r->have_world || !r->size_line || !r->have_dtype)
-		FAIL_("%s:%d: missing %s", path, r->lines + 1,
-		      !r->have_world ? "'world'" : !r->size_line ? "'sizes'" : "'dtype'");
+	if (!r->have_world || !r->size_line || !r->have_dtype || !r->key_line[9])
+		FAIL_("%s:%d: missing %s (a truncated file?)", path, r->lines + 1,
+		      !r->have_world ? "'world'" : !r->size_line ? "'sizes'" : !r->have_dtype ? "'dtype'" : "'seed'");
 	return SC_OK;
 }
 
@@ -226,11 +352,21 @@ static enum sc_status builtin_target(const char *path, struct record *r, struct 
 		FAIL_("%s:%d: a built-in case needs 'params'", path, r->lines + 1);
 	char pb[256];
 	snprintf(pb, sizeof pb, "%s", r->params);
+	char seen[8][32];
+	int nseen = 0;
 	for (char *tok = strtok(pb, " "); tok; tok = strtok(NULL, " ")) {
 		char *eq = strchr(tok, '=');
 		if (!eq)
 			FAIL_("%s:%d: expected KEY=VALUE in params", path, r->params_line);
 		*eq++ = '\0';
+		for (int k = 0; k < nseen; k++)
+			if (strcmp(seen[k], tok) == 0)
+				FAIL_("%s:%d: param '%s' given twice", path, r->params_line, tok);
+		if (nseen < 8)
+			snprintf(seen[nseen++], sizeof seen[0], "%.31s", tok);
+		enum sc_redop op;
+		if ((!all_digits(eq) || strlen(eq) > 3) && sc_redop_parse(eq, &op) != SC_OK)
+			FAIL_("%s:%d: param %s: bad value '%s'", path, r->params_line, tok, eq);
 		enum sc_status ps = sc_target_param_set(t, &r->c, tok, eq);
 		if (ps == SC_E_SPEC)
 			FAIL_("%s:%d: unknown op '%s'", path, r->params_line, eq);
@@ -285,16 +421,22 @@ static enum sc_status read_sizes(const char *path, struct record *r, struct sc_t
 				d = k;
 		if (d < 0)
 			FAIL_("%s:%d: '%s' is not a dim of %s", path, r->size_line, tok, t->name);
-		char *vend;
-		long long v = strtoll(eq, &vend, 10);
-		if (*vend || v < 1)
-			FAIL_("%s:%d: bad size '%s'", path, r->size_line, eq);
+		const long long v = all_digits(eq) && strlen(eq) < 15 ? strtoll(eq, NULL, 10) : -1;
+		if (v < 1 || v > SC_CASE_MAX_ELEMS)
+			FAIL_("%s:%d: size of '%s' must be 1..2^40, got '%s'", path, r->size_line, tok, eq);
+		if (seen[d])
+			FAIL_("%s:%d: '%s' given twice", path, r->size_line, tok);
 		r->c.sizes[d] = v;
 		seen[d] = 1;
 	}
-	for (int d = 0; d < s[0]->ndims; d++)
+	int64_t all = r->c.world;
+	for (int d = 0; d < s[0]->ndims; d++) {
 		if (!seen[d])
 			FAIL_("%s:%d: no size for dim '%s'", path, r->size_line, s[0]->dim[d]);
+		if (__builtin_mul_overflow(all, r->c.sizes[d], &all) || all > SC_CASE_MAX_ELEMS)
+			FAIL_("%s:%d: the sizes hold more than 2^40 elements (world included): not a case to run",
+			      path, r->size_line);
+	}
 	return SC_OK;
 }
 
@@ -316,6 +458,11 @@ enum sc_status sc_casefile_load(const char *path, struct sc_target *t, struct sc
 	memset(t, 0, sizeof *t);
 	SC_CHECK_GOTO(read_record(f, path, r, e), st, out);
 	SC_CHECK_GOTO(build_target(path, r, t, e), st, out);
+	if (!sc_property_find(r->property)->applies(t)) {
+		st = SC_ERR(e, SC_E_SPEC, "%s:%d: property '%s' does not apply to %s", path, r->key_line[3], r->property,
+			    t->name);
+		goto out;
+	}
 	SC_CHECK_GOTO(read_sizes(path, r, t, e), st, out);
 	t->has_case = 1;
 	t->fixed = r->c;

@@ -13,19 +13,27 @@
  *   seed 0
  *   expect fail                                          (optional: a corpus entry)
  *
- * '#' starts a comment. A relative target path is tried as written (from
- * the working directory), then relative to the case file's directory. */
+ * '#' starts a comment. A relative target path is tried relative to the
+ * case file's directory (where shardcheck writes them, sc_casefile_relocate),
+ * then as written (from the working directory). Every field is checked:
+ * a bad value is "path:line: message" and nothing runs. */
 #ifndef SC_CASEFILE_H
 #define SC_CASEFILE_H
 
 #include "sc_target.h"
 
 #define SC_CASEFILE_VERSION 1
+/* A case holds at most this many elements, every rank's together. */
+#define SC_CASE_MAX_ELEMS ((int64_t)1 << 40)
 
 /* Text of a case file for (t, property, backend, c); expect -1 for none. */
 enum sc_status sc_casefile_format(struct sc_target *t, const char *property, const char *backend,
 				  const struct sc_case *c, int expect, char *buf, size_t n,
 				  struct sc_err *e);
+/* Rewrites the paths of text's target, chain and baseline lines to be
+ * relative to dir, where the case file is written: it then replays from
+ * any working directory, and as long as the two move together. */
+enum sc_status sc_casefile_relocate(char *text, size_t n, const char *dir, struct sc_err *e);
 /* Loads a case file into a target that replays exactly that case
  * (t->has_case). Errors are "path:line: message". */
 enum sc_status sc_casefile_load(const char *path, struct sc_target *t, struct sc_err *e);

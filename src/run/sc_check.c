@@ -41,7 +41,7 @@ enum sc_verdict sc_check_case(struct sc_ctx *ctx, struct sc_target *t, const str
 	ctx->arena.over_limit = 0;
 	enum sc_verdict v = mine ? p->check(ctx, t, c, f) : SC_V_SKIP;
 	/* a case over the memory limit says nothing about the target */
-	ctx->limited = v == SC_V_FAIL && ctx->arena.over_limit;
+	ctx->limited = (v == SC_V_FAIL || v == SC_V_ERROR) && ctx->arena.over_limit;
 	if (ctx->limited)
 		v = SC_V_SKIP;
 	if (!ctx->be->ops->combine) {

@@ -196,6 +196,7 @@ static enum sc_status write_finding(const struct sc_fuzz_opts *o, struct sc_resu
 	if (o->findings_dir) {
 		char path[1200];
 		SC_CHECK(sc_fs_mkdirs(o->findings_dir, e));
+		SC_CHECK(sc_casefile_relocate(text, sizeof text, o->findings_dir, e));
 		const char *base = strrchr(r->target, '/');
 		base = base ? base + 1 : r->target;
 		char clean[256];
@@ -208,9 +209,13 @@ static enum sc_status write_finding(const struct sc_fuzz_opts *o, struct sc_resu
 		SC_CHECK(sc_fs_write_atomic(path, text, strlen(text), e));
 		snprintf(r->case_file, sizeof r->case_file, "%.590s", path);
 	}
+	char kept[sizeof r->case_file];
+	memcpy(kept, r->case_file, sizeof kept);
 	struct sc_err re;
 	if (o->report_dir && sc_report_write_failure(o->report_dir, r, o->backend, &re) != SC_OK)
 		emit(o, (struct sc_fuzz_event){.kind = SC_FZ_WARNING, .msg = re.msg});
+	if (kept[0]) /* the corpus copy is the one that lasts */
+		memcpy(r->case_file, kept, sizeof kept);
 	return SC_OK;
 }
 

@@ -241,6 +241,7 @@ enum sc_status sc_report_write_failure(const char *dir, struct sc_result *r, con
 	char text[4096];
 	SC_CHECK(sc_casefile_format(r->tgt, r->property, backend, &r->cx,
 				    r->tgt->corpus ? r->expected : -1, text, sizeof text, e));
+	SC_CHECK(sc_casefile_relocate(text, sizeof text, fdir, e));
 	snprintf(path, sizeof path, "%s/%s.case", fdir, name);
 	SC_CHECK(sc_fs_write_atomic(path, text, strlen(text), e));
 	SC_LOG(REPORT, "wrote %s", path);
