@@ -3,6 +3,7 @@
 #include "sc_fuzzloop.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,10 +24,25 @@ static uint64_t fnv(const void *p, size_t n, uint64_t h)
 	return h;
 }
 
+/* The target as a canonical name, however it was reached: the real path
+ * of a spec (or of a plugin library, with :NAME), else the name. */
+static void canonical(const char *name, char *out, size_t n)
+{
+	char lib[PATH_MAX], real[PATH_MAX];
+	const char *so = strstr(name, ".so:");
+	snprintf(lib, sizeof lib, "%.*s", so ? (int)(so + 3 - name) : (int)strlen(name), name);
+	if (realpath(lib, real))
+		snprintf(out, n, "%s%s", real, so ? so + 3 : "");
+	else
+		snprintf(out, n, "%s", name);
+}
+
 /* The same bug shrinks to the same case: hash what identifies it. */
 static uint64_t signature(const struct sc_result *r)
 {
-	uint64_t h = fnv(r->target, strlen(r->target), 0xcbf29ce484222325ULL);
+	char name[PATH_MAX + 256];
+	canonical(r->target, name, sizeof name);
+	uint64_t h = fnv(name, strlen(name), 0xcbf29ce484222325ULL);
 	h = fnv(r->property, strlen(r->property), h);
 	const struct sc_case *c = &r->cx;
 	h = fnv(&c->world, sizeof c->world, h);
