@@ -230,7 +230,7 @@ static int size_ok(const struct dec *d, int dim, int64_t *sizes, int world, int6
 		return 0;
 	}
 	int64_t lo, hi;
-	const int h = hint_range(d, dim, sizes, world, &lo, &hi);
+	const int h = d->o && d->o->hints_guide_only ? 0 : hint_range(d, dim, sizes, world, &lo, &hi);
 	if (h < 0 || (h > 0 && (v < lo || v > hi))) {
 		WHY("size of '%s' outside its sizes range", s0->dim[dim]);
 		return 0;

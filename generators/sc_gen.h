@@ -17,6 +17,7 @@ struct sc_gen_opts {
 	int world_lo, world_hi; /* 0: 1..8 */
 	uint32_t dtypes;        /* bit mask over enum sc_dtype; 0: all */
 	int64_t max_elems;      /* global elements per case; 0: 65536 */
+	int hints_guide_only;   /* checking: `sizes` hints do not bind (eval of a given case) */
 };
 
 void sc_gen_defaults(struct sc_gen_opts *o);
@@ -25,8 +26,8 @@ enum sc_status sc_gen_case(struct sc_target *t, const struct sc_gen_opts *o,
 			   struct sc_choices *ch, struct sc_case *c, struct sc_err *e);
 /* 1 when c is a case the decoder could produce under o: the one
  * definition of validity (world range, the target's parameters, sizes
- * ranges given by hints, divisibility, requires, element budget, dtype
- * set); else 0 and the first reason in why (may be NULL). o may be NULL:
+ * ranges given by hints unless o->hints_guide_only, divisibility,
+ * requires, element budget, dtype set); else 0 and the first reason in why (may be NULL). o may be NULL:
  * no --world, --max-elems or --dtypes limits. */
 int sc_gen_valid(struct sc_target *t, const struct sc_gen_opts *o, const struct sc_case *c, char *why,
 		 size_t n);

@@ -196,5 +196,10 @@ SC_LOG=shrink expect_rc 1 "SC_LOG=shrink" "$sc" check corpus/deepspeed/sf-head2s
 	--property semantics --seed 3 --cases 50
 expect_grep "^\[sc shrink\] .*step" "$tmp/err" "SC_LOG=shrink logs shrink steps"
 
+# eval takes any case the spec admits: `sizes` hints guide generation only
+expect_rc 0 "eval outside a sizes hint" "$sc" eval corpus/slapo/seqpar-linear-rs-ag.sc --world 2 --sizes b=5,s=8,h=7,k=16 --dtype f32
+expect_rc 2 "eval breaking a require" "$sc" eval corpus/slapo/seqpar-linear-rs-ag.sc --world 3 --sizes b=5,s=8,h=7,k=16 --dtype f32
+expect_grep "require on line 13 does not hold" "$tmp/err" "eval names the require"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

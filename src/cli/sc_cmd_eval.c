@@ -108,7 +108,9 @@ static int eval_main(int argc, char **argv, int full_argc, char **full_argv)
 	cs.ndims = s[0]->ndims;
 	if ((rc = parse_sizes(s[0], c.sizes, &cs)) != 0)
 		return rc;
-	struct sc_gen_opts go = {.world_lo = 1, .world_hi = SC_MAX_WORLD, .max_elems = INT64_MAX / 2};
+	/* any case the spec admits: `sizes` hints guide generation only */
+	struct sc_gen_opts go = {.world_lo = 1, .world_hi = SC_MAX_WORLD, .max_elems = INT64_MAX / 2,
+				 .hints_guide_only = 1};
 	sc_gen_defaults(&go);
 	char why[256];
 	if (!sc_gen_valid(&t, &go, &cs, why, sizeof why)) {
