@@ -76,21 +76,41 @@ for args in "corpus/deepspeed/sf-head2seq-before-5664.sc --world 4 --sizes s=8,b
 	rm -rf "$tmp/bits-sim" "$tmp/bits-mpi"
 done
 
-# planted faults: a hung rank and a crashed rank
-for fault in hang crash; do
+# planted faults: a hung rank and a crashed rank, rank 0 included; the rank
+# that crashes saves the case itself, a hang is exit 2 (not a shrunk
+# counterexample)
+for fault in hang:1 crash:1 hang:0 crash:0; do
 	start=$(date +%s)
-	SC_MPI_FAULT=$fault:1 run -np 2 "$sc" check --backend mpi corpus/deepspeed/sf-head2seq-batchdim.sc \
+	SC_MPI_FAULT=$fault run -np 2 "$sc" check --backend mpi corpus/deepspeed/sf-head2seq-batchdim.sc \
 		--seed 1 --timeout 2 --report "$tmp/$fault" -q >"$tmp/$fault.out" 2>&1
 	rc=$?
 	took=$(( $(date +%s) - start ))
-	[ $rc -ne 0 ] && [ $took -lt 60 ] && ok || bad "$fault: exit $rc after ${took}s"
-	grep -q "shardcheck: aborting: the running case" "$tmp/$fault.out" && ok || { bad "$fault: no message"; tail -5 "$tmp/$fault.out" >&2; }
-	if [ -s "$tmp/$fault/failures/inflight.case" ] && "$sc" repro --backend sim "$tmp/$fault/failures/inflight.case" >/dev/null 2>&1; then
-		ok
-	else
-		bad "$fault: no replayable saved case"
-	fi
+	[ $rc -ne 0 ] && [ $rc -ne 1 ] && [ $took -lt 60 ] && ok || bad "$fault: exit $rc after ${took}s"
+	case $fault in
+	hang:*) want="aborting: the running case exceeded --timeout"; first="# aborted: the case ran longer than --timeout" ;;
+	crash:*) want="aborting: the running case crashed rank ${fault#crash:} (SIGSEGV)"; first="# rank ${fault#crash:} crashed: SIGSEGV" ;;
+	esac
+	grep -qF "shardcheck: $want" "$tmp/$fault.out" && ok || { bad "$fault: no message '$want'"; tail -5 "$tmp/$fault.out" >&2; }
+	f=$tmp/$fault/failures/inflight.case
+	[ -s "$f" ] && head -1 "$f" | grep -qF "$first" && ok || bad "$fault: the saved case does not say '$first'"
+	"$sc" repro --backend sim "$f" >/dev/null 2>&1 && ok || bad "$fault: no replayable saved case"
 done
+
+# SIGTERM to mpirun (a cancelled CI job): an interrupt, not a crash of the
+# code under test; the case in flight kept; nothing left running
+run -np 2 "$sc" check --backend mpi corpus builtin:all --cases 100000000 --time 60 --seed 2 \
+	--report "$tmp/term" -q >"$tmp/term.out" 2>&1 &
+sleep 4
+pkill -TERM -x mpirun
+wait
+sleep 1
+grep -qF "shardcheck: interrupted (SIGTERM): not a fault of the code under test" "$tmp/term.out" && ok \
+	|| { bad "SIGTERM: not reported as an interrupt"; tail -5 "$tmp/term.out" >&2; }
+grep -q "crashed" "$tmp/term.out" && bad "SIGTERM: reported as a crash" || ok
+f=$tmp/term/failures/inflight.case
+"$sc" repro --backend sim "$f" >/dev/null 2>&1; rc=$?
+[ "$(head -1 "$f" 2>/dev/null)" = "# interrupted by SIGTERM" ] && [ $rc -le 1 ] && ok || bad "SIGTERM: the case in flight is not kept"
+pgrep -f -- "--report $tmp/term" >/dev/null && bad "SIGTERM: processes left running" || ok
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

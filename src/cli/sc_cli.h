@@ -79,12 +79,6 @@ int sc_cli_load_plugins(struct sc_cli *c, struct sc_target *t, int *nt, struct s
 
 /* One progress line on stderr, rewritten in place (check's callback). */
 void sc_cli_progress(void *u, const char *target, const char *property, long cases, long total, double elapsed);
-/* --timeout: each case is formatted before it runs; SIGALRM or SIGTERM
- * writes it (DIR/failures/inflight.case, or ./shardcheck-inflight.case)
- * and exits 1. */
-void sc_cli_arm_inflight(struct sc_cli *c, struct sc_backend *be);
-/* Only process 0 talks: the others' stdout and stderr go nowhere. */
-void sc_cli_quiet_followers(struct sc_backend *be);
 /* A fresh run seed (printed, so the run replays). */
 uint64_t sc_cli_random_seed(void);
 

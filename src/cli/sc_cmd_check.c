@@ -9,6 +9,7 @@
 #include "sc_cli.h"
 #include "sc_clock.h"
 #include "sc_fs.h"
+#include "sc_inflight.h"
 #include "sc_report.h"
 
 /* A run: its options, backend, targets, results and tallies. */
@@ -74,7 +75,7 @@ static int setup(struct run *r, const struct sc_cmd *cmd, int argc, char **argv)
 		fprintf(stderr, "shardcheck: %s\n", e.msg);
 		return 2;
 	}
-	sc_cli_quiet_followers(r->be);
+	sc_inflight_quiet_followers(r->be);
 	/* one seed and one world range for every process */
 	sc_backend_bcast(r->be, &c->co.seed, sizeof c->co.seed, 0);
 	const int maxw = sc_backend_max_world(r->be);
@@ -95,8 +96,10 @@ static int setup(struct run *r, const struct sc_cmd *cmd, int argc, char **argv)
 		fprintf(stderr, "shardcheck: nothing run\n");
 		return rc;
 	}
-	if (c->timeout > 0 && !(r->gate && sc_backend_max_world(r->be) > 1 && !r->be->ops->combine))
-		sc_cli_arm_inflight(c, r->be); /* on sim, a gate's timeout is the plugin's own */
+	/* a case that can hang or crash the process is saved first (on sim, a
+	 * gate's timeout is the plugin's own: its child is killed instead) */
+	if (r->be->ops->combine || (c->timeout > 0 && !r->gate))
+		sc_inflight_arm(c, r->be);
 	r->ctx = sc_ctx_new(r->be, c->co.gen.dtypes);
 	if (r->ctx)
 		r->ctx->arena.max_bytes = c->case_memory;
@@ -121,8 +124,7 @@ static int check_one(struct run *r, struct sc_target *t, const struct sc_propert
 	struct sc_result *res = &r->res[r->nres];
 	struct sc_err e;
 	sc_check_run(r->ctx, t, p, &c->co, res);
-	if (c->timeout > 0)
-		alarm(0);
+	sc_inflight_idle();
 	if (r->tty)
 		fprintf(stderr, "\r\033[K");
 	if (res->verdict == SC_V_FAIL && c->report_dir && !t->has_case && sc_backend_leader(r->be) &&

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sc_cli.h"
+#include "sc_inflight.h"
 #include "sc_fs.h"
 #include "sc_npy.h"
 #include "sc_report.h"
@@ -122,7 +123,7 @@ static int eval_main(int argc, char **argv, int full_argc, char **full_argv)
 		fprintf(stderr, "shardcheck: %s\n", e.msg);
 		return 2;
 	}
-	sc_cli_quiet_followers(be);
+	sc_inflight_quiet_followers(be);
 	if (cs.world > sc_backend_max_world(be)) {
 		fprintf(stderr, "shardcheck: world %d needs %d processes, this launch has %d\n", cs.world,
 			cs.world, sc_backend_max_world(be));

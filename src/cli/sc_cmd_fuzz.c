@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "sc_cli.h"
+#include "sc_inflight.h"
 #include "sc_fs.h"
 #include "sc_fuzzjobs.h"
 #include "sc_report.h"
@@ -120,7 +121,7 @@ static int fuzz_setup(struct fuzz_run *f, int argc, char **argv)
 		fprintf(stderr, "shardcheck: %s\n", e.msg);
 		return 2;
 	}
-	sc_cli_quiet_followers(f->be);
+	sc_inflight_quiet_followers(f->be);
 	sc_backend_bcast(f->be, &c->co.seed, sizeof c->co.seed, 0);
 	if (c->co.gen.world_hi > sc_backend_max_world(f->be))
 		c->co.gen.world_hi = sc_backend_max_world(f->be);

@@ -6,6 +6,7 @@
 
 #include "sc_casefile.h"
 #include "sc_cli.h"
+#include "sc_inflight.h"
 #include "sc_fs.h"
 #include "sc_report.h"
 
@@ -79,7 +80,7 @@ static int repro_main(int argc, char **argv, int full_argc, char **full_argv)
 		sc_target_free(&t);
 		return 2;
 	}
-	sc_cli_quiet_followers(be);
+	sc_inflight_quiet_followers(be);
 	if (t.fixed.world > sc_backend_max_world(be)) {
 		fprintf(stderr, "shardcheck: world %d needs %d processes, this launch has %d\n",
 			t.fixed.world, t.fixed.world, sc_backend_max_world(be));

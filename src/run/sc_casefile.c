@@ -143,6 +143,7 @@ struct record {
 	char target[1024], sizes[1024], params[256], property[32], backend[16], baseline[1024];
 	int lines, is_chain, have_world, have_dtype, expect, size_line, params_line;
 	int key_line[10]; /* where each key was given (duplicates are errors) */
+	int version_line;
 	struct sc_case c;
 };
 
@@ -281,20 +282,21 @@ static enum sc_status read_record(FILE *f, const char *path, struct record *r, s
 		char *sp = s + strcspn(s, " \t");
 		char *val = *sp ? trim(sp + 1) : sp;
 		*sp = '\0';
-		if (lineno == 1 || (strcmp(s, "shardcheck-case") == 0)) {
-			if (strcmp(s, "shardcheck-case") != 0 || lineno != 1)
+		if (!r->version_line || strcmp(s, "shardcheck-case") == 0) { /* comments may come first */
+			if (strcmp(s, "shardcheck-case") != 0 || r->version_line)
 				st = SC_ERR(e, SC_E_SPEC, "%s:%d: not a case file (the first line must be 'shardcheck-case %d')",
 					    path, lineno, SC_CASEFILE_VERSION);
 			else if (!all_digits(val) || strtol(val, NULL, 10) != SC_CASEFILE_VERSION)
 				st = SC_ERR(e, SC_E_SPEC, "%s:%d: case file version '%s' is not supported (this version reads %d)",
 					    path, lineno, val, SC_CASEFILE_VERSION);
+			r->version_line = lineno;
 			continue;
 		}
 		st = read_key(path, lineno, s, val, r, e);
 	}
 	free(text);
 	SC_CHECK(st);
-	if (r->lines == 0)
+	if (r->lines == 0 || !r->version_line)
 		FAIL_("%s:1: empty case file", path);
 	if (!r->target[0])
 		FAIL_("%s:%d: missing 'target'", path, r->lines + 1);
