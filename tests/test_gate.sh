@@ -29,12 +29,12 @@ has faulty "libfaulty.so:overrun *purity"
 has faulty "wrote past the end of its output (4 bytes): first changed byte at +0"
 has faulty "minimal case: world=1 s=1 b=1 h=3 d=1 dtype=i32 seed=0"
 # a crash: SIGSEGV, or (for a plugin built with ASan) ASan's report and exit
-grep -qE "the plugin crashed: signal 11|exited with status [0-9]+ on rank 0" "$tmp/faulty.out" && ok || bad "faulty: the crash is not reported"
+grep -qE "the plugin crashed: signal 11|the plugin was stopped by a sanitizer.s report on rank 0" "$tmp/faulty.out" && ok || bad "faulty: the crash is not reported"
 has faulty "^report: "
 python3 -c "import sys, xml.etree.ElementTree as E; r=E.parse(sys.argv[1]).getroot(); assert int(r.get('failures')) >= 2" \
 	"$tmp/faulty/junit.xml" && ok || bad "faulty: junit.xml"
 "$sc" repro "$tmp/faulty/failures/"*crash-semantics.case >"$tmp/repro.out" 2>&1
-[ $? -eq 1 ] && grep -qE "crashed: signal 11|exited with status [0-9]+ on rank 0" "$tmp/repro.out" && ok || { bad "repro of the crash case"; cat "$tmp/repro.out" >&2; }
+[ $? -eq 1 ] && grep -qE "crashed: signal 11|stopped by a sanitizer.s report on rank 0" "$tmp/repro.out" && ok || { bad "repro of the crash case"; cat "$tmp/repro.out" >&2; }
 gate 1 hang --plugin "$ex/libfaulty.so" hang --property semantics --cases 100 --timeout 1
 has hang "the plugin hung: no result after 1 s"
 has hang "minimal case: world=1 s=1 b=2 h=1 d=1 dtype=i32 seed=0"

@@ -33,7 +33,7 @@ has() { # NAME REGEX: in the output or the report
 
 # registration: a crash, an endless loop, exit(0): a plugin error, exit 2
 gate 2 reg_segv hostile_reg_segv --timeout 5
-has reg_segv "registration \(sc_plugin_register\) crashed: signal 11"
+has reg_segv "registration \(sc_plugin_register\) (crashed: signal 11|.*sanitizer's report)"
 start=$(date +%s)
 gate 2 reg_loop hostile_reg_loop --timeout 1
 has reg_loop "registration \(sc_plugin_register\) hung: no result after 1 s"

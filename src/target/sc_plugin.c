@@ -620,8 +620,9 @@ static enum sc_status run_isolated(struct child_job *j, const struct sc_tensor *
 	if (r.end == SC_SANDBOX_SIGNAL)
 		return SC_ERR(e, SC_E_RUNTIME, "%sthe plugin %s%s%s%s", over, how, running[0] ? " on rank " : "",
 			      running, mem);
-	if (r.end == SC_SANDBOX_EXIT || r.end == SC_SANDBOX_EXITED)
-		return SC_ERR(e, SC_E_RUNTIME, "%sthe plugin %s%s", over, how, mem);
+	if (r.end == SC_SANDBOX_EXIT || r.end == SC_SANDBOX_EXITED || r.end == SC_SANDBOX_SANITIZER)
+		return SC_ERR(e, SC_E_RUNTIME, "%sthe plugin %s%s%s%s", over, how,
+			      r.tag < 0 && running[0] ? " while running rank " : "", r.tag < 0 ? running : "", mem);
 	if (r.code == 4)
 		return SC_ERR(e, SC_E_RUNTIME, "%s%.255s", over, st->why);
 	if (r.code == 3)

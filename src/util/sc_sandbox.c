@@ -23,6 +23,7 @@ struct page {
 	volatile int done;        /* fn returned */
 	volatile int exit_called; /* atexit ran before fn returned */
 	volatile int tag;
+	volatile int sanitizer;   /* a sanitizer's report ended it */
 	volatile size_t base;  /* address space mapped at the fork */
 	volatile size_t added; /* the peak beyond it, when fn returned or exit ran */
 };
@@ -33,6 +34,18 @@ static struct page *child_page; /* set in the child only */
 void sc_sandbox_tag(int tag) { thread_tag = tag; }
 
 static size_t peak_mapped(void);
+
+/* In a sanitized build, the runtime's death callback tells a sanitizer's
+ * report (which ends the process with exit status 1) from an exit. */
+extern void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
+
+static void on_sanitizer_death(void)
+{
+	if (child_page) {
+		child_page->sanitizer = 1;
+		child_page->tag = thread_tag;
+	}
+}
 
 static void on_exit_hook(void)
 {
@@ -94,6 +107,8 @@ static void child_setup(struct page *pg, const struct sc_sandbox_opts *o)
 	dup2(2, 1);
 	child_page = pg;
 	atexit(on_exit_hook);
+	if (__sanitizer_set_death_callback)
+		__sanitizer_set_death_callback(on_sanitizer_death);
 	pg->base = mapped_now();
 	if (o->memory) {
 		const rlim_t lim = (rlim_t)(pg->base + o->memory);
@@ -184,8 +199,11 @@ enum sc_status sc_sandbox_run(int (*fn)(void *), void *arg, const struct sc_sand
 			r.code = WTERMSIG(status);
 		} else {
 			r.code = WEXITSTATUS(status);
-			r.end = pg->done ? SC_SANDBOX_RETURNED : pg->exit_called ? SC_SANDBOX_EXIT : SC_SANDBOX_EXITED;
-			r.tag = pg->exit_called ? pg->tag : -1;
+			r.end = pg->done	  ? SC_SANDBOX_RETURNED
+				: pg->sanitizer	  ? SC_SANDBOX_SANITIZER
+				: pg->exit_called ? SC_SANDBOX_EXIT
+						  : SC_SANDBOX_EXITED;
+			r.tag = pg->exit_called || pg->sanitizer ? pg->tag : -1;
 		}
 	}
 	munmap(pg, sizeof *pg);
@@ -208,6 +226,9 @@ void sc_sandbox_describe(const struct sc_sandbox_result *r, const char *tag_name
 	case SC_SANDBOX_EXITED:
 		snprintf(buf, n, "ended its process with status %d without returning (_exit, or a sanitizer's report on stderr)",
 			 r->code);
+		break;
+	case SC_SANDBOX_SANITIZER:
+		snprintf(buf, n, "was stopped by a sanitizer's report%s (on stderr)", on);
 		break;
 	case SC_SANDBOX_SIGNAL:
 		snprintf(buf, n, "crashed: signal %d (%s)", r->code, strsignal(r->code));

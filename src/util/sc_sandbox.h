@@ -19,6 +19,7 @@ enum sc_sandbox_end {
 	SC_SANDBOX_RETURNED, /* fn returned; code is its value */
 	SC_SANDBOX_EXIT,     /* the child called exit(code) (atexit ran) */
 	SC_SANDBOX_EXITED,   /* the child ended by _exit(code) without returning */
+	SC_SANDBOX_SANITIZER, /* a sanitizer (ASan, UBSan) reported an error and ended it */
 	SC_SANDBOX_SIGNAL,   /* killed by signal `code` */
 	SC_SANDBOX_TIMEOUT   /* still running after the timeout: killed */
 };
