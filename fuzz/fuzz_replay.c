@@ -1,6 +1,6 @@
 /* fuzz_replay: runs every file of fuzz corpus folders through a fuzz entry
  * point, without libFuzzer, so the fuzz corpus is a regression suite in
- * every build. Usage: fuzz_replay case|spec PATH...  (files or folders) */
+ * every build. Usage: fuzz_replay case|spec|casefile PATH...  (files or folders) */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,11 +26,18 @@ static long replay_file(int (*fn)(const uint8_t *, size_t), const char *path)
 
 int main(int argc, char **argv)
 {
-	if (argc < 3 || (strcmp(argv[1], "case") && strcmp(argv[1], "spec"))) {
-		fprintf(stderr, "usage: fuzz_replay case|spec PATH...\n");
+	static const struct {
+		const char *name;
+		int (*fn)(const uint8_t *, size_t);
+	} entries[] = {{"case", sc_fuzz_case}, {"spec", sc_fuzz_spec}, {"casefile", sc_fuzz_casefile}};
+	int (*fn)(const uint8_t *, size_t) = NULL;
+	for (size_t k = 0; argc >= 3 && k < sizeof entries / sizeof entries[0]; k++)
+		if (strcmp(argv[1], entries[k].name) == 0)
+			fn = entries[k].fn;
+	if (!fn) {
+		fprintf(stderr, "usage: fuzz_replay case|spec|casefile PATH...\n");
 		return 2;
 	}
-	int (*fn)(const uint8_t *, size_t) = argv[1][0] == 'c' ? sc_fuzz_case : sc_fuzz_spec;
 	long n = 0;
 	for (int i = 2; i < argc; i++) {
 		struct stat st;

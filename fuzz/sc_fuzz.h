@@ -15,5 +15,10 @@ int sc_fuzz_case(const uint8_t *data, size_t size);
  * every property. Findings of the spec are fine; crashes, leaks, hangs and
  * sanitizer reports are bugs. */
 int sc_fuzz_spec(const uint8_t *data, size_t size);
+/* Bytes are the text of a .case file: parse it (as if it were in the
+ * working directory); when it parses, run its case once (sim, small
+ * buffers). Plugin targets are not loaded. Refusals are fine; crashes,
+ * leaks, hangs and sanitizer reports are bugs. */
+int sc_fuzz_casefile(const uint8_t *data, size_t size);
 
 #endif

@@ -139,3 +139,23 @@ int sc_fuzz_spec(const uint8_t *data, size_t size)
 	sc_target_free(&t);
 	return 0;
 }
+
+int sc_fuzz_casefile(const uint8_t *data, size_t size)
+{
+	struct fuzz_state *S = state();
+	S->ctx->arena.max_bytes = (size_t)1 << 20;
+	const char *text = (const char *)data;
+	for (size_t i = 0; i + 4 <= size; i++) /* no dlopen of whatever a path names */
+		if (memcmp(text + i, ".so", 3) == 0)
+			return 0;
+	struct sc_target t;
+	struct sc_err e;
+	if (sc_casefile_parse(text, size, "fuzz.case", &t, &e) != SC_OK)
+		return 0;
+	const struct sc_property *p = sc_property_find(t.fixed_property);
+	struct sc_failure f;
+	if (sc_case_numel(&t.fixed) <= 4096)
+		sc_check_case(S->ctx, &t, p, &t.fixed, &f);
+	sc_target_free(&t);
+	return 0;
+}

@@ -19,7 +19,7 @@ fi
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz -j"$(nproc)"
 out=$(mktemp -d)
-for t in fuzz_case fuzz_spec; do
+for t in fuzz_case fuzz_spec fuzz_casefile; do
 	mkdir -p "$out/$t"
 	cp corpus/fuzz/$t/* "$out/$t/"
 	dict=()

@@ -252,15 +252,10 @@ static enum sc_status check_line(const char *path, int lineno, const char *line,
 #define CASE_MAX_BYTES 65536
 #define CASE_MAX_LINE 2047
 
-static enum sc_status read_record(FILE *f, const char *path, struct record *r, struct sc_err *e)
+static enum sc_status read_record(const char *text, size_t len, const char *path, struct record *r,
+				  struct sc_err *e)
 {
-	char *text = malloc(CASE_MAX_BYTES + 1);
-	if (!text)
-		return SC_ERR(e, SC_E_NOMEM, "out of memory");
-	const size_t len = fread(text, 1, CASE_MAX_BYTES + 1, f);
 	enum sc_status st = SC_OK;
-	if (len > CASE_MAX_BYTES)
-		st = SC_ERR(e, SC_E_SPEC, "%s:1: larger than %d bytes: not a case file", path, CASE_MAX_BYTES);
 	size_t at = 0;
 	while (st == SC_OK && at < len) {
 		const int lineno = ++r->lines;
@@ -294,7 +289,6 @@ static enum sc_status read_record(FILE *f, const char *path, struct record *r, s
 		}
 		st = read_key(path, lineno, s, val, r, e);
 	}
-	free(text);
 	SC_CHECK(st);
 	if (r->lines == 0 || !r->version_line)
 		FAIL_("%s:1: empty case file", path);
@@ -444,21 +438,17 @@ static enum sc_status read_sizes(const char *path, struct record *r, struct sc_t
 
 #undef FAIL_
 
-enum sc_status sc_casefile_load(const char *path, struct sc_target *t, struct sc_err *e)
+enum sc_status sc_casefile_parse(const char *text, size_t len, const char *path, struct sc_target *t,
+				 struct sc_err *e)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return SC_ERR(e, SC_E_IO, "%s: cannot open: %s", path, strerror(errno));
 	struct record *r = calloc(1, sizeof *r);
+	if (!r)
+		return SC_ERR(e, SC_E_NOMEM, "out of memory");
 	enum sc_status st = SC_OK;
-	if (!r) {
-		st = SC_ERR(e, SC_E_NOMEM, "out of memory");
-		goto out;
-	}
 	r->expect = -1;
 	snprintf(r->backend, sizeof r->backend, "sim");
 	memset(t, 0, sizeof *t);
-	SC_CHECK_GOTO(read_record(f, path, r, e), st, out);
+	SC_CHECK_GOTO(read_record(text, len, path, r, e), st, out);
 	SC_CHECK_GOTO(build_target(path, r, t, e), st, out);
 	if (!sc_property_find(r->property)->applies(t)) {
 		st = SC_ERR(e, SC_E_SPEC, "%s:%d: property '%s' does not apply to %s", path, r->key_line[3], r->property,
@@ -476,6 +466,24 @@ out:
 	if (st != SC_OK) /* nothing half-built is left */
 		sc_target_free(t);
 	free(r);
+	return st;
+}
+
+enum sc_status sc_casefile_load(const char *path, struct sc_target *t, struct sc_err *e)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return SC_ERR(e, SC_E_IO, "%s: cannot open: %s", path, strerror(errno));
+	char *text = malloc(CASE_MAX_BYTES + 1);
+	if (!text) {
+		fclose(f);
+		return SC_ERR(e, SC_E_NOMEM, "out of memory");
+	}
+	const size_t len = fread(text, 1, CASE_MAX_BYTES + 1, f);
 	fclose(f);
+	enum sc_status st = len > CASE_MAX_BYTES
+				    ? SC_ERR(e, SC_E_SPEC, "%s:1: larger than %d bytes: not a case file", path, CASE_MAX_BYTES)
+				    : sc_casefile_parse(text, len, path, t, e);
+	free(text);
 	return st;
 }

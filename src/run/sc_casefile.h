@@ -34,6 +34,10 @@ enum sc_status sc_casefile_format(struct sc_target *t, const char *property, con
  * relative to dir, where the case file is written: it then replays from
  * any working directory, and as long as the two move together. */
 enum sc_status sc_casefile_relocate(char *text, size_t n, const char *dir, struct sc_err *e);
+/* The same from text in memory (len bytes, NUL bytes included); path
+ * names it in errors and anchors its relative paths. */
+enum sc_status sc_casefile_parse(const char *text, size_t len, const char *path, struct sc_target *t,
+				 struct sc_err *e);
 /* Loads a case file into a target that replays exactly that case
  * (t->has_case). Errors are "path:line: message". */
 enum sc_status sc_casefile_load(const char *path, struct sc_target *t, struct sc_err *e);
