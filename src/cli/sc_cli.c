@@ -395,8 +395,12 @@ static int collect_dir(const char *dir, char **out, int *n, int max)
 		if (stat(names[i], &st) == 0 && S_ISDIR(st.st_mode)) {
 			collect_dir(names[i], out, n, max);
 			free(names[i]);
-		} else if ((ends_with(names[i], ".sc") || ends_with(names[i], ".case")) && *n < max) {
-			out[(*n)++] = names[i];
+		} else if (ends_with(names[i], ".sc") || ends_with(names[i], ".case")) {
+			if (*n < max)
+				out[*n] = names[i];
+			else
+				free(names[i]);
+			(*n)++; /* counted past max: the caller says so */
 		} else {
 			free(names[i]);
 		}
@@ -454,6 +458,14 @@ int sc_cli_load_targets(struct sc_cli *c, struct sc_target *t, int *nt, FILE *lo
 		int nf = 0;
 		if (S_ISDIR(st.st_mode)) {
 			collect_dir(a, files, &nf, SC_CLI_MAX_TARGETS);
+			if (nf > SC_CLI_MAX_TARGETS) {
+				for (int k = 0; k < SC_CLI_MAX_TARGETS; k++)
+					free(files[k]);
+				fprintf(log, "shardcheck: %s: %d specs and case files; one run takes at most %d (split the run)\n",
+					a, nf, SC_CLI_MAX_TARGETS);
+				*nt = n;
+				return 2;
+			}
 			if (nf == 0)
 				fprintf(log, "shardcheck: %s: no .sc specs or .case files found\n", a);
 		} else {
@@ -461,7 +473,15 @@ int sc_cli_load_targets(struct sc_cli *c, struct sc_target *t, int *nt, FILE *lo
 		}
 		int bad = 0;
 		for (int k = 0; k < nf; k++) {
-			if (n >= SC_CLI_MAX_TARGETS || (c->specs_only && S_ISDIR(st.st_mode) && ends_with(files[k], ".case"))) {
+			if (c->specs_only && S_ISDIR(st.st_mode) && ends_with(files[k], ".case")) {
+				free(files[k]);
+				continue;
+			}
+			if (n >= SC_CLI_MAX_TARGETS && !bad) {
+				fprintf(log, "shardcheck: more than %d targets in one run (split the run)\n", SC_CLI_MAX_TARGETS);
+				bad = 1;
+			}
+			if (n >= SC_CLI_MAX_TARGETS) {
 				free(files[k]);
 				continue;
 			}
