@@ -182,11 +182,12 @@ static enum sc_status probe(struct sc_plugin_lib *lib, struct sc_err *e)
 	const struct sc_sandbox_opts so = {limits.timeout > 0 ? limits.timeout : 10, limits.memory};
 	struct sc_sandbox_result r;
 	enum sc_status st = sc_sandbox_run(probe_child, &p, &so, &r, e);
-	char how[300];
-	sc_sandbox_describe(&r, NULL, how, sizeof how);
-	if (st != SC_OK)
-		;
-	else if (r.end == SC_SANDBOX_RETURNED && r.code == 1)
+	char how[300] = "";
+	if (st == SC_OK)
+		sc_sandbox_describe(&r, NULL, how, sizeof how);
+	if (st != SC_OK) {
+		/* e says why the child could not start */
+	} else if (r.end == SC_SANDBOX_RETURNED && r.code == 1)
 		st = SC_ERR(e, SC_E_USAGE, "%s: %.255s", lib->path, o->why);
 	else if (r.end != SC_SANDBOX_RETURNED || r.code != 0)
 		st = SC_ERR(e, SC_E_USAGE, "%s: the plugin's registration (sc_plugin_register) %s", lib->path, how);
