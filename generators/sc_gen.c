@@ -72,6 +72,15 @@ static int sharded(const struct dec *d, int dim)
 	return 0;
 }
 
+/* Sharded by a chunk or split placement only: any size, drawn at the edges. */
+static int uneven(const struct dec *d, int dim)
+{
+	for (int i = 0; i < d->ns; i++)
+		if ((d->s[i]->uneven_mask >> dim) & 1u)
+			return !sharded(d, dim);
+	return 0;
+}
+
 /* The dtypes a case may take: the options', within the specs' `dtypes`;
  * compute specs only take floating-point types. */
 static uint32_t dtype_mask(const struct dec *d)
@@ -269,6 +278,19 @@ static int size_ok(const struct dec *d, int dim, int64_t *sizes, int world, int6
 }
 
 /* Picks among the admitted values: the smallest, 1, P and 2 often. */
+/* An unevenly sharded dim's size: the edges of its layout half the time,
+ * L < P (empty shards), L = P, L mod P != 0, L = 1. */
+static int64_t pick_uneven(struct sc_choices *ch, const int64_t *cand, int n, int64_t world)
+{
+	const uint64_t k = sc_choice(ch, 10);
+	const int64_t want[6] = {cand[0], 1, world - 1, world, world + 1, 2 * world - 1};
+	if (k < 6)
+		for (int i = 0; i < n; i++)
+			if (cand[i] == want[k])
+				return want[k];
+	return cand[sc_choice(ch, (uint64_t)n)];
+}
+
 static int64_t pick(struct sc_choices *ch, const int64_t *cand, int n, int64_t world)
 {
 	uint64_t k = sc_choice(ch, 8);
@@ -298,6 +320,9 @@ static enum sc_status draw_size(struct dec *d, int dim, int64_t *sizes, int worl
 	if (h == 0 && sharded(d, dim)) {
 		lo = world;
 		hi = 4 * (int64_t)world;
+	} else if (h == 0 && uneven(d, dim)) {
+		lo = 1;
+		hi = 4 * (int64_t)world;
 	}
 	const int64_t cap = d->o->max_elems / prod;
 	if (hi > cap)
@@ -312,7 +337,7 @@ static enum sc_status draw_size(struct dec *d, int dim, int64_t *sizes, int worl
 	if (n == 0)
 		return reject(d, e, "no size of '%s' satisfies the constraints for world %d", d->s[0]->dim[dim],
 			      world);
-	sizes[dim] = pick(d->ch, cand, n, world);
+	sizes[dim] = uneven(d, dim) ? pick_uneven(d->ch, cand, n, world) : pick(d->ch, cand, n, world);
 	return SC_OK;
 }
 

@@ -55,12 +55,19 @@ struct sc_cond {
  * for transforms whose placement cannot be stated (differential checks). */
 enum sc_place { SC_SHARD, SC_REPLICATE, SC_PARTIAL, SC_OPAQUE };
 
+/* How `shard NAME` divides NAME's L rows over P ranks (rank r):
+ *   EVEN   X.chunk(P)[r], L divisible by P (language 1)
+ *   CHUNK  torch.chunk: c = ceil(L/P), rows [min(rc, L), min((r+1)c, L))
+ *   SPLIT  torch.tensor_split: the first L mod P ranks hold floor(L/P)+1 */
+enum sc_shard_rule { SC_RULE_EVEN, SC_RULE_CHUNK, SC_RULE_SPLIT };
+
 /* Placement of the global tensor, with an optional "as" layout: X permuted
  * into order[], consecutive runs of order[] merged into groups. */
 struct sc_layout {
 	enum sc_place kind;
 	enum sc_redop op;   /* partial */
 	int shard_dim;      /* X dim sharded (shard) */
+	enum sc_shard_rule rule;
 	int norder;
 	int order[SC_MAX_DIMS];
 	int ngroups;
@@ -151,6 +158,7 @@ struct sc_spec {
 	struct sc_stmt ref[SC_MAX_STMTS], prog[SC_MAX_STMTS];
 	uint32_t dtype_mask; /* `dtypes` declaration; 0: any */
 	uint32_t sharded_mask; /* dims sharded by some placement (divisible by P) */
+	uint32_t uneven_mask;  /* dims sharded by a chunk or split placement (any size) */
 };
 
 /* 1 when dim d is sharded by some placement (so divisible by the world). */

@@ -7,6 +7,23 @@
 #include "sc_expr.h"
 #include "sc_tensor.h"
 
+void sc_layout_rows(enum sc_shard_rule rule, int64_t L, int64_t P, int64_t r, int64_t *start, int64_t *len)
+{
+	if (rule == SC_RULE_CHUNK) {
+		const int64_t c = (L + P - 1) / P;
+		const int64_t a = r * c < L ? r * c : L, b = (r + 1) * c < L ? (r + 1) * c : L;
+		*start = a;
+		*len = b - a;
+	} else if (rule == SC_RULE_SPLIT) {
+		const int64_t q = L / P, m = L % P;
+		*start = r * q + (r < m ? r : m);
+		*len = q + (r < m);
+	} else {
+		*len = L / P;
+		*start = r * *len;
+	}
+}
+
 void sc_layout_map(const struct sc_layout *l, const int64_t *xsizes, int ndims, int world,
 		   int rank, struct sc_map *m)
 {
@@ -19,8 +36,10 @@ void sc_layout_map(const struct sc_layout *l, const int64_t *xsizes, int ndims, 
 		m->shape[k] = xsizes[d];
 		m->stride[k] = xs[d];
 		if (l->kind == SC_SHARD && d == l->shard_dim) {
-			m->shape[k] = xsizes[d] / world;
-			m->offset += (int64_t)rank * m->shape[k] * xs[d];
+			int64_t start, len;
+			sc_layout_rows(l->rule, xsizes[d], world, rank, &start, &len);
+			m->shape[k] = len;
+			m->offset += start * xs[d];
 		}
 	}
 	int pos = 0;
@@ -54,6 +73,11 @@ static enum sc_status parse_placement(struct sc_parse *p, struct sc_layout *l, i
 		*shard_col = n->col;
 		l->kind = SC_SHARD;
 		p->pos++;
+		struct sc_tok *r = sc_lex_peek(p);
+		if (r->kind == SC_T_NAME && (strcmp(r->text, "chunk") == 0 || strcmp(r->text, "split") == 0)) {
+			l->rule = r->text[0] == 'c' ? SC_RULE_CHUNK : SC_RULE_SPLIT;
+			p->pos++;
+		}
 	} else if (strcmp(t->text, "replicate") == 0) {
 		l->kind = SC_REPLICATE;
 		p->pos++;
@@ -174,16 +198,7 @@ enum sc_status sc_layout_resolve(struct sc_parse *p, struct sc_layout *l, const 
 		if (!seen[d])
 			return sc_lex_err(p, pp->name_cols[0], "%s layout: dim '%s' is missing (a layout is a permutation of the dims)",
 				    what, s->dim[d]);
-	if (l->kind == SC_SHARD) {
-		int pos = 0;
-		for (int g = 0; g < l->ngroups; g++) {
-			for (int k = 0; k < l->group_len[g]; k++)
-				if (l->order[pos + k] == l->shard_dim && k != 0)
-					return sc_lex_err(p, pp->shard_col,
-						    "%s: sharded dim '%s' must be ungrouped or first in its group",
-						    what, pp->shard_name);
-			pos += l->group_len[g];
-		}
-	}
+	/* the rank's part is taken along the sharded dim first, then arranged:
+	 * the sharded dim may stand anywhere in a merged group */
 	return SC_OK;
 }

@@ -27,6 +27,8 @@ struct sc_map {
 };
 void sc_layout_map(const struct sc_layout *l, const int64_t *xsizes, int ndims, int world,
 		   int rank, struct sc_map *m);
+/* The rows [start, start+len) of L that rank r of P holds under rule. */
+void sc_layout_rows(enum sc_shard_rule rule, int64_t L, int64_t P, int64_t r, int64_t *start, int64_t *len);
 
 /* A placement as written, before its names are resolved. */
 struct sc_layout_names {

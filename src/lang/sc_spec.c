@@ -355,10 +355,12 @@ static enum sc_status finish(struct spec_parse *q, const char *path)
 	if (!s->compute) {
 		SC_CHECK(sc_layout_resolve(p, &s->in, &q->pend_in, "input"));
 		SC_CHECK(sc_layout_resolve(p, &s->out, &q->pend_out, "output"));
-		if (s->in.kind == SC_SHARD)
-			s->sharded_mask |= 1u << s->in.shard_dim;
-		if (s->out.kind == SC_SHARD)
-			s->sharded_mask |= 1u << s->out.shard_dim;
+		const struct sc_layout *pl[2] = {&s->in, &s->out};
+		for (int i = 0; i < 2; i++)
+			if (pl[i]->kind == SC_SHARD && pl[i]->rule == SC_RULE_EVEN)
+				s->sharded_mask |= 1u << pl[i]->shard_dim;
+			else if (pl[i]->kind == SC_SHARD)
+				s->uneven_mask |= 1u << pl[i]->shard_dim;
 	}
 	if (s->in.kind == SC_PARTIAL || s->out.kind == SC_PARTIAL)
 		s->has_reduction = 1;

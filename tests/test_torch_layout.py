@@ -1,0 +1,82 @@
+"""Placements against PyTorch itself: on random cases (1-3 dims, world 1..8,
+sizes 1..9 so that some shards are empty, `chunk` and `split` rules, a
+random `as` permutation with a merged group anywhere), every rank's local
+input written by `shardcheck eval --dump` must be, bit for bit,
+torch.chunk (or torch.tensor_split) of the global tensor X, permuted and
+merged as the layout says. X itself comes from the same eval of a
+replicated input (values depend only on the seed and the global index).
+Usage: test_torch_layout.py PATH/TO/shardcheck [CASES]"""
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import torch
+
+
+def eval_dump(sc, spec_text, world, sizes, names, out):
+    spec = os.path.join(out, "s.sc")
+    with open(spec, "w") as f:
+        f.write(spec_text)
+    arg = ",".join(f"{n}={v}" for n, v in zip(names, sizes))
+    r = subprocess.run([sc, "eval", spec, "--world", str(world), "--sizes", arg, "--seed", "7",
+                        "--dump", out], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"eval failed ({r.returncode}):\n{spec_text}{r.stdout}{r.stderr}")
+    return [torch.from_numpy(np.load(os.path.join(out, f"rank{k}.input.npy"))) for k in range(world)]
+
+
+def main():
+    sc = sys.argv[1]
+    ncases = int(sys.argv[2]) if len(sys.argv) > 2 else 150
+    rng = random.Random(20261124)
+    fails = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for case in range(ncases):
+            nd = rng.randint(1, 3)
+            names = ["a", "b", "c"][:nd]
+            sizes = [rng.randint(1, 9) for _ in range(nd)]
+            P = rng.randint(1, 8)
+            d = rng.randrange(nd)
+            rule = rng.choice(["chunk", "split"])
+            order = list(range(nd))
+            rng.shuffle(order)
+            i = rng.randrange(nd)
+            j = rng.randrange(i, nd)  # positions i..j merged into one group
+            toks = []
+            for k, o in enumerate(order):
+                t = names[o]
+                if k == i and j > i:
+                    t = "(" + t
+                if k == j and j > i:
+                    t = t + ")"
+                toks.append(t)
+            layout = " ".join(toks)
+            head = f"dims {' '.join(names)}\n"
+            X = eval_dump(sc, head + "input replicate\noutput replicate\n", 1, sizes, names, tmp)[0]
+            place = f"shard {names[d]} {rule} as {layout}"
+            got = eval_dump(sc, head + f"input {place}\noutput {place}\n", P, sizes, names, tmp)
+            pieces = torch.chunk(X, P, d) if rule == "chunk" else torch.tensor_split(X, P, d)
+            for r in range(P):
+                piece = pieces[r] if r < len(pieces) else X.narrow(d, X.shape[d], 0)
+                piece = piece.permute(order)
+                shape, pos = [], 0
+                for k in range(nd):
+                    if i < k <= j:
+                        shape[-1] *= piece.shape[k]
+                    else:
+                        shape.append(piece.shape[k])
+                want = piece.reshape(shape)
+                if list(want.shape) != list(got[r].shape) or not torch.equal(want, got[r]):
+                    fails += 1
+                    print(f"FAILED case {case}: sizes {sizes} P={P} input {place}: rank {r} "
+                          f"holds {list(got[r].shape)}, torch gives {list(want.shape)}")
+                    break
+    print(f"{ncases - fails} passed, {fails} failed")
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
