@@ -25,7 +25,7 @@ static const struct {
 	{"dims s\ninput partial avg\noutput replicate\n", "2:15", "unknown reduction op 'avg'"},
 	{"dims s b\ninput replicate as s\noutput replicate\n", "2:20", "dim 'b' is missing"},
 	{"dims s b\ninput replicate as s s\noutput replicate\n", "2:22", "appears twice"},
-	{"dims s b\ninput shard b as (s b)\noutput replicate\n", "2:13", "must be ungrouped or first"},
+	{"dims s b\ninput shard b chnk\noutput replicate\n", "2:15", "expected 'as' or end of line, got 'chnk'"},
 	{"dims s b\ninput replicate as (s b\noutput replicate\n", "2:20", "unclosed '('"},
 	{"dims s b\ninput replicate as s b)\noutput replicate\n", "2:23", "unbalanced ')'"},
 	{OK_HDR "frobnicate 1\n", "4:1", "unknown declaration or step 'frobnicate'"},

@@ -16,8 +16,19 @@ static struct {
 	char text[4096];
 	volatile sig_atomic_t len;
 	int leader, rank, err_fd;
+	pid_t pid; /* the process that armed the handlers (not a plugin's child) */
 	double seconds;
 } fl = {.err_fd = 2};
+
+/* In a forked child (a plugin's sandbox), the signal is the child's own. */
+static int not_ours(int sig)
+{
+	if (getpid() == fl.pid)
+		return 0;
+	signal(sig, SIG_DFL);
+	raise(sig);
+	return 1;
+}
 
 static void put(const char *s)
 {
@@ -102,7 +113,8 @@ static void tell(const char *msg, int with_case)
 
 static void on_alarm(int sig)
 {
-	(void)sig;
+	if (not_ours(sig))
+		return;
 	save("aborted: the case ran longer than --timeout (a rank hung)", "");
 	if (fl.leader)
 		tell("\nshardcheck: aborting: the running case exceeded --timeout (a rank hung or crashed);", 1);
@@ -111,6 +123,8 @@ static void on_alarm(int sig)
 
 static void on_crash(int sig)
 {
+	if (not_ours(sig))
+		return;
 	char r[24], who[64] = "rank ";
 	num(r, fl.rank);
 	strcat(who, r);
@@ -127,6 +141,8 @@ static void on_crash(int sig)
 
 static void on_term(int sig)
 {
+	if (not_ours(sig))
+		return;
 	if (crash_saved()) {
 		if (fl.leader)
 			tell("\nshardcheck: aborting: the running case crashed another rank (its message is above);", 0);
@@ -158,6 +174,7 @@ void sc_inflight_arm(struct sc_cli *c, struct sc_backend *be)
 {
 	fl.leader = sc_backend_leader(be);
 	fl.rank = sc_backend_proc(be);
+	fl.pid = getpid();
 	fl.seconds = c->timeout;
 	snprintf(fl.path, sizeof fl.path, "%s%s", c->report_dir ? c->report_dir : ".",
 		 c->report_dir ? "/failures/inflight.case" : "/shardcheck-inflight.case");

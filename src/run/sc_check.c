@@ -133,6 +133,8 @@ enum sc_status sc_check_run(struct sc_ctx *ctx, struct sc_target *t, const struc
 		snprintf(res->target, sizeof res->target, "%s", t->case_path);
 		res->cases = 1;
 		res->cx = t->fixed;
+		if (o->on_case) /* recorded before it runs, as every case is */
+			o->on_case(o->on_case_ctx, t, p, &t->fixed);
 		res->verdict = sc_check_case(ctx, t, p, &t->fixed, &res->fail);
 		if (ctx->limited) {
 			res->verdict = SC_V_ERROR;
