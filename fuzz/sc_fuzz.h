@@ -15,10 +15,13 @@ int sc_fuzz_case(const uint8_t *data, size_t size);
  * every property. Findings of the spec are fine; crashes, leaks, hangs and
  * sanitizer reports are bugs. */
 int sc_fuzz_spec(const uint8_t *data, size_t size);
-/* Bytes are the text of a .case file: parse it (as if it were in the
- * working directory); when it parses, run its case once (sim, small
- * buffers). Plugin targets are not loaded. Refusals are fine; crashes,
- * leaks, hangs and sanitizer reports are bugs. */
+/* Bytes are the text of a .case file (as if it were in the working
+ * directory): it loads, or is refused with "fuzz.case:LINE: message"; one
+ * that loads writes back as a case file that loads to the same text, and
+ * its case runs once (sim, small buffers). Inputs naming a plugin library
+ * or a device file are skipped: loading runs a library's code, reading a
+ * device may not end. Crashes, leaks, hangs and sanitizer reports are
+ * bugs too. */
 int sc_fuzz_casefile(const uint8_t *data, size_t size);
 
 #endif

@@ -8,7 +8,8 @@
  * Drawing enumerates the values a predicate admits in a generation range
  * (a dim's `sizes` hint, else 1..8, or P..4P for a sharded dim) and picks
  * one, biased to the edges; checking asks the predicate of the given value
- * with the validity range (a hint binds; default ranges only guide
+ * with the validity range (a hint binds unless hints_guide_only: eval and
+ * case files take any case the spec admits; default ranges only guide
  * generation). The first choice of every draw is the smallest admitted
  * value, so an all-zero or exhausted stream decodes to the smallest case. */
 #include "sc_gen.h"
@@ -39,6 +40,7 @@ struct dec {
 	const struct sc_case *want;
 	char *why;
 	size_t nwhy;
+	enum sc_gen_part part; /* checking: what is being checked (the part a reject blames) */
 	const struct sc_spec *s[SC_MAX_CHAIN];
 	int ns;
 };
@@ -97,19 +99,39 @@ static uint32_t dtype_mask(const struct dec *d)
 	return m;
 }
 
-/* The requires whose last-mentioned dim is `last` (-1: only the world). */
-static int conds_hold(const struct dec *d, int last, const int64_t *sizes, int world, int *line)
+static void say(char *why, size_t n, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+
+/* A reason into why, cut to n bytes (a long require text is cut, not an error). */
+static void say(char *why, size_t n, const char *fmt, ...)
 {
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, n, fmt, ap);
+	va_end(ap);
+}
+
+/* The requires whose last-mentioned dim is `last` (-1: only the world);
+ * when one fails and why is not NULL, why names it: file, line and text. */
+static int conds_hold(const struct dec *d, int last, const int64_t *sizes, int world, char *why, size_t n)
+{
+	static const char *const cmp[] = {"==", "!=", "<", "<=", ">", ">="};
 	for (int i = 0; i < d->ns; i++)
 		for (int k = 0; k < d->s[i]->nconds; k++) {
 			const struct sc_cond *q = &d->s[i]->conds[k];
-			if (q->last_dim != last)
+			if (q->last_dim != last || sc_expr_cond_holds(d->s[i], q, sizes, world))
 				continue;
-			if (!sc_expr_cond_holds(d->s[i], q, sizes, world)) {
-				if (line)
-					*line = q->line;
-				return 0;
+			if (why) {
+				char l[96], r[96];
+				sc_expr_format(d->s[i], q->lhs, l, sizeof l);
+				sc_expr_format(d->s[i], q->rhs, r, sizeof r);
+				say(why, n, "require at %s:%d does not hold: %s %s %s", d->s[i]->path, q->line, l,
+				    cmp[q->cmp], r);
 			}
+			return 0;
 		}
 	return 1;
 }
@@ -266,14 +288,9 @@ static int size_ok(const struct dec *d, int dim, int64_t *sizes, int world, int6
 	}
 	const int64_t keep = sizes[dim];
 	sizes[dim] = v;
-	int line = 0;
-	const int holds = conds_hold(d, dim, sizes, world, &line);
+	const int holds = conds_hold(d, dim, sizes, world, why, n);
 	sizes[dim] = keep;
-	if (!holds) {
-		WHY("require on line %d does not hold", line);
-		return 0;
-	}
-	return 1;
+	return holds;
 #undef WHY
 }
 
@@ -343,10 +360,11 @@ static enum sc_status draw_size(struct dec *d, int dim, int64_t *sizes, int worl
 
 static enum sc_status decode_sizes(struct dec *d, struct sc_case *c, struct sc_err *e)
 {
-	int line = 0;
-	if (!conds_hold(d, -1, c->sizes, c->world, &line))
-		return d->ch ? reject(d, e, "world %d violates a require", c->world)
-			     : reject(d, e, "require on line %d does not hold", line);
+	char why[SC_ERR_MAX];
+	if (!conds_hold(d, -1, c->sizes, c->world, d->ch ? NULL : why, sizeof why)) {
+		d->part = SC_GEN_PART_WORLD; /* a require of the world alone */
+		return d->ch ? reject(d, e, "world %d violates a require", c->world) : reject(d, e, "%s", why);
+	}
 	const int nd = d->s[0]->ndims;
 	if (!d->ch && d->want->ndims != nd)
 		return reject(d, e, "%d sizes given, the spec has %d dims", d->want->ndims, nd);
@@ -358,7 +376,6 @@ static enum sc_status decode_sizes(struct dec *d, struct sc_case *c, struct sc_e
 		if (d->ch) {
 			SC_CHECK(draw_size(d, k, c->sizes, c->world, prod, e));
 		} else {
-			char why[160];
 			if (!size_ok(d, k, c->sizes, c->world, prod, d->want->sizes[k], why, sizeof why))
 				return reject(d, e, "%s", why);
 			c->sizes[k] = d->want->sizes[k];
@@ -385,16 +402,20 @@ static enum sc_status decode(struct dec *d, struct sc_case *out, struct sc_err *
 {
 	struct sc_case c;
 	memset(&c, 0, sizeof c);
+	d->part = SC_GEN_PART_WORLD;
 	SC_CHECK(decode_world(d, &c, e));
+	d->part = SC_GEN_PART_PARAMS;
 	SC_CHECK(decode_params(d, &c, e));
 	struct sc_err se;
 	if (sc_target_specs(d->t, &c, d->s, &d->ns, &se) != SC_OK)
 		return reject(d, e, "%s", se.msg);
+	d->part = SC_GEN_PART_DTYPE;
 	const uint32_t dm = dtype_mask(d);
 	if (d->ch && !dm)
 		return reject(d, e, "no dtype allowed by both --dtypes and the spec's dtypes");
 	if (!d->ch && !(dm & (1u << d->want->dtype)))
 		return reject(d, e, "dtype %s is not allowed here", sc_dtype_name(d->want->dtype));
+	d->part = SC_GEN_PART_SIZES;
 	SC_CHECK(decode_sizes(d, &c, e));
 	if (d->ch) {
 		c.dtype = (enum sc_dtype)dtype_at(dm, sc_choice(d->ch, (uint64_t)__builtin_popcount(dm)));
@@ -414,10 +435,20 @@ enum sc_status sc_gen_case(struct sc_target *t, const struct sc_gen_opts *o, str
 	return decode(&d, c, e);
 }
 
-int sc_gen_valid(struct sc_target *t, const struct sc_gen_opts *o, const struct sc_case *c, char *why,
-		 size_t n)
+int sc_gen_check(struct sc_target *t, const struct sc_gen_opts *o, const struct sc_case *c, char *why,
+		 size_t n, enum sc_gen_part *part)
 {
 	struct dec d = {.t = t, .o = o, .want = c, .why = why, .nwhy = n};
 	struct sc_case out;
-	return decode(&d, &out, NULL) == SC_OK;
+	if (decode(&d, &out, NULL) == SC_OK)
+		return 1;
+	if (part)
+		*part = d.part;
+	return 0;
+}
+
+int sc_gen_valid(struct sc_target *t, const struct sc_gen_opts *o, const struct sc_case *c, char *why,
+		 size_t n)
+{
+	return sc_gen_check(t, o, c, why, n, NULL);
 }

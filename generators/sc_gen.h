@@ -27,9 +27,17 @@ enum sc_status sc_gen_case(struct sc_target *t, const struct sc_gen_opts *o,
 /* 1 when c is a case the decoder could produce under o: the one
  * definition of validity (world range, the target's parameters, sizes
  * ranges given by hints unless o->hints_guide_only, divisibility,
- * requires, element budget, dtype set); else 0 and the first reason in why (may be NULL). o may be NULL:
- * no --world, --max-elems or --dtypes limits. */
+ * requires, element budget, dtype set); else 0 and the first reason in why
+ * (may be NULL). o may be NULL: no --world, --max-elems or --dtypes limits. */
 int sc_gen_valid(struct sc_target *t, const struct sc_gen_opts *o, const struct sc_case *c, char *why,
 		 size_t n);
+
+/* The part of a given case that a check found invalid (a require of the
+ * world alone blames the world; any other require, the sizes). */
+enum sc_gen_part { SC_GEN_PART_WORLD, SC_GEN_PART_PARAMS, SC_GEN_PART_DTYPE, SC_GEN_PART_SIZES };
+/* sc_gen_valid, and when c is invalid, *part (may be NULL): for callers
+ * that point at where the case was written (a case file's line). */
+int sc_gen_check(struct sc_target *t, const struct sc_gen_opts *o, const struct sc_case *c, char *why,
+		 size_t n, enum sc_gen_part *part);
 
 #endif

@@ -23,7 +23,7 @@ for t in fuzz_case fuzz_spec fuzz_casefile; do
 	mkdir -p "$out/$t"
 	cp corpus/fuzz/$t/* "$out/$t/"
 	dict=()
-	[ $t = fuzz_spec ] && dict=(-dict=fuzz/fuzz_spec.dict)
+	[ -f fuzz/$t.dict ] && dict=(-dict=fuzz/$t.dict)
 	echo "fuzz-smoke: $t for ${secs}s"
 	if ! build-fuzz/$t -max_total_time="$secs" -print_final_stats=1 -artifact_prefix="$out/$t-" \
 		"${dict[@]}" "$out/$t" >"$out/$t.log" 2>&1; then

@@ -233,9 +233,13 @@ int sc_arena_guards_broken(const struct sc_arena *a)
 int64_t sc_shape_numel(const int64_t *shape, int ndim)
 {
 	int64_t n = 1;
-	for (int i = 0; i < ndim; i++)
-		n *= shape[i];
-	return n;
+	int over = 0;
+	for (int i = 0; i < ndim; i++) {
+		if (shape[i] == 0)
+			return 0;
+		over |= __builtin_mul_overflow(n, shape[i], &n);
+	}
+	return over ? INT64_MAX : n;
 }
 
 int64_t sc_tensor_numel(const struct sc_tensor *t)
@@ -248,7 +252,8 @@ void sc_contig_strides(const int64_t *shape, int ndim, int64_t *stride)
 	int64_t s = 1;
 	for (int d = ndim - 1; d >= 0; d--) {
 		stride[d] = s;
-		s *= shape[d] > 1 ? shape[d] : 1; /* as ATen: max(size, 1) */
+		if (__builtin_mul_overflow(s, shape[d] > 1 ? shape[d] : 1, &s)) /* as ATen: max(size, 1) */
+			s = INT64_MAX;
 	}
 }
 

@@ -74,8 +74,13 @@ int sc_arena_guards_broken(const struct sc_arena *a);
  * how many bytes before it the nearest changed byte is). */
 int sc_buf_guard_breach(const struct sc_buf *b, int64_t *at);
 
+/* Elements of shape; INT64_MAX when the count overflows int64 (no buffer
+ * holds such a shape: cases are bounded when they are made, a case file's
+ * at 2^40 elements, and sc_tensor_empty refuses one). */
 int64_t sc_shape_numel(const int64_t *shape, int ndim);
-/* Row-major strides for shape. */
+/* Row-major strides for shape. A stride past int64 reads INT64_MAX: only a
+ * shape with a dim of 0 (no element is addressed) or one that overflows
+ * (see sc_shape_numel) has one, so no arithmetic overflows here. */
 void sc_contig_strides(const int64_t *shape, int ndim, int64_t *stride);
 /* PyTorch's is_contiguous (size-1 dims' strides ignored; numel 0 true). */
 int sc_tensor_is_contig(const struct sc_tensor *t);

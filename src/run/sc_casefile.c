@@ -1,4 +1,9 @@
-/* sc_casefile: writer and parser of .case files. */
+/* sc_casefile: writer and parser of .case files.
+ *
+ * The parser reads the whole text (at most 64 KiB) into a record first,
+ * every line checked, every key at most once, and builds the target only
+ * from a record whose every field parsed; then the case is checked against
+ * the target as eval checks one. Every refusal is "path:line: message". */
 #include "sc_casefile.h"
 
 #include <ctype.h>
@@ -11,6 +16,7 @@
 #include "sc_backend.h"
 #include "sc_builtin.h"
 #include "sc_fs.h"
+#include "sc_gen.h"
 #include "sc_str.h"
 #include "sc_plugin.h"
 #include "sc_property.h"
@@ -138,17 +144,25 @@ static char *trim(char *s)
 	return s;
 }
 
+#define CASE_MAX_BYTES 65536
+#define CASE_MAX_LINE 2047
+
+/* The keys of a case file; each may be given once (target and chain are
+ * one key under two names). */
+enum key { K_TARGET, K_CHAIN, K_BASELINE, K_PROPERTY, K_BACKEND, K_WORLD, K_SIZES, K_PARAMS, K_DTYPE, K_SEED,
+	   K_EXPECT, NKEYS };
+static const char *const keys[NKEYS] = {"target", "chain", "baseline", "property", "backend", "world",
+					"sizes",  "params", "dtype",    "seed",     "expect"};
+
 /* The lines of a case file, read before anything is built. */
 struct record {
-	char target[1024], sizes[1024], params[256], property[32], backend[16], baseline[1024];
-	int lines, is_chain, have_world, have_dtype, expect, size_line, params_line;
-	int key_line[10]; /* where each key was given (duplicates are errors) */
+	char target[1024], baseline[1024], sizes[CASE_MAX_LINE + 1], params[CASE_MAX_LINE + 1];
+	char property[32], backend[16];
+	int lines, is_chain, expect;
 	int version_line;
+	int at[NKEYS]; /* the line of each key; 0: not given */
 	struct sc_case c;
 };
-
-static const char *const keys[10] = {"target", "chain", "baseline", "property", "backend",
-				     "world", "sizes", "params", "dtype", "seed"};
 
 /* s is a non-empty run of decimal digits. */
 static int all_digits(const char *s)
@@ -161,6 +175,7 @@ static int all_digits(const char *s)
 	return 1;
 }
 
+/* A name of the backend registry, whether or not this build has it. */
 static int known_backend(const char *name)
 {
 	const struct sc_backend_info *list;
@@ -173,132 +188,155 @@ static int known_backend(const char *name)
 
 #define FAIL_(...) return SC_ERR(e, SC_E_SPEC, __VA_ARGS__)
 
+/* A path value (target, chain, baseline), whole or refused. */
+static enum sc_status copy_path(const char *path, int lineno, const char *key, const char *val, char *out,
+				size_t n, struct sc_err *e)
+{
+	if (strlen(val) >= n)
+		FAIL_("%s:%d: '%s' is longer than %zu bytes", path, lineno, key, n - 1);
+	memcpy(out, val, strlen(val) + 1);
+	return SC_OK;
+}
+
+/* The value of one "key value" line (the key is known, given once). */
+static enum sc_status read_value(const char *path, int lineno, enum key k, const char *val, struct record *r,
+				 struct sc_err *e)
+{
+	switch (k) {
+	case K_TARGET:
+	case K_CHAIN:
+		r->is_chain = k == K_CHAIN;
+		return copy_path(path, lineno, keys[k], val, r->target, sizeof r->target, e);
+	case K_BASELINE: return copy_path(path, lineno, keys[k], val, r->baseline, sizeof r->baseline, e);
+	case K_PROPERTY:
+		if (!sc_property_find(val) || strlen(val) >= sizeof r->property)
+			FAIL_("%s:%d: unknown property '%s' (see shardcheck list)", path, lineno, val);
+		snprintf(r->property, sizeof r->property, "%s", val);
+		return SC_OK;
+	case K_BACKEND:
+		if (strlen(val) >= sizeof r->backend || !known_backend(val))
+			FAIL_("%s:%d: unknown backend '%s' (see shardcheck list)", path, lineno, val);
+		snprintf(r->backend, sizeof r->backend, "%s", val);
+		return SC_OK;
+	case K_WORLD: {
+		const long w = all_digits(val) && strlen(val) < 6 ? strtol(val, NULL, 10) : -1;
+		if (w < 1 || w > SC_MAX_WORLD)
+			FAIL_("%s:%d: world must be a decimal in 1..%d, got '%s'", path, lineno, SC_MAX_WORLD, val);
+		r->c.world = (int)w;
+		return SC_OK;
+	}
+	case K_SIZES: snprintf(r->sizes, sizeof r->sizes, "%s", val); return SC_OK; /* by dim name, once built */
+	case K_PARAMS: snprintf(r->params, sizeof r->params, "%s", val); return SC_OK;
+	case K_DTYPE:
+		if (sc_dtype_parse(val, &r->c.dtype) != SC_OK)
+			FAIL_("%s:%d: unknown dtype '%s'", path, lineno, val);
+		return SC_OK;
+	case K_SEED: {
+		errno = 0;
+		const unsigned long long u = all_digits(val) ? strtoull(val, NULL, 10) : 0;
+		if (!all_digits(val) || errno)
+			FAIL_("%s:%d: seed must be a decimal integer in 0..2^64-1, got '%s'", path, lineno, val);
+		r->c.seed = (uint64_t)u;
+		return SC_OK;
+	}
+	case K_EXPECT:
+		if (strcmp(val, "fail") != 0 && strcmp(val, "pass") != 0)
+			FAIL_("%s:%d: expect must be 'fail' or 'pass', got '%s'", path, lineno, val);
+		r->expect = val[0] == 'f';
+		return SC_OK;
+	case NKEYS: break;
+	}
+	return SC_ERR(e, SC_E_INTERNAL, "%s:%d: no such key", path, lineno);
+}
+
 /* One "key value" line. */
 static enum sc_status read_key(const char *path, int lineno, const char *s, const char *val, struct record *r,
 			       struct sc_err *e)
 {
-	for (int k = 0; k < 10; k++)
-		if (strcmp(s, keys[k]) == 0) {
-			/* target and chain are one key under two names */
-			const int first = k <= 1 ? (r->key_line[0] ? r->key_line[0] : r->key_line[1]) : r->key_line[k];
-			if (first)
-				FAIL_("%s:%d: '%s' given twice (first at line %d)", path, lineno, s, first);
-			r->key_line[k] = lineno;
-			break;
-		}
-	if (strcmp(s, "target") == 0 || strcmp(s, "chain") == 0) {
-		if (!*val)
-			FAIL_("%s:%d: '%s' needs a value", path, lineno, s);
-		snprintf(r->target, sizeof r->target, "%s", val);
-		r->is_chain = s[0] == 'c';
-	} else if (strcmp(s, "baseline") == 0) {
-		snprintf(r->baseline, sizeof r->baseline, "%s", val);
-	} else if (strcmp(s, "property") == 0) {
-		if (!sc_property_find(val))
-			FAIL_("%s:%d: unknown property '%s'", path, lineno, val);
-		snprintf(r->property, sizeof r->property, "%s", val);
-	} else if (strcmp(s, "backend") == 0) {
-		if (strlen(val) >= sizeof r->backend || !known_backend(val))
-			FAIL_("%s:%d: unknown backend '%s' (see shardcheck list)", path, lineno, val);
-		snprintf(r->backend, sizeof r->backend, "%s", val);
-	} else if (strcmp(s, "world") == 0) {
-		const long w = all_digits(val) && strlen(val) < 6 ? strtol(val, NULL, 10) : -1;
-		if (w < 1 || w > SC_MAX_WORLD)
-			FAIL_("%s:%d: world must be 1..%d, got '%s'", path, lineno, SC_MAX_WORLD, val);
-		r->c.world = (int)w;
-		r->have_world = 1;
-	} else if (strcmp(s, "sizes") == 0) {
-		snprintf(r->sizes, sizeof r->sizes, "%s", val);
-		r->size_line = lineno;
-	} else if (strcmp(s, "params") == 0) {
-		snprintf(r->params, sizeof r->params, "%s", val);
-		r->params_line = lineno;
-	} else if (strcmp(s, "dtype") == 0) {
-		if (sc_dtype_parse(val, &r->c.dtype) != SC_OK)
-			FAIL_("%s:%d: unknown dtype '%s'", path, lineno, val);
-		r->have_dtype = 1;
-	} else if (strcmp(s, "seed") == 0) {
-		errno = 0;
-		const uint64_t u = all_digits(val) ? strtoull(val, NULL, 10) : 0;
-		if (!all_digits(val) || errno)
-			FAIL_("%s:%d: seed must be a decimal integer in 0..2^64-1, got '%s'", path, lineno, val);
-		r->c.seed = u;
-	} else if (strcmp(s, "expect") == 0) {
-		if (strcmp(val, "fail") == 0)
-			r->expect = 1;
-		else if (strcmp(val, "pass") == 0)
-			r->expect = 0;
-		else
-			FAIL_("%s:%d: expect must be 'fail' or 'pass'", path, lineno);
-	} else {
+	int k = 0;
+	while (k < NKEYS && strcmp(s, keys[k]) != 0)
+		k++;
+	if (k == NKEYS)
 		FAIL_("%s:%d: unknown key '%s'", path, lineno, s);
-	}
-	return SC_OK;
+	const int was = k <= K_CHAIN ? (r->at[K_TARGET] ? K_TARGET : K_CHAIN) : k;
+	if (r->at[was] && was == k)
+		FAIL_("%s:%d: '%s' given twice (first at line %d)", path, lineno, s, r->at[was]);
+	if (r->at[was])
+		FAIL_("%s:%d: '%s' after '%s' at line %d: a case has one target", path, lineno, s, keys[was],
+		      r->at[was]);
+	r->at[k] = lineno;
+	if (!*val)
+		FAIL_("%s:%d: '%s' needs a value (a truncated file?)", path, lineno, s);
+	return read_value(path, lineno, (enum key)k, val, r, e);
 }
 
-/* The bytes of a line: printable text and tabs only. */
+/* The bytes of a line: printable text and tabs, a carriage return only at
+ * its end (CRLF files). Bytes over 127 pass (UTF-8 in comments, paths). */
 static enum sc_status check_line(const char *path, int lineno, const char *line, size_t len, struct sc_err *e)
 {
 	for (size_t i = 0; i < len; i++) {
 		const unsigned char ch = (unsigned char)line[i];
 		if (ch == 0)
 			FAIL_("%s:%d: a NUL byte (column %zu): not a text file", path, lineno, i + 1);
-		if (ch < 32 && ch != '\t' && ch != '\r')
+		if ((ch < 32 && ch != '\t' && !(ch == '\r' && i + 1 == len)) || ch == 127)
 			FAIL_("%s:%d: control character 0x%02x (column %zu)", path, lineno, ch, i + 1);
 	}
 	return SC_OK;
 }
 
-#define CASE_MAX_BYTES 65536
-#define CASE_MAX_LINE 2047
+/* The first key: the format and its version. */
+static enum sc_status read_version(const char *path, int lineno, const char *s, const char *val,
+				   struct record *r, struct sc_err *e)
+{
+	char want[16];
+	snprintf(want, sizeof want, "%d", SC_CASEFILE_VERSION);
+	if (strcmp(s, "shardcheck-case") != 0 && !r->version_line)
+		FAIL_("%s:%d: not a case file (the first line must be 'shardcheck-case %d')", path, lineno,
+		      SC_CASEFILE_VERSION);
+	if (r->version_line)
+		FAIL_("%s:%d: 'shardcheck-case' given twice (first at line %d)", path, lineno, r->version_line);
+	if (strcmp(val, want) != 0)
+		FAIL_("%s:%d: case file version '%s' is not supported (this version reads %d)", path, lineno, val,
+		      SC_CASEFILE_VERSION);
+	r->version_line = lineno;
+	return SC_OK;
+}
 
-static enum sc_status read_record(const char *text, size_t len, const char *path, struct record *r,
+static enum sc_status read_record(const char *path, const char *text, size_t len, struct record *r,
 				  struct sc_err *e)
 {
-	enum sc_status st = SC_OK;
-	size_t at = 0;
-	while (st == SC_OK && at < len) {
+	if (len > CASE_MAX_BYTES)
+		FAIL_("%s:1: larger than %d bytes: not a case file", path, CASE_MAX_BYTES);
+	for (size_t at = 0; at < len;) {
 		const int lineno = ++r->lines;
 		const char *nl = memchr(text + at, '\n', len - at);
 		const size_t l = nl ? (size_t)(nl - (text + at)) : len - at;
-		if (l > CASE_MAX_LINE) {
-			st = SC_ERR(e, SC_E_SPEC, "%s:%d: line longer than %d bytes", path, lineno, CASE_MAX_LINE);
-			break;
-		}
-		if ((st = check_line(path, lineno, text + at, l, e)) != SC_OK)
-			break;
+		if (l > CASE_MAX_LINE)
+			FAIL_("%s:%d: line longer than %d bytes", path, lineno, CASE_MAX_LINE);
+		SC_CHECK(check_line(path, lineno, text + at, l, e));
 		char line[CASE_MAX_LINE + 1];
 		memcpy(line, text + at, l);
 		line[l] = '\0';
 		at += l + (nl != NULL);
 		char *s = trim(line);
 		if (!*s)
-			continue;
+			continue; /* blank or a comment: comments may come before the first line */
 		char *sp = s + strcspn(s, " \t");
 		char *val = *sp ? trim(sp + 1) : sp;
 		*sp = '\0';
-		if (!r->version_line || strcmp(s, "shardcheck-case") == 0) { /* comments may come first */
-			if (strcmp(s, "shardcheck-case") != 0 || r->version_line)
-				st = SC_ERR(e, SC_E_SPEC, "%s:%d: not a case file (the first line must be 'shardcheck-case %d')",
-					    path, lineno, SC_CASEFILE_VERSION);
-			else if (!all_digits(val) || strtol(val, NULL, 10) != SC_CASEFILE_VERSION)
-				st = SC_ERR(e, SC_E_SPEC, "%s:%d: case file version '%s' is not supported (this version reads %d)",
-					    path, lineno, val, SC_CASEFILE_VERSION);
-			r->version_line = lineno;
-			continue;
-		}
-		st = read_key(path, lineno, s, val, r, e);
+		if (!r->version_line || strcmp(s, "shardcheck-case") == 0)
+			SC_CHECK(read_version(path, lineno, s, val, r, e));
+		else
+			SC_CHECK(read_key(path, lineno, s, val, r, e));
 	}
-	SC_CHECK(st);
-	if (r->lines == 0 || !r->version_line)
-		FAIL_("%s:1: empty case file", path);
-	if (!r->target[0])
-		FAIL_("%s:%d: missing 'target'", path, r->lines + 1);
-	if (!r->property[0])
-		FAIL_("%s:%d: missing 'property'", path, r->lines + 1);
-	if (!r->have_world || !r->size_line || !r->have_dtype || !r->key_line[9])
-		FAIL_("%s:%d: missing %s (a truncated file?)", path, r->lines + 1,
-		      !r->have_world ? "'world'" : !r->size_line ? "'sizes'" : !r->have_dtype ? "'dtype'" : "'seed'");
+	if (!r->version_line)
+		FAIL_("%s:1: empty case file (no 'shardcheck-case %d' line)", path, SC_CASEFILE_VERSION);
+	if (!r->at[K_TARGET] && !r->at[K_CHAIN])
+		FAIL_("%s:%d: missing 'target' (or 'chain')", path, r->lines + 1);
+	static const enum key required[] = {K_PROPERTY, K_WORLD, K_SIZES, K_DTYPE, K_SEED};
+	for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
+		if (!r->at[required[i]])
+			FAIL_("%s:%d: missing '%s' (a truncated file?)", path, r->lines + 1, keys[required[i]]);
 	return SC_OK;
 }
 
@@ -315,7 +353,7 @@ static enum sc_status plugin_target(const char *path, const struct record *r, st
 	const struct sc_plugin_transform *tr = sc_plugin_find(pl, colon + 1), *bt = NULL;
 	enum sc_status st = SC_OK;
 	if (!tr) {
-		st = SC_ERR(e, SC_E_SPEC, "%s: the plugin %s has no transform '%s'", path, res, colon + 1);
+		st = SC_ERR(e, SC_E_SPEC, "the plugin %s has no transform '%s'", res, colon + 1);
 		goto fail;
 	}
 	if (r->baseline[0]) {
@@ -337,103 +375,193 @@ fail:
 	return st;
 }
 
-/* A built-in and its parameters. */
-static enum sc_status builtin_target(const char *path, struct record *r, struct sc_target *t, struct sc_err *e)
+/* The keys `params` takes, for every family (a key the family has no use
+ * for is ignored by its spec, as --params does). */
+static const char *const pkeys[] = {"dim", "concat", "op", "ndims"};
+#define NPKEYS 4
+
+/* A built-in's `params`: each key once, each value well formed, ndims in
+ * the family's range, every parameter of the family given, dim indexes
+ * within ndims (before the family's spec is built from them). */
+static enum sc_status builtin_params(const char *path, struct record *r, struct sc_target *t, struct sc_err *e)
 {
-	const struct sc_builtin_family *fam;
-	if (sc_builtin_find(r->target + 8, &fam) != SC_OK)
-		FAIL_("%s: unknown builtin '%s'", path, r->target);
-	SC_CHECK(sc_target_builtin(t, fam, e));
-	if (!r->params_line)
+	const int pl = r->at[K_PARAMS];
+	if (!pl)
 		FAIL_("%s:%d: a built-in case needs 'params'", path, r->lines + 1);
-	char pb[256];
+	int given[NPKEYS] = {0};
+	char pb[sizeof r->params];
 	snprintf(pb, sizeof pb, "%s", r->params);
-	char seen[8][32];
-	int nseen = 0;
-	for (char *tok = strtok(pb, " "); tok; tok = strtok(NULL, " ")) {
+	for (char *tok = strtok(pb, " \t"); tok; tok = strtok(NULL, " \t")) {
 		char *eq = strchr(tok, '=');
 		if (!eq)
-			FAIL_("%s:%d: expected KEY=VALUE in params", path, r->params_line);
+			FAIL_("%s:%d: expected KEY=VALUE in params, got '%s'", path, pl, tok);
 		*eq++ = '\0';
-		for (int k = 0; k < nseen; k++)
-			if (strcmp(seen[k], tok) == 0)
-				FAIL_("%s:%d: param '%s' given twice", path, r->params_line, tok);
-		if (nseen < 8)
-			snprintf(seen[nseen++], sizeof seen[0], "%.31s", tok);
+		int k = 0;
+		while (k < NPKEYS && strcmp(tok, pkeys[k]) != 0)
+			k++;
+		if (k == NPKEYS)
+			FAIL_("%s:%d: unknown param '%s' (dim, concat, op, ndims)", path, pl, tok);
+		if (given[k])
+			FAIL_("%s:%d: param '%s' given twice", path, pl, tok);
+		given[k] = 1;
 		enum sc_redop op;
-		if ((!all_digits(eq) || strlen(eq) > 3) && sc_redop_parse(eq, &op) != SC_OK)
-			FAIL_("%s:%d: param %s: bad value '%s'", path, r->params_line, tok, eq);
-		enum sc_status ps = sc_target_param_set(t, &r->c, tok, eq);
-		if (ps == SC_E_SPEC)
-			FAIL_("%s:%d: unknown op '%s'", path, r->params_line, eq);
-		if (ps != SC_OK)
-			FAIL_("%s:%d: unknown param '%s'", path, r->params_line, tok);
+		if (k == 2 ? sc_redop_parse(eq, &op) != SC_OK : !all_digits(eq) || strlen(eq) > 2)
+			FAIL_("%s:%d: param %s: bad value '%s' (%s)", path, pl, tok, eq,
+			      k == 2 ? "a reduction op" : "a small decimal");
+		if (sc_target_param_set(t, &r->c, tok, eq) != SC_OK)
+			FAIL_("%s:%d: param %s: bad value '%s'", path, pl, tok, eq);
+	}
+	int lo = 0, hi = 0;
+	if (!sc_target_ndims_range(t, &lo, &hi) || !given[3] || r->c.ndims < lo || r->c.ndims > hi)
+		FAIL_("%s:%d: params: %s takes ndims=%d..%d%s", path, pl, t->name, lo, hi,
+		      given[3] ? "" : " (missing)");
+	struct sc_case_param p[SC_CASE_MAX_PARAMS];
+	const int np = sc_target_params(t, &r->c, p);
+	for (int i = 0; i < np; i++) {
+		for (int k = 0; k < NPKEYS; k++)
+			if (strcmp(p[i].key, pkeys[k]) == 0 && !given[k])
+				FAIL_("%s:%d: params: missing '%s' (%s needs it)", path, pl, p[i].key, t->name);
+		if (p[i].kind != SC_PARAM_OP && p[i].value >= r->c.ndims)
+			FAIL_("%s:%d: params: %s=%d is out of range for %d dims", path, pl, p[i].key, p[i].value,
+			      r->c.ndims);
+		if (p[i].kind == SC_PARAM_OTHER_DIM && p[i].value == p[p[i].other].value)
+			FAIL_("%s:%d: params: %s=%d must differ from %s", path, pl, p[i].key, p[i].value, p[p[i].other].key);
 	}
 	return SC_OK;
 }
 
-static enum sc_status build_target(const char *path, struct record *r, struct sc_target *t, struct sc_err *e)
+/* "chain a.sc,b.sc": every entry named, at most SC_MAX_CHAIN. */
+static enum sc_status chain_target(const char *path, const struct record *r, struct sc_target *t,
+				   struct sc_err *e)
 {
-	char res[SC_MAX_CHAIN][1024];
-	if (r->is_chain) {
-		char buf[1024];
-		const char *paths[SC_MAX_CHAIN];
-		int np = 0;
-		snprintf(buf, sizeof buf, "%s", r->target);
-		for (char *tok = strtok(buf, ","); tok && np < SC_MAX_CHAIN; tok = strtok(NULL, ",")) {
-			resolve(path, tok, res[np], sizeof res[np]);
-			paths[np] = res[np];
-			np++;
-		}
-		return sc_target_chain(t, paths, np, e);
+	char res[SC_MAX_CHAIN][1024], one[1024];
+	const char *paths[SC_MAX_CHAIN];
+	int np = 0;
+	size_t all = 0; /* the target's name: the paths, comma-separated */
+	for (const char *v = r->target;; np++) {
+		const char *comma = strchr(v, ',');
+		const size_t l = comma ? (size_t)(comma - v) : strlen(v);
+		snprintf(one, sizeof one, "%.*s", (int)l, v);
+		const char *name = trim(one);
+		if (!*name)
+			FAIL_("%s:%d: an empty entry in the chain", path, r->at[K_CHAIN]);
+		if (np == SC_MAX_CHAIN)
+			FAIL_("%s:%d: a chain has at most %d specs", path, r->at[K_CHAIN], SC_MAX_CHAIN);
+		resolve(path, name, res[np], sizeof res[np]);
+		paths[np] = res[np];
+		if ((all += strlen(res[np]) + (np > 0)) >= sizeof t->name)
+			FAIL_("%s:%d: the chain's paths are longer than %zu bytes together", path, r->at[K_CHAIN],
+			      sizeof t->name - 1);
+		if (!comma)
+			break;
+		v = comma + 1;
 	}
-	if (strstr(r->target, ".so:"))
-		return plugin_target(path, r, t, e);
-	if (strncmp(r->target, "builtin:", 8) == 0)
-		return builtin_target(path, r, t, e);
-	resolve(path, r->target, res[0], sizeof res[0]);
-	return sc_target_from_spec_file(t, res[0], e);
+	return sc_target_chain(t, paths, np + 1, e);
 }
 
-/* "sizes NAME=SIZE ..." by the target's dim names. */
+static enum sc_status build_target(const char *path, struct record *r, struct sc_target *t, struct sc_err *e)
+{
+	const int plugin = !r->is_chain && strstr(r->target, ".so:") != NULL;
+	const int builtin = !r->is_chain && strncmp(r->target, "builtin:", 8) == 0;
+	if (r->at[K_BASELINE] && !plugin)
+		FAIL_("%s:%d: 'baseline' is for plugin targets (LIB.so:NAME) only", path, r->at[K_BASELINE]);
+	if (r->at[K_PARAMS] && !builtin)
+		FAIL_("%s:%d: 'params' is for built-in targets only", path, r->at[K_PARAMS]);
+	if (builtin) {
+		const struct sc_builtin_family *fam;
+		if (sc_builtin_find(r->target + 8, &fam) != SC_OK)
+			FAIL_("%s:%d: unknown built-in '%s' (see shardcheck list)", path, r->at[K_TARGET], r->target);
+		SC_CHECK(sc_target_builtin(t, fam, e));
+		return builtin_params(path, r, t, e);
+	}
+	enum sc_status st;
+	if (r->is_chain) {
+		st = chain_target(path, r, t, e);
+	} else if (plugin) {
+		st = plugin_target(path, r, t, e);
+	} else {
+		char res[1024];
+		resolve(path, r->target, res, sizeof res);
+		if (strlen(res) >= sizeof t->name) /* the target's name, and the case files it writes, hold it whole */
+			FAIL_("%s:%d: the target's path is longer than %zu bytes", path, r->at[K_TARGET],
+			      sizeof t->name - 1);
+		st = sc_target_from_spec_file(t, res, e);
+	}
+	if (st != SC_OK && e) { /* the target line is where it went wrong */
+		char inner[SC_ERR_MAX];
+		snprintf(inner, sizeof inner, "%s", e->msg);
+		const int line = r->at[r->is_chain ? K_CHAIN : K_TARGET];
+		if (strncmp(inner, path, strlen(path)) != 0)
+			SC_ERR(e, st, "%s:%d: %s", path, line, inner);
+	}
+	return st;
+}
+
+/* "sizes NAME=SIZE ..." by the target's dim names: each dim once, each a
+ * decimal >= 1, the whole case (every rank's elements) within 2^40. */
 static enum sc_status read_sizes(const char *path, struct record *r, struct sc_target *t, struct sc_err *e)
 {
 	const struct sc_spec *s[SC_MAX_CHAIN];
 	int ns;
-	if (sc_target_specs(t, &r->c, s, &ns, e) != SC_OK)
-		return SC_E_SPEC;
+	const int sl = r->at[K_SIZES];
+	struct sc_err se;
+	if (sc_target_specs(t, &r->c, s, &ns, &se) != SC_OK)
+		FAIL_("%s:%d: %s", path, r->at[K_PARAMS] ? r->at[K_PARAMS] : sl, se.msg);
 	r->c.ndims = s[0]->ndims;
 	int seen[SC_MAX_DIMS] = {0};
-	char sb[1024];
+	char sb[sizeof r->sizes];
 	snprintf(sb, sizeof sb, "%s", r->sizes);
-	for (char *tok = strtok(sb, " "); tok; tok = strtok(NULL, " ")) {
+	for (char *tok = strtok(sb, " \t"); tok; tok = strtok(NULL, " \t")) {
 		char *eq = strchr(tok, '=');
 		if (!eq)
-			FAIL_("%s:%d: expected NAME=SIZE in sizes", path, r->size_line);
+			FAIL_("%s:%d: expected NAME=SIZE in sizes, got '%s'", path, sl, tok);
 		*eq++ = '\0';
 		int d = -1;
 		for (int k = 0; k < s[0]->ndims; k++)
 			if (strcmp(s[0]->dim[k], tok) == 0)
 				d = k;
 		if (d < 0)
-			FAIL_("%s:%d: '%s' is not a dim of %s", path, r->size_line, tok, t->name);
+			FAIL_("%s:%d: '%s' is not a dim of %s", path, sl, tok, t->name);
+		if (seen[d])
+			FAIL_("%s:%d: size of '%s' given twice", path, sl, tok);
 		const long long v = all_digits(eq) && strlen(eq) < 15 ? strtoll(eq, NULL, 10) : -1;
 		if (v < 1 || v > SC_CASE_MAX_ELEMS)
-			FAIL_("%s:%d: size of '%s' must be 1..2^40, got '%s'", path, r->size_line, tok, eq);
-		if (seen[d])
-			FAIL_("%s:%d: '%s' given twice", path, r->size_line, tok);
+			FAIL_("%s:%d: size of '%s' must be a decimal in 1..2^40, got '%s'", path, sl, tok, eq);
 		r->c.sizes[d] = v;
 		seen[d] = 1;
 	}
 	int64_t all = r->c.world;
 	for (int d = 0; d < s[0]->ndims; d++) {
 		if (!seen[d])
-			FAIL_("%s:%d: no size for dim '%s'", path, r->size_line, s[0]->dim[d]);
+			FAIL_("%s:%d: no size for dim '%s'", path, sl, s[0]->dim[d]);
 		if (__builtin_mul_overflow(all, r->c.sizes[d], &all) || all > SC_CASE_MAX_ELEMS)
-			FAIL_("%s:%d: the sizes hold more than 2^40 elements (world included): not a case to run",
-			      path, r->size_line);
+			FAIL_("%s:%d: the sizes hold more than 2^40 elements (world included): not a case to run", path,
+			      sl);
 	}
 	return SC_OK;
+}
+
+/* The case against the spec: divisibility, requires, dtypes, parameter
+ * ranges, as eval checks a given case (`sizes` hints guide generation
+ * only), blamed on the line that holds the broken part. */
+static enum sc_status check_case(const char *path, const struct record *r, struct sc_target *t,
+				 struct sc_err *e)
+{
+	struct sc_gen_opts o = {.world_lo = 1, .world_hi = SC_MAX_WORLD, .max_elems = SC_CASE_MAX_ELEMS,
+				.hints_guide_only = 1};
+	sc_gen_defaults(&o);
+	char why[SC_ERR_MAX - 64];
+	enum sc_gen_part part;
+	if (sc_gen_check(t, &o, &r->c, why, sizeof why, &part))
+		return SC_OK;
+	int line = r->at[r->is_chain ? K_CHAIN : K_TARGET];
+	switch (part) {
+	case SC_GEN_PART_WORLD: line = r->at[K_WORLD]; break;
+	case SC_GEN_PART_PARAMS: line = r->at[K_PARAMS] ? r->at[K_PARAMS] : line; break;
+	case SC_GEN_PART_DTYPE: line = r->at[K_DTYPE]; break;
+	case SC_GEN_PART_SIZES: line = r->at[K_SIZES]; break;
+	}
+	FAIL_("%s:%d: not a case of %s: %s", path, line, t->name, why);
 }
 
 #undef FAIL_
@@ -448,14 +576,15 @@ enum sc_status sc_casefile_parse(const char *text, size_t len, const char *path,
 	r->expect = -1;
 	snprintf(r->backend, sizeof r->backend, "sim");
 	memset(t, 0, sizeof *t);
-	SC_CHECK_GOTO(read_record(text, len, path, r, e), st, out);
+	SC_CHECK_GOTO(read_record(path, text, len, r, e), st, out);
 	SC_CHECK_GOTO(build_target(path, r, t, e), st, out);
 	if (!sc_property_find(r->property)->applies(t)) {
-		st = SC_ERR(e, SC_E_SPEC, "%s:%d: property '%s' does not apply to %s", path, r->key_line[3], r->property,
-			    t->name);
+		st = SC_ERR(e, SC_E_SPEC, "%s:%d: property '%s' does not apply to %s", path, r->at[K_PROPERTY],
+			    r->property, t->name);
 		goto out;
 	}
 	SC_CHECK_GOTO(read_sizes(path, r, t, e), st, out);
+	SC_CHECK_GOTO(check_case(path, r, t, e), st, out);
 	t->has_case = 1;
 	t->fixed = r->c;
 	t->expect = r->expect;
@@ -471,19 +600,20 @@ out:
 
 enum sc_status sc_casefile_load(const char *path, struct sc_target *t, struct sc_err *e)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen(path, "rb");
 	if (!f)
 		return SC_ERR(e, SC_E_IO, "%s: cannot open: %s", path, strerror(errno));
 	char *text = malloc(CASE_MAX_BYTES + 1);
+	enum sc_status st;
 	if (!text) {
-		fclose(f);
-		return SC_ERR(e, SC_E_NOMEM, "out of memory");
+		st = SC_ERR(e, SC_E_NOMEM, "out of memory");
+	} else {
+		/* one byte more than a case file may hold: a larger file is refused */
+		const size_t len = fread(text, 1, CASE_MAX_BYTES + 1, f);
+		st = ferror(f) ? SC_ERR(e, SC_E_IO, "%s: cannot read: %s", path, strerror(errno))
+			       : sc_casefile_parse(text, len, path, t, e);
 	}
-	const size_t len = fread(text, 1, CASE_MAX_BYTES + 1, f);
-	fclose(f);
-	enum sc_status st = len > CASE_MAX_BYTES
-				    ? SC_ERR(e, SC_E_SPEC, "%s:1: larger than %d bytes: not a case file", path, CASE_MAX_BYTES)
-				    : sc_casefile_parse(text, len, path, t, e);
 	free(text);
+	fclose(f);
 	return st;
 }

@@ -16,7 +16,15 @@
  * '#' starts a comment. A relative target path is tried relative to the
  * case file's directory (where shardcheck writes them, sc_casefile_relocate),
  * then as written (from the working directory). Every field is checked:
- * a bad value is "path:line: message" and nothing runs. */
+ * a bad value is "path:line: message" and nothing runs. Required: the
+ * first line, target (or chain), property, world, sizes, dtype, seed, and
+ * params for a built-in; each key at most once; backend defaults to sim.
+ * Values: decimals are digits only (no sign, no junk); world 1..SC_MAX_WORLD;
+ * sizes >= 1 with every rank's elements together at most SC_CASE_MAX_ELEMS;
+ * the case must be one the spec admits (divisibility, requires, dtypes;
+ * `sizes` hints do not bind), the property one that applies to the target.
+ * Bytes: text and tabs only (no NUL, no control character, CR only before
+ * the end of a line), lines of at most 2047 bytes, files of at most 64 KiB. */
 #ifndef SC_CASEFILE_H
 #define SC_CASEFILE_H
 
@@ -34,12 +42,14 @@ enum sc_status sc_casefile_format(struct sc_target *t, const char *property, con
  * relative to dir, where the case file is written: it then replays from
  * any working directory, and as long as the two move together. */
 enum sc_status sc_casefile_relocate(char *text, size_t n, const char *dir, struct sc_err *e);
-/* The same from text in memory (len bytes, NUL bytes included); path
- * names it in errors and anchors its relative paths. */
+/* Loads a case file into a target that replays exactly that case
+ * (t->has_case). Errors are "path:line: message"; on error t holds nothing
+ * (no sc_target_free needed). */
+enum sc_status sc_casefile_load(const char *path, struct sc_target *t, struct sc_err *e);
+/* sc_casefile_load of text in memory (len bytes, NUL bytes included, no
+ * NUL needed at the end); path names it in errors and anchors its
+ * relative paths. */
 enum sc_status sc_casefile_parse(const char *text, size_t len, const char *path, struct sc_target *t,
 				 struct sc_err *e);
-/* Loads a case file into a target that replays exactly that case
- * (t->has_case). Errors are "path:line: message". */
-enum sc_status sc_casefile_load(const char *path, struct sc_target *t, struct sc_err *e);
 
 #endif
