@@ -101,7 +101,9 @@ done
 run -np 2 "$sc" check --backend mpi corpus builtin:all --cases 100000000 --time 60 --seed 2 \
 	--report "$tmp/term" -q >"$tmp/term.out" 2>&1 &
 sleep 4
-pkill -TERM -x mpirun
+for p in $(pgrep -f -- "--report $tmp/term"); do # this run's mpirun only
+	[ "$(cat /proc/"$p"/comm 2>/dev/null)" = mpirun ] && kill -TERM "$p"
+done
 wait
 sleep 1
 grep -qF "shardcheck: interrupted (SIGTERM): not a fault of the code under test" "$tmp/term.out" && ok \
