@@ -183,8 +183,11 @@ void sc_inflight_arm(struct sc_cli *c, struct sc_backend *be)
 		snprintf(dir, sizeof dir, "%s/failures", c->report_dir);
 		sc_fs_mkdirs(dir, NULL);
 	}
-	if (fl.leader)
-		unlink(fl.path); /* an earlier run's is not this run's */
+	if (fl.leader) { /* an earlier run's is kept aside, not taken for this run's */
+		char prev[1100];
+		snprintf(prev, sizeof prev, "%s.previous", fl.path);
+		rename(fl.path, prev);
+	}
 	snprintf(fl.tmp, sizeof fl.tmp, "%s.tmp%d", fl.path, fl.rank);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);

@@ -13,7 +13,8 @@
  *     then terminates the others) the crash is reported, else an interrupt
  *     from outside (mpirun was signalled): "interrupted", exit 2, not a
  *     fault of the code under test.
- * An abort is exit 2 (the run did not finish; replay the saved case with
+ * An earlier run's file is renamed to inflight.case.previous when a run
+ * starts. An abort is exit 2 (the run did not finish; replay the saved case with
  * `shardcheck repro`), never 1, which means a shrunk counterexample. */
 #ifndef SC_INFLIGHT_H
 #define SC_INFLIGHT_H
