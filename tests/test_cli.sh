@@ -211,5 +211,15 @@ expect_grep "require at $tmp/hint13.sc:5 does not hold: (d % 2) == 1" "$tmp/err"
 # generation still honours the hints: no size of s in 1..3 at world 4, so check draws no case there
 expect_rc 2 "check draws within the hints" "$sc" check "$tmp/hint13.sc" --world 4 --cases 20 --seed 1
 
+# uneven placements: a chunk/split mix-up is caught at its true minimum; a
+# flatten on ranks of different shapes is computed per rank; a tensor
+# collective over uneven shards fails as torch raises (never reads past)
+expect_rc 1 "chunk vs split" "$sc" check tests/specs/uneven-chunk-vs-split.sc --seed 1 --cases 500 --property semantics
+expect_grep "minimal case: world=3 n=4 m=1 dtype=i32 seed=0" "$tmp/out" "chunk vs split: the minimum"
+expect_rc 0 "flatten per rank" "$sc" check tests/specs/uneven-flatten.sc tests/specs/uneven-split-in-group.sc --seed 1 --cases 500
+expect_rc 1 "all_gather of uneven shards" "$sc" check tests/specs/uneven-all-gather.sc --seed 1 --cases 300 --property semantics
+expect_grep "minimal case: world=2 n=1 m=1 dtype=i32 seed=0" "$tmp/out" "uneven all_gather: the minimum"
+expect_grep "ranks hold tensors of different shapes (rank 0 \[1, 1\], rank 1 \[0, 1\])" "$tmp/out" "uneven all_gather: the message"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

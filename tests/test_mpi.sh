@@ -76,6 +76,12 @@ for args in "corpus/deepspeed/sf-head2seq-before-5664.sc --world 4 --sizes s=8,b
 	rm -rf "$tmp/bits-sim" "$tmp/bits-mpi"
 done
 
+# uneven shards across processes: the same minimal cases as sim
+run -np 4 "$sc" check --backend mpi tests/specs/uneven-all-gather.sc tests/specs/uneven-chunk-vs-split.sc \
+	--seed 1 --cases 300 --property semantics >"$tmp/uneven.out" 2>&1
+grep -q "minimal case: world=2 n=1 m=1 dtype=i32 seed=0" "$tmp/uneven.out" && \
+	grep -q "minimal case: world=3 n=4 m=1 dtype=i32 seed=0" "$tmp/uneven.out" && ok || { bad "uneven under mpi"; tail -8 "$tmp/uneven.out" >&2; }
+
 # planted faults: a hung rank and a crashed rank, rank 0 included; the rank
 # that crashes saves the case itself, a hang is exit 2 (not a shrunk
 # counterexample)

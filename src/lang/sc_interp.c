@@ -9,9 +9,11 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "sc_devmem.h"
+#include "sc_mix.h"
 #include "sc_step.h"
 
 enum sc_status sc_interp_fail(struct sc_err *e, const struct sc_step *st, const char *fmt, ...)
@@ -90,10 +92,80 @@ enum sc_status sc_prov_merge(struct sc_arena *a, int first, int nlocal, void *co
 	return sc_devmem_status(dm, 0, e);
 }
 
+/* Whether the local ranks' tensors differ in shape (uneven placements). */
+static int shapes_differ(const struct sc_exec *x)
+{
+	const struct sc_tensor *t0 = &x->t[0];
+	for (int r = 1; r < x->nlocal; r++) {
+		const struct sc_tensor *t = &x->t[r];
+		if (t->ndim != t0->ndim || memcmp(t->shape, t0->shape, sizeof(int64_t) * (size_t)t0->ndim) != 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* A local step on ranks whose shapes differ runs on each rank alone, so
+ * that every shape it computes (flatten, reshape's -1, squeeze, chunk)
+ * is that rank's own. */
+static enum sc_status exec_per_rank(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
+				    const int64_t *sizes, struct sc_err *e)
+{
+	static _Thread_local struct sc_exec one;
+	for (int r = 0; r < x->nlocal; r++) {
+		memcpy(&one, x, offsetof(struct sc_exec, t));
+		one.first = x->first + r;
+		one.nlocal = 1;
+		one.t[0] = x->t[r];
+		SC_CHECK(st->def->exec(&one, s, st, sizes, e));
+		x->t[r] = one.t[0];
+	}
+	return SC_OK;
+}
+
+/* A 31-bit digest of a shape, for agreeing across processes. */
+static int shape_digest(const struct sc_tensor *t)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)t->ndim;
+	for (int d = 0; d < t->ndim; d++)
+		h = sc_mix64(h ^ (uint64_t)t->shape[d]);
+	return (int)(h & 0x7fffffff);
+}
+
+/* The collectives here need every rank's tensor of one shape, as torch's
+ * do (the sized forms are separate steps): a spec whose placements are
+ * uneven can reach one with ranks that differ, which fails the step
+ * rather than moving bytes that are not there. */
+static enum sc_status same_shapes(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
+				  struct sc_err *e)
+{
+	int differ = x->nlocal > 1 && shapes_differ(x);
+	if (!differ && s->uneven_mask && x->nlocal == 1 && x->be && x->be->ops->combine) {
+		const int h = shape_digest(&x->t[0]);
+		differ = sc_backend_combine(x->be, x->world, h) != -sc_backend_combine(x->be, x->world, -h);
+	}
+	if (!differ)
+		return SC_OK;
+	char a[160], b[160] = "another process's";
+	sc_shape_format(x->t[0].shape, x->t[0].ndim, a, sizeof a);
+	int k = 0;
+	for (int r = 1; r < x->nlocal && !k; r++)
+		if (shape_digest(&x->t[r]) != shape_digest(&x->t[0]))
+			k = r;
+	if (k)
+		sc_shape_format(x->t[k].shape, x->t[k].ndim, b, sizeof b);
+	return sc_interp_fail(e, st, "ranks hold tensors of different shapes (rank %d %s, rank %d %s): this collective needs one shape on every rank, as torch's does",
+			      x->first, a, x->first + k, b);
+}
+
 enum sc_status sc_exec_step(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
 			    const int64_t *sizes, struct sc_err *e)
 {
-	SC_CHECK(st->def->exec(x, s, st, sizes, e));
+	if (st->def->flags & SC_STEP_COLLECTIVE)
+		SC_CHECK(same_shapes(x, s, st, e));
+	if (!(st->def->flags & SC_STEP_COLLECTIVE) && x->nlocal > 1 && shapes_differ(x))
+		SC_CHECK(exec_per_rank(x, s, st, sizes, e));
+	else
+		SC_CHECK(st->def->exec(x, s, st, sizes, e));
 	if (sc_log_on(SC_LOG_INTERP)) {
 		char shape[160];
 		sc_shape_format(x->t[0].shape, x->t[0].ndim, shape, sizeof shape);

@@ -30,7 +30,7 @@ static int same_layout(const struct sc_layout *a, const struct sc_layout *b)
 {
 	if (a->kind != b->kind || a->norder != b->norder || a->ngroups != b->ngroups)
 		return 0;
-	if (a->kind == SC_SHARD && a->shard_dim != b->shard_dim)
+	if (a->kind == SC_SHARD && (a->shard_dim != b->shard_dim || a->rule != b->rule))
 		return 0;
 	if (a->kind == SC_PARTIAL && a->op != b->op)
 		return 0;
