@@ -98,9 +98,23 @@ void sc_arena_free(struct sc_arena *a)
 	memset(a, 0, sizeof *a);
 }
 
-static void *chain_alloc(struct sc_arena_block **head, size_t n, int shared)
+static void *chain_grow(struct sc_arena_block **head, size_t n, int shared);
+
+/* The bump of the current block, or a new block. */
+static inline void *chain_alloc(struct sc_arena_block **head, size_t n, int shared)
 {
 	n = (n + 15) & ~(size_t)15;
+	struct sc_arena_block *h = *head;
+	if (h && h->mapped == shared && h->cap - h->used >= n) {
+		void *p = h->mem + h->used;
+		h->used += n;
+		return p;
+	}
+	return chain_grow(head, n, shared);
+}
+
+static __attribute__((noinline)) void *chain_grow(struct sc_arena_block **head, size_t n, int shared)
+{
 	struct sc_arena_block *h = *head;
 	if (h && h->mapped != shared && h->used == 0) {
 		/* the sharing mode changed since this block was made */
@@ -208,6 +222,8 @@ int sc_buf_guard_breach(const struct sc_buf *b, int64_t *at)
 		lo = g[0];
 		hi = g[1];
 	}
+	if (memcmp(hi, b->guard, SC_GUARD_BYTES) == 0 && memcmp(lo, b->guard, SC_GUARD_BYTES) == 0)
+		return 0; /* the common case: both intact */
 	for (int k = 0; k < SC_GUARD_BYTES; k++)
 		if (hi[k] != b->guard[k]) {
 			*at = k;
@@ -233,18 +249,22 @@ int sc_arena_guards_broken(const struct sc_arena *a)
 int64_t sc_shape_numel(const int64_t *shape, int ndim)
 {
 	int64_t n = 1;
-	int over = 0;
+	int over = 0, zero = 0;
 	for (int i = 0; i < ndim; i++) {
-		if (shape[i] == 0)
-			return 0;
+		zero |= shape[i] == 0;
 		over |= __builtin_mul_overflow(n, shape[i], &n);
 	}
-	return over ? INT64_MAX : n;
+	return zero ? 0 : over ? INT64_MAX : n;
 }
 
 int64_t sc_tensor_numel(const struct sc_tensor *t)
 {
-	return sc_shape_numel(t->shape, t->ndim);
+	/* a tensor's elements lie in its storage, so the product fits: the
+	 * hot path needs no overflow checks (sc_shape_numel has them) */
+	int64_t n = 1;
+	for (int i = 0; i < t->ndim; i++)
+		n *= t->shape[i];
+	return n;
 }
 
 void sc_contig_strides(const int64_t *shape, int ndim, int64_t *stride)

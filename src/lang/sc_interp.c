@@ -135,11 +135,11 @@ static int shape_digest(const struct sc_tensor *t)
  * do (the sized forms are separate steps): a spec whose placements are
  * uneven can reach one with ranks that differ, which fails the step
  * rather than moving bytes that are not there. */
-static enum sc_status same_shapes(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
+static enum sc_status same_shapes(struct sc_exec *x, const struct sc_step *st,
 				  struct sc_err *e)
 {
 	int differ = x->nlocal > 1 && shapes_differ(x);
-	if (!differ && s->uneven_mask && x->nlocal == 1 && x->be && x->be->ops->combine) {
+	if (!differ && x->nlocal == 1 && x->be && x->be->ops->combine) {
 		const int h = shape_digest(&x->t[0]);
 		differ = sc_backend_combine(x->be, x->world, h) != -sc_backend_combine(x->be, x->world, -h);
 	}
@@ -160,9 +160,11 @@ static enum sc_status same_shapes(struct sc_exec *x, const struct sc_spec *s, co
 enum sc_status sc_exec_step(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
 			    const int64_t *sizes, struct sc_err *e)
 {
-	if (st->def->flags & SC_STEP_COLLECTIVE)
-		SC_CHECK(same_shapes(x, s, st, e));
-	if (!(st->def->flags & SC_STEP_COLLECTIVE) && x->nlocal > 1 && shapes_differ(x))
+	/* only uneven placements make the ranks' shapes differ */
+	const int uneven = s->uneven_mask != 0;
+	if (uneven && (st->def->flags & SC_STEP_COLLECTIVE))
+		SC_CHECK(same_shapes(x, st, e));
+	if (uneven && !(st->def->flags & SC_STEP_COLLECTIVE) && x->nlocal > 1 && shapes_differ(x))
 		SC_CHECK(exec_per_rank(x, s, st, sizes, e));
 	else
 		SC_CHECK(st->def->exec(x, s, st, sizes, e));
