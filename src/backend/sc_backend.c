@@ -33,6 +33,15 @@ int sc_backend_proc(struct sc_backend *be) { return be->ops->proc ? be->ops->pro
 int sc_backend_nprocs(struct sc_backend *be) { return be->ops->max_world ? be->ops->max_world(be) : 1; }
 int sc_backend_leader(struct sc_backend *be) { return sc_backend_proc(be) == 0; }
 
+enum sc_status sc_backend_all_to_allv(struct sc_backend *be, int world, void *const *send,
+				      void *const *recv, const size_t *sbytes, const size_t *rbytes,
+				      struct sc_err *e)
+{
+	if (!be->ops->all_to_allv)
+		return SC_ERR(e, SC_E_UNAVAIL, "the %s backend has no variable-size exchange", be->ops->name);
+	return be->ops->all_to_allv(be, world, send, recv, sbytes, rbytes, e);
+}
+
 int sc_backend_max_world(struct sc_backend *be)
 {
 	return be->ops->max_world ? be->ops->max_world(be) : SC_MAX_WORLD;

@@ -10,6 +10,13 @@
  *   reduce_scatter: send = P*count elements; recv = chunk r of the
  *                   elementwise reduction over ranks.
  *   all_reduce:     recv = the elementwise reduction of every send.
+ *   all_to_allv:    variable sizes: local rank r sends sbytes[r*world + j]
+ *                   bytes to rank j (packed in send[r] in j order) and
+ *                   receives rbytes[r*world + j] bytes from rank j (packed
+ *                   in recv[r] in j order). The layer above has checked
+ *                   that every sender's count is its receiver's; zero
+ *                   counts send nothing (a permutation, a broadcast, an
+ *                   uneven gather are all this one exchange).
  * Everything else (layouts, strides, provenance) lives above this line. */
 #ifndef SC_BACKEND_H
 #define SC_BACKEND_H
@@ -35,6 +42,9 @@ struct sc_backend_ops {
 	enum sc_status (*all_reduce)(struct sc_backend *be, int world, void *const *send,
 				     void *const *recv, size_t count, enum sc_dtype dt,
 				     enum sc_redop op, struct sc_err *e);
+	enum sc_status (*all_to_allv)(struct sc_backend *be, int world, void *const *send,
+				      void *const *recv, const size_t *sbytes, const size_t *rbytes,
+				      struct sc_err *e);
 	void (*destroy)(struct sc_backend *be);
 	/* Process-level hooks; NULL when one process holds every rank (sim).
 	 * combine: the maximum of value over the processes holding ranks of a
@@ -98,5 +108,9 @@ int sc_backend_proc(struct sc_backend *be);
 int sc_backend_nprocs(struct sc_backend *be);
 int sc_backend_leader(struct sc_backend *be);
 int sc_backend_max_world(struct sc_backend *be);
+/* be's all_to_allv (see the ops); SC_E_UNAVAIL where the backend has none. */
+enum sc_status sc_backend_all_to_allv(struct sc_backend *be, int world, void *const *send,
+				      void *const *recv, const size_t *sbytes, const size_t *rbytes,
+				      struct sc_err *e);
 
 #endif

@@ -66,6 +66,28 @@ static enum sc_status sim_ar(struct sc_backend *be, int world, void *const *send
 	return SC_OK;
 }
 
+static enum sc_status sim_a2av(struct sc_backend *be, int world, void *const *send,
+			       void *const *recv, const size_t *sbytes, const size_t *rbytes,
+			       struct sc_err *e)
+{
+	(void)be;
+	(void)e;
+	/* where each source's block starts in each receiver's buffer */
+	for (int dst = 0; dst < world; dst++) {
+		size_t at = 0;
+		for (int src = 0; src < world; src++) {
+			size_t from = 0;
+			for (int j = 0; j < dst; j++)
+				from += sbytes[(size_t)src * (size_t)world + (size_t)j];
+			const size_t n = rbytes[(size_t)dst * (size_t)world + (size_t)src];
+			if (n)
+				memcpy((char *)recv[dst] + at, (const char *)send[src] + from, n);
+			at += n;
+		}
+	}
+	return SC_OK;
+}
+
 static void sim_destroy(struct sc_backend *be) { free(be); }
 
 static const struct sc_backend_ops sim_ops = {
@@ -75,6 +97,7 @@ static const struct sc_backend_ops sim_ops = {
 	.all_gather = sim_ag,
 	.reduce_scatter = sim_rs,
 	.all_reduce = sim_ar,
+	.all_to_allv = sim_a2av,
 	.destroy = sim_destroy,
 };
 
