@@ -118,18 +118,15 @@ static void say(char *why, size_t n, const char *fmt, ...)
  * when one fails and why is not NULL, why names it: file, line and text. */
 static int conds_hold(const struct dec *d, int last, const int64_t *sizes, int world, char *why, size_t n)
 {
-	static const char *const cmp[] = {"==", "!=", "<", "<=", ">", ">="};
 	for (int i = 0; i < d->ns; i++)
 		for (int k = 0; k < d->s[i]->nconds; k++) {
 			const struct sc_cond *q = &d->s[i]->conds[k];
 			if (q->last_dim != last || sc_expr_cond_holds(d->s[i], q, sizes, world))
 				continue;
 			if (why) {
-				char l[96], r[96];
-				sc_expr_format(d->s[i], q->lhs, l, sizeof l);
-				sc_expr_format(d->s[i], q->rhs, r, sizeof r);
-				say(why, n, "require at %s:%d does not hold: %s %s %s", d->s[i]->path, q->line, l,
-				    cmp[q->cmp], r);
+				char c[192];
+				sc_expr_format(d->s[i], q->node, c, sizeof c);
+				say(why, n, "require at %s:%d does not hold: %s", d->s[i]->path, q->line, c);
 			}
 			return 0;
 		}

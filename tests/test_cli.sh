@@ -199,7 +199,7 @@ expect_grep "^\[sc shrink\] .*step" "$tmp/err" "SC_LOG=shrink logs shrink steps"
 # eval takes any case the spec admits: `sizes` hints guide generation only
 expect_rc 0 "eval outside a sizes hint" "$sc" eval corpus/slapo/seqpar-linear-rs-ag.sc --world 2 --sizes b=5,s=8,h=7,k=16 --dtype f32
 expect_rc 2 "eval breaking a require" "$sc" eval corpus/slapo/seqpar-linear-rs-ag.sc --world 3 --sizes b=5,s=8,h=7,k=16 --dtype f32
-expect_grep "require at corpus/slapo/seqpar-linear-rs-ag.sc:13 does not hold: (s % P) == 0" "$tmp/err" "eval names the require"
+expect_grep "require at corpus/slapo/seqpar-linear-rs-ag.sc:13 does not hold: s % P == 0" "$tmp/err" "eval names the require"
 # a hint of 1..3 for a sharded dim admits no size at world 4; eval takes one the requires admit
 printf 'pipeline hint13\ndims s d\ninput shard s\noutput shard s\nrequire d %% 2 == 1\nsizes s=1..3 d=1..3\ncontiguous\n' >"$tmp/hint13.sc"
 expect_rc 0 "eval --world 4 outside a 1..3 hint" "$sc" eval "$tmp/hint13.sc" --world 4 --sizes s=4,d=5
@@ -207,7 +207,7 @@ expect_grep "^pass .*world=4 s=4 d=5" "$tmp/out" "eval runs the case outside the
 expect_rc 2 "eval breaking divisibility" "$sc" eval "$tmp/hint13.sc" --world 4 --sizes s=6,d=1
 expect_grep "sharded dim 's' (6) not divisible by world 4" "$tmp/err" "eval names the divisibility"
 expect_rc 2 "eval breaking a require outside the hints" "$sc" eval "$tmp/hint13.sc" --world 4 --sizes s=4,d=4
-expect_grep "require at $tmp/hint13.sc:5 does not hold: (d % 2) == 1" "$tmp/err" "eval names the require (file:line)"
+expect_grep "require at $tmp/hint13.sc:5 does not hold: d % 2 == 1" "$tmp/err" "eval names the require (file:line)"
 # generation still honours the hints: no size of s in 1..3 at world 4, so check draws no case there
 expect_rc 2 "check draws within the hints" "$sc" check "$tmp/hint13.sc" --world 4 --cases 20 --seed 1
 

@@ -41,6 +41,38 @@ static void test_expr(void)
 	T_CHECK(st == SC_E_RUNTIME, "overflow is checked");
 	ev("s//(P-P)", 2, 1, &st);
 	T_CHECK(st == SC_E_RUNTIME, "division by zero");
+	/* language 2: functions, conditionals, conditions (Python's values) */
+	T_CHECK(ev("cdiv(s, P)", 7, 2, &st) == 4 && st == SC_OK, "cdiv(7, 2) == 4");
+	T_CHECK(ev("cdiv(s, P)", 8, 2, &st) == 4, "cdiv(8, 2) == 4");
+	T_CHECK(ev("cdiv(-s, P)", 7, 2, &st) == -3, "cdiv(-7, 2) == -3 (ceil)");
+	T_CHECK(ev("cdiv(0, P)", 7, 2, &st) == 0, "cdiv(0, 2) == 0");
+	ev("cdiv(s, P - P)", 7, 2, &st);
+	T_CHECK(st == SC_E_RUNTIME, "cdiv by zero");
+	T_CHECK(ev("min(s, P) + max(s, P)", 7, 2, &st) == 9, "min + max");
+	T_CHECK(ev("s if s > P else P", 7, 2, &st) == 7, "if true");
+	T_CHECK(ev("s if s < P else P", 7, 2, &st) == 2, "if false");
+	T_CHECK(ev("1 if s > 9 or P == 2 else 0", 7, 2, &st) == 1, "or");
+	T_CHECK(ev("1 if not s > 9 and P == 2 else 0", 7, 2, &st) == 1, "not binds tighter than and");
+	T_CHECK(ev("1 if s > 1 or s > 2 and s > 99 else 0", 7, 2, &st) == 1, "and binds tighter than or");
+	T_CHECK(ev("1 if P else 0", 7, 2, &st) == 0 && st == SC_E_SPEC, "a number is not a condition");
+	T_CHECK(ev("2 * (s if P > 1 else 0) + 1", 7, 2, &st) == 15, "parenthesised conditional");
+	T_CHECK(ev("s // P if s % P == 0 else s // P + 1", 7, 2, &st) == 4, "conditional of arithmetic");
+	ev("s if P > 1 else 1 // 0", 7, 2, &st);
+	T_CHECK(st == SC_OK, "the branch not taken is not evaluated");
+	ev("rank + 1", 7, 2, &st);
+	T_CHECK(st == SC_E_RUNTIME, "rank has no value in a global evaluation");
+	/* text: written back and read again, the same value */
+	static const char *const texts[] = {"cdiv(s, P) * 2 - (s - 1)", "s - (P - 1)", "-(s + 1) // P",
+					    "s if s > 1 and not P == 3 else -s", "(s if P > 1 else 2) * 3",
+					    "max(s, 1) % (P + 1)"};
+	for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+		int64_t want = ev(texts[i], 7, 3, &st);
+		char back[160];
+		sc_expr_format(&spec, spec.steps[0].args[0], back, sizeof back);
+		int64_t got = ev(back, 7, 3, &st);
+		T_CHECK(st == SC_OK && got == want, "'%s' written as '%s': %lld vs %lld", texts[i], back,
+			(long long)want, (long long)got);
+	}
 }
 
 static void test_dtype(void)

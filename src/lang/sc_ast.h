@@ -21,7 +21,7 @@
 
 enum sc_exkind {
 	SC_EX_NUM,
-	SC_EX_NAME, /* unresolved identifier; resolved to DIM or WORLD */
+	SC_EX_NAME, /* unresolved identifier; resolved to DIM, WORLD or RANK */
 	SC_EX_DIM,
 	SC_EX_WORLD,
 	SC_EX_NEG,
@@ -30,23 +30,39 @@ enum sc_exkind {
 	SC_EX_MUL,
 	SC_EX_DIV,  /* exact: a remainder is an error */
 	SC_EX_FDIV, /* // floor, as Python */
-	SC_EX_MOD   /* %  floor, as Python */
+	SC_EX_MOD,  /* %  floor, as Python */
+	/* per-rank values (language 2): known only where a rank evaluates */
+	SC_EX_RANK, /* the rank's index in the world */
+	SC_EX_VAR,  /* a bound name (src, dst, k, r): dim holds enum sc_var */
+	SC_EX_SIZE, /* size(a): dim a of the rank's current local tensor */
+	SC_EX_CDIV, /* cdiv(a, b): ceil(a / b) */
+	SC_EX_MIN,
+	SC_EX_MAX,
+	SC_EX_IF,   /* a if c else b */
+	/* conditions: 1 true, 0 false */
+	SC_EX_CMP,  /* a CMP b, num holds enum sc_cmp */
+	SC_EX_AND,
+	SC_EX_OR,
+	SC_EX_NOT
 };
+
+/* Names bound by a construct (in scope only there). */
+enum sc_var { SC_VAR_SRC, SC_VAR_DST, SC_VAR_K, SC_VAR_R, SC_VAR_COUNT };
 
 struct sc_expr {
 	enum sc_exkind kind;
 	int64_t num;
 	int dim;
-	int a, b; /* child node indices */
+	int a, b, c; /* child node indices (-1 when absent) */
 	int line, col;
 	char name[SC_NAME_MAX];
 };
 
 enum sc_cmp { SC_EQ, SC_NE, SC_LT, SC_LE, SC_GT, SC_GE };
 
+/* A `require` condition: one conjunct of the line (`a and b` is two). */
 struct sc_cond {
-	int lhs, rhs; /* expression nodes */
-	enum sc_cmp cmp;
+	int node; /* a condition node (CMP, AND, OR, NOT) */
 	int line, col;
 	int last_dim; /* highest dim index it mentions, -1: only the world */
 };
@@ -159,6 +175,8 @@ struct sc_spec {
 	uint32_t dtype_mask; /* `dtypes` declaration; 0: any */
 	uint32_t sharded_mask; /* dims sharded by some placement (divisible by P) */
 	uint32_t uneven_mask;  /* dims sharded by a chunk or split placement (any size) */
+	int varies; /* shapes may differ from rank to rank (uneven placements,
+		     * per-rank expressions): every step is then run per rank */
 };
 
 /* 1 when dim d is sharded by some placement (so divisible by the world). */

@@ -1,4 +1,5 @@
-/* sc_expr: recursive-descent expressions, checked evaluation, text. */
+/* sc_expr: recursive-descent expressions (Python's grammar), checked
+ * evaluation, text. */
 #include "sc_expr.h"
 
 #include <stdio.h>
@@ -14,13 +15,95 @@ static int new_node(struct sc_parse *p, enum sc_exkind k, int col)
 	struct sc_expr *n = &s->nodes[s->nnodes];
 	memset(n, 0, sizeof *n);
 	n->kind = k;
-	n->a = n->b = -1;
+	n->a = n->b = n->c = -1;
 	n->line = p->line;
 	n->col = col;
 	return s->nnodes++;
 }
 
-enum sc_status sc_expr_parse(struct sc_parse *p, int *out);
+static enum sc_status node2(struct sc_parse *p, enum sc_exkind k, int col, int a, int b, int *out)
+{
+	int n = new_node(p, k, col);
+	if (n < 0)
+		return sc_lex_err(p, col, "spec too large (more than %d expression nodes)", SC_MAX_NODES);
+	p->s->nodes[n].a = a;
+	p->s->nodes[n].b = b;
+	*out = n;
+	return SC_OK;
+}
+
+static int is_bool(const struct sc_spec *s, int node)
+{
+	enum sc_exkind k = s->nodes[node].kind;
+	return k == SC_EX_CMP || k == SC_EX_AND || k == SC_EX_OR || k == SC_EX_NOT;
+}
+
+static enum sc_status want_num(struct sc_parse *p, int node)
+{
+	if (is_bool(p->s, node))
+		return sc_lex_err(p, p->s->nodes[node].col, "a condition where a number is expected");
+	return SC_OK;
+}
+
+static enum sc_status want_bool(struct sc_parse *p, int node)
+{
+	if (!is_bool(p->s, node))
+		return sc_lex_err(p, p->s->nodes[node].col, "expected a comparison (== != < <= > >=)");
+	return SC_OK;
+}
+
+/* A positional argument ends at a space outside brackets. */
+static int arg_ends(struct sc_parse *p)
+{
+	return p->arg_mode && p->depth == 0 && sc_lex_peek(p)->space;
+}
+
+static int is_word(const struct sc_tok *t, const char *w)
+{
+	return t->kind == SC_T_NAME && strcmp(t->text, w) == 0;
+}
+
+static enum sc_status parse_test(struct sc_parse *p, int *out);
+
+/* The built-in functions: name, arity, node kind. */
+static const struct {
+	const char *name;
+	int arity;
+	enum sc_exkind kind;
+} funcs[] = {
+	{"cdiv", 2, SC_EX_CDIV},
+	{"min", 2, SC_EX_MIN},
+	{"max", 2, SC_EX_MAX},
+	{"size", 1, SC_EX_SIZE},
+};
+
+static enum sc_status parse_call(struct sc_parse *p, const struct sc_tok *name, int *out)
+{
+	size_t f = 0;
+	while (f < sizeof funcs / sizeof funcs[0] && strcmp(funcs[f].name, name->text) != 0)
+		f++;
+	if (f == sizeof funcs / sizeof funcs[0])
+		return sc_lex_err(p, name->col, "unknown function '%s' (cdiv, min, max, size)", name->text);
+	p->pos++; /* ( */
+	p->depth++;
+	int arg[2] = {-1, -1};
+	for (int i = 0; i < funcs[f].arity; i++) {
+		if (i > 0) {
+			if (!sc_lex_is_op(sc_lex_peek(p), ","))
+				return sc_lex_err(p, sc_lex_peek(p)->col, "%s takes %d arguments: expected ','",
+						  funcs[f].name, funcs[f].arity);
+			p->pos++;
+		}
+		SC_CHECK(parse_test(p, &arg[i]));
+		SC_CHECK(want_num(p, arg[i]));
+	}
+	if (!sc_lex_is_op(sc_lex_peek(p), ")"))
+		return sc_lex_err(p, sc_lex_peek(p)->col, "%s takes %d argument%s: expected ')'", funcs[f].name,
+				  funcs[f].arity, funcs[f].arity > 1 ? "s" : "");
+	p->pos++;
+	p->depth--;
+	return node2(p, funcs[f].kind, name->col, arg[0], arg[1], out);
+}
 
 static enum sc_status parse_atom(struct sc_parse *p, int *out)
 {
@@ -30,34 +113,44 @@ static enum sc_status parse_atom(struct sc_parse *p, int *out)
 		p->pos++;
 		int a;
 		SC_CHECK(parse_atom(p, &a));
-		if ((n = new_node(p, SC_EX_NEG, t->col)) < 0)
-			return sc_lex_err(p, t->col, "spec too large");
-		p->s->nodes[n].a = a;
-		*out = n;
-		return SC_OK;
+		SC_CHECK(want_num(p, a));
+		return node2(p, SC_EX_NEG, t->col, a, -1, out);
 	}
 	if (t->kind == SC_T_NUM) {
 		p->pos++;
-		if ((n = new_node(p, SC_EX_NUM, t->col)) < 0)
-			return sc_lex_err(p, t->col, "spec too large");
+		SC_CHECK(node2(p, SC_EX_NUM, t->col, -1, -1, &n));
 		p->s->nodes[n].num = t->num;
 		*out = n;
 		return SC_OK;
 	}
 	if (t->kind == SC_T_NAME) {
+		struct sc_tok *nx = &p->t[p->pos + 1];
+		if (sc_lex_is_op(nx, "(") && !nx->space) {
+			p->pos++;
+			return parse_call(p, t, out);
+		}
 		p->pos++;
-		if ((n = new_node(p, SC_EX_NAME, t->col)) < 0)
-			return sc_lex_err(p, t->col, "spec too large");
+		for (int v = 0; v < SC_VAR_COUNT; v++)
+			if (p->bound[v] && strcmp(p->bound[v], t->text) == 0) {
+				SC_CHECK(node2(p, SC_EX_VAR, t->col, -1, -1, &n));
+				p->s->nodes[n].dim = v;
+				snprintf(p->s->nodes[n].name, SC_NAME_MAX, "%s", t->text);
+				*out = n;
+				return SC_OK;
+			}
+		SC_CHECK(node2(p, SC_EX_NAME, t->col, -1, -1, &n));
 		snprintf(p->s->nodes[n].name, SC_NAME_MAX, "%s", t->text);
 		*out = n;
 		return SC_OK;
 	}
 	if (sc_lex_is_op(t, "(")) {
 		p->pos++;
-		SC_CHECK(sc_expr_parse(p, out));
+		p->depth++;
+		SC_CHECK(parse_test(p, out));
 		if (!sc_lex_is_op(sc_lex_peek(p), ")"))
 			return sc_lex_err(p, sc_lex_peek(p)->col, "expected ')'");
 		p->pos++;
+		p->depth--;
 		return SC_OK;
 	}
 	if (t->kind == SC_T_END)
@@ -65,90 +158,182 @@ static enum sc_status parse_atom(struct sc_parse *p, int *out)
 	return sc_lex_err(p, t->col, "expected an expression, got '%s'", t->text);
 }
 
-static enum sc_status parse_term(struct sc_parse *p, int *out)
+/* One precedence level of left-associative binary operators. */
+struct level {
+	const char *op[4];
+	enum sc_exkind kind[4];
+};
+
+static const struct level term_ops = {{"*", "/", "//", "%"}, {SC_EX_MUL, SC_EX_DIV, SC_EX_FDIV, SC_EX_MOD}};
+static const struct level arith_ops = {{"+", "-", NULL, NULL}, {SC_EX_ADD, SC_EX_SUB, 0, 0}};
+
+static enum sc_status parse_binary(struct sc_parse *p, const struct level *lv,
+				   enum sc_status (*sub)(struct sc_parse *, int *), int *out)
 {
 	int a;
-	SC_CHECK(parse_atom(p, &a));
+	SC_CHECK(sub(p, &a));
 	for (;;) {
 		struct sc_tok *t = sc_lex_peek(p);
-		enum sc_exkind k;
-		if (sc_lex_is_op(t, "*")) k = SC_EX_MUL;
-		else if (sc_lex_is_op(t, "/")) k = SC_EX_DIV;
-		else if (sc_lex_is_op(t, "//")) k = SC_EX_FDIV;
-		else if (sc_lex_is_op(t, "%")) k = SC_EX_MOD;
-		else break;
+		int k = -1;
+		for (int i = 0; i < 4 && lv->op[i]; i++)
+			if (sc_lex_is_op(t, lv->op[i]))
+				k = i;
+		if (k < 0 || arg_ends(p))
+			break;
 		p->pos++;
-		int b, n;
-		SC_CHECK(parse_atom(p, &b));
-		if ((n = new_node(p, k, t->col)) < 0)
-			return sc_lex_err(p, t->col, "spec too large");
-		p->s->nodes[n].a = a;
-		p->s->nodes[n].b = b;
-		a = n;
+		int b;
+		SC_CHECK(sub(p, &b));
+		SC_CHECK(want_num(p, a));
+		SC_CHECK(want_num(p, b));
+		SC_CHECK(node2(p, lv->kind[k], t->col, a, b, &a));
 	}
 	*out = a;
+	return SC_OK;
+}
+
+static enum sc_status parse_term(struct sc_parse *p, int *out) { return parse_binary(p, &term_ops, parse_atom, out); }
+static enum sc_status parse_arith(struct sc_parse *p, int *out) { return parse_binary(p, &arith_ops, parse_term, out); }
+
+static enum sc_status parse_comparison(struct sc_parse *p, int *out)
+{
+	int a;
+	SC_CHECK(parse_arith(p, &a));
+	static const char *const cmps[] = {"==", "!=", "<", "<=", ">", ">="};
+	struct sc_tok *t = sc_lex_peek(p);
+	int k = -1;
+	for (int i = 0; i < 6; i++)
+		if (sc_lex_is_op(t, cmps[i]))
+			k = i;
+	if (k < 0 || arg_ends(p)) {
+		*out = a;
+		return SC_OK;
+	}
+	p->pos++;
+	int b;
+	SC_CHECK(parse_arith(p, &b));
+	SC_CHECK(want_num(p, a));
+	SC_CHECK(want_num(p, b));
+	SC_CHECK(node2(p, SC_EX_CMP, t->col, a, b, out));
+	p->s->nodes[*out].num = k;
+	for (int i = 0; i < 6; i++)
+		if (sc_lex_is_op(sc_lex_peek(p), cmps[i]) && !arg_ends(p))
+			return sc_lex_err(p, sc_lex_peek(p)->col, "chained comparison: join the comparisons with 'and'");
+	return SC_OK;
+}
+
+static enum sc_status parse_not(struct sc_parse *p, int *out)
+{
+	struct sc_tok *t = sc_lex_peek(p);
+	if (!is_word(t, "not"))
+		return parse_comparison(p, out);
+	p->pos++;
+	int a;
+	SC_CHECK(parse_not(p, &a));
+	SC_CHECK(want_bool(p, a));
+	return node2(p, SC_EX_NOT, t->col, a, -1, out);
+}
+
+static enum sc_status parse_logic(struct sc_parse *p, const char *word, enum sc_exkind kind,
+				  enum sc_status (*sub)(struct sc_parse *, int *), int *out)
+{
+	int a;
+	SC_CHECK(sub(p, &a));
+	for (;;) {
+		struct sc_tok *t = sc_lex_peek(p);
+		if (!is_word(t, word) || arg_ends(p))
+			break;
+		p->pos++;
+		int b;
+		SC_CHECK(sub(p, &b));
+		SC_CHECK(want_bool(p, a));
+		SC_CHECK(want_bool(p, b));
+		SC_CHECK(node2(p, kind, t->col, a, b, &a));
+	}
+	*out = a;
+	return SC_OK;
+}
+
+static enum sc_status parse_and(struct sc_parse *p, int *out) { return parse_logic(p, "and", SC_EX_AND, parse_not, out); }
+static enum sc_status parse_or(struct sc_parse *p, int *out) { return parse_logic(p, "or", SC_EX_OR, parse_and, out); }
+
+/* test := or_test ['if' or_test 'else' test] */
+static enum sc_status parse_test(struct sc_parse *p, int *out)
+{
+	int a;
+	SC_CHECK(parse_or(p, &a));
+	struct sc_tok *t = sc_lex_peek(p);
+	if (!is_word(t, "if") || arg_ends(p)) {
+		*out = a;
+		return SC_OK;
+	}
+	p->pos++;
+	int c, b;
+	SC_CHECK(parse_or(p, &c));
+	SC_CHECK(want_bool(p, c));
+	if (!is_word(sc_lex_peek(p), "else"))
+		return sc_lex_err(p, sc_lex_peek(p)->col, "expected 'else' in 'A if C else B'");
+	p->pos++;
+	SC_CHECK(parse_test(p, &b));
+	SC_CHECK(want_num(p, a));
+	SC_CHECK(want_num(p, b));
+	SC_CHECK(node2(p, SC_EX_IF, t->col, a, b, out));
+	p->s->nodes[*out].c = c;
 	return SC_OK;
 }
 
 enum sc_status sc_expr_parse(struct sc_parse *p, int *out)
 {
-	int a;
-	SC_CHECK(parse_term(p, &a));
-	for (;;) {
+	int n;
+	SC_CHECK(parse_test(p, &n));
+	SC_CHECK(want_num(p, n));
+	*out = n;
+	return SC_OK;
+}
+
+enum sc_status sc_expr_parse_cond(struct sc_parse *p, int *out)
+{
+	int n;
+	SC_CHECK(parse_test(p, &n));
+	if (!is_bool(p->s, n)) {
 		struct sc_tok *t = sc_lex_peek(p);
-		enum sc_exkind k;
-		if (sc_lex_is_op(t, "+")) k = SC_EX_ADD;
-		else if (sc_lex_is_op(t, "-")) k = SC_EX_SUB;
-		else break;
-		p->pos++;
-		int b, n;
-		SC_CHECK(parse_term(p, &b));
-		if ((n = new_node(p, k, t->col)) < 0)
-			return sc_lex_err(p, t->col, "spec too large");
-		p->s->nodes[n].a = a;
-		p->s->nodes[n].b = b;
-		a = n;
+		if (sc_lex_is_op(t, "="))
+			return sc_lex_err(p, t->col, "expected a comparison; use '==' for equality");
+		if (t->kind == SC_T_END)
+			return sc_lex_err(p, t->col, "expected a comparison (== != < <= > >=)");
+		return sc_lex_err(p, t->col, "expected a comparison (== != < <= > >=), got '%s'", t->text);
 	}
-	*out = a;
+	*out = n;
+	return SC_OK;
+}
+
+/* Appends node's top-level conjuncts to the spec's conditions. */
+static enum sc_status add_conjuncts(struct sc_parse *p, int node)
+{
+	struct sc_spec *s = p->s;
+	const struct sc_expr *x = &s->nodes[node];
+	if (x->kind == SC_EX_AND) {
+		SC_CHECK(add_conjuncts(p, x->a));
+		return add_conjuncts(p, x->b);
+	}
+	if (s->nconds >= SC_MAX_CONDS)
+		return sc_lex_err(p, x->col, "too many conditions (at most %d)", SC_MAX_CONDS);
+	struct sc_cond *c = &s->conds[s->nconds++];
+	c->node = node;
+	c->line = x->line;
+	c->col = x->col;
 	return SC_OK;
 }
 
 enum sc_status sc_expr_parse_conds(struct sc_parse *p)
 {
-	struct sc_spec *s = p->s;
-	for (;;) {
-		if (s->nconds >= SC_MAX_CONDS)
-			return sc_lex_err(p, sc_lex_peek(p)->col, "too many conditions (at most %d)", SC_MAX_CONDS);
-		struct sc_cond *c = &s->conds[s->nconds];
-		c->line = p->line;
-		c->col = sc_lex_peek(p)->col;
-		SC_CHECK(sc_expr_parse(p, &c->lhs));
-		struct sc_tok *t = sc_lex_peek(p);
-		static const char *const cmps[] = {"==", "!=", "<", "<=", ">", ">="};
-		int k = -1;
-		for (int i = 0; i < 6; i++)
-			if (sc_lex_is_op(t, cmps[i]))
-				k = i;
-		if (k < 0) {
-			if (sc_lex_is_op(t, "="))
-				return sc_lex_err(p, t->col, "expected a comparison; use '==' for equality");
-			if (t->kind == SC_T_END)
-				return sc_lex_err(p, t->col, "expected a comparison (== != < <= > >=)");
-			return sc_lex_err(p, t->col, "expected a comparison (== != < <= > >=), got '%s'", t->text);
-		}
-		c->cmp = (enum sc_cmp)k;
-		p->pos++;
-		SC_CHECK(sc_expr_parse(p, &c->rhs));
-		s->nconds++;
-		t = sc_lex_peek(p);
-		if (t->kind == SC_T_END)
-			return SC_OK;
-		if (t->kind == SC_T_NAME && strcmp(t->text, "and") == 0) {
-			p->pos++;
-			continue;
-		}
-		return sc_lex_err(p, t->col, "expected 'and' or end of line, got '%s'", t->text);
-	}
+	int n;
+	SC_CHECK(sc_expr_parse_cond(p, &n));
+	struct sc_tok *t = sc_lex_peek(p);
+	if (sc_lex_is_op(t, "="))
+		return sc_lex_err(p, t->col, "expected end of line; use '==' for equality");
+	if (t->kind != SC_T_END)
+		return sc_lex_err(p, t->col, "expected 'and', 'or' or end of line, got '%s'", t->text);
+	return add_conjuncts(p, n);
 }
 
 int sc_expr_last_dim(const struct sc_spec *s, int node)
@@ -157,101 +342,211 @@ int sc_expr_last_dim(const struct sc_spec *s, int node)
 		return -1;
 	const struct sc_expr *x = &s->nodes[node];
 	int m = x->kind == SC_EX_DIM ? x->dim : -1;
-	int a = sc_expr_last_dim(s, x->a), b = sc_expr_last_dim(s, x->b);
-	if (a > m) m = a;
-	if (b > m) m = b;
+	const int kids[3] = {x->a, x->b, x->c};
+	for (int i = 0; i < 3; i++) {
+		int k = sc_expr_last_dim(s, kids[i]);
+		if (k > m)
+			m = k;
+	}
 	return m;
 }
 
-static enum sc_status eval_rec(const struct sc_spec *s, int node, const int64_t *sizes,
-			       int64_t world, int64_t *out, struct sc_err *e)
+uint32_t sc_expr_kinds(const struct sc_spec *s, int node)
+{
+	if (node < 0)
+		return 0;
+	const struct sc_expr *x = &s->nodes[node];
+	return (1u << x->kind) | sc_expr_kinds(s, x->a) | sc_expr_kinds(s, x->b) | sc_expr_kinds(s, x->c);
+}
+
+int sc_expr_find(const struct sc_spec *s, int node, uint32_t kinds)
+{
+	if (node < 0)
+		return -1;
+	const struct sc_expr *x = &s->nodes[node];
+	if ((kinds >> x->kind) & 1u)
+		return node;
+	const int kids[3] = {x->a, x->b, x->c};
+	for (int i = 0; i < 3; i++) {
+		int k = sc_expr_find(s, kids[i], kinds);
+		if (k >= 0)
+			return k;
+	}
+	return -1;
+}
+
+/* ---- evaluation ---- */
+
+static const char *const var_names[SC_VAR_COUNT] = {"src", "dst", "k", "r"};
+
+static enum sc_status eval_rec(const struct sc_spec *s, int node, const struct sc_expr_env *v,
+			       int64_t *out, struct sc_err *e);
+
+/* Leaves: numbers, names and per-rank values. 1 when node was one. */
+static int eval_leaf(const struct sc_spec *s, const struct sc_expr *x, const struct sc_expr_env *v,
+		     int64_t *out, enum sc_status *st, struct sc_err *e)
+{
+	*st = SC_OK;
+	switch (x->kind) {
+	case SC_EX_NUM: *out = x->num; return 1;
+	case SC_EX_DIM: *out = v->sizes[x->dim]; return 1;
+	case SC_EX_WORLD: *out = v->world; return 1;
+	case SC_EX_NAME: *st = SC_ERR(e, SC_E_INTERNAL, "unresolved name '%s'", x->name); return 1;
+	case SC_EX_RANK:
+		if (v->rank < 0)
+			*st = SC_ERR(e, SC_E_RUNTIME, "line %d col %d: 'rank' has no value here", x->line, x->col);
+		*out = v->rank;
+		return 1;
+	case SC_EX_VAR:
+		if (!((v->bound >> x->dim) & 1u))
+			*st = SC_ERR(e, SC_E_RUNTIME, "line %d col %d: '%s' has no value here", x->line, x->col,
+				     x->name[0] ? x->name : var_names[x->dim]);
+		*out = v->var[x->dim];
+		return 1;
+	case SC_EX_SIZE: {
+		int64_t i = 0;
+		if ((*st = eval_rec(s, x->a, v, &i, e)) != SC_OK)
+			return 1;
+		if (!v->shape)
+			*st = SC_ERR(e, SC_E_RUNTIME, "line %d col %d: size() has no tensor here", x->line, x->col);
+		else if (i < -(int64_t)v->ndim || i >= v->ndim)
+			*st = SC_ERR(e, SC_E_RUNTIME,
+				     "line %d col %d: size(%lld): dim out of range (the rank's tensor has %d dims)",
+				     x->line, x->col, (long long)i, v->ndim);
+		else
+			*out = v->shape[i < 0 ? i + v->ndim : i];
+		return 1;
+	}
+	default: return 0;
+	}
+}
+
+/* a // b and a % b, floor as Python; b != 0, no overflow. */
+static int64_t floordiv(int64_t a, int64_t b)
+{
+	int64_t r = a / b;
+	if ((a % b != 0) && ((a < 0) != (b < 0)))
+		r--;
+	return r;
+}
+
+static enum sc_status eval_div(const struct sc_expr *x, int64_t a, int64_t b, int64_t *out, struct sc_err *e)
+{
+	if (b == 0)
+		return SC_ERR(e, SC_E_RUNTIME, "line %d col %d: division by zero", x->line, x->col);
+	if (a == INT64_MIN && b == -1)
+		return SC_ERR(e, SC_E_RUNTIME, "line %d col %d: integer overflow in division", x->line, x->col);
+	switch (x->kind) {
+	case SC_EX_DIV:
+		if (a % b != 0)
+			return SC_ERR(e, SC_E_RUNTIME, "line %d col %d: %lld / %lld is not exact (use // for floor division)",
+				      x->line, x->col, (long long)a, (long long)b);
+		*out = a / b;
+		return SC_OK;
+	case SC_EX_FDIV: *out = floordiv(a, b); return SC_OK;
+	default: { /* MOD */
+		int64_t r = a % b;
+		if (r != 0 && ((r < 0) != (b < 0)))
+			r += b;
+		*out = r;
+		return SC_OK;
+	}
+	}
+}
+
+static enum sc_status eval_rec(const struct sc_spec *s, int node, const struct sc_expr_env *v,
+			       int64_t *out, struct sc_err *e)
 {
 	const struct sc_expr *x = &s->nodes[node];
-	int64_t a = 0, b = 0, r;
-	switch (x->kind) {
-	case SC_EX_NUM: *out = x->num; return SC_OK;
-	case SC_EX_DIM: *out = sizes[x->dim]; return SC_OK;
-	case SC_EX_WORLD: *out = world; return SC_OK;
-	case SC_EX_NAME: return SC_ERR(e, SC_E_INTERNAL, "unresolved name '%s'", x->name);
-	default: break;
+	int64_t a = 0, b = 0, r = 0;
+	enum sc_status st;
+	if (eval_leaf(s, x, v, out, &st, e))
+		return st;
+	if (x->kind == SC_EX_IF) {
+		SC_CHECK(eval_rec(s, x->c, v, &a, e));
+		return eval_rec(s, a ? x->a : x->b, v, out, e);
 	}
-	SC_CHECK(eval_rec(s, x->a, sizes, world, &a, e));
-	if (x->kind == SC_EX_NEG) {
+	SC_CHECK(eval_rec(s, x->a, v, &a, e));
+	switch (x->kind) { /* unary, and the short-circuits */
+	case SC_EX_NEG:
 		if (a == INT64_MIN)
 			return SC_ERR(e, SC_E_RUNTIME, "line %d col %d: integer overflow", x->line, x->col);
 		*out = -a;
 		return SC_OK;
+	case SC_EX_NOT: *out = !a; return SC_OK;
+	case SC_EX_AND:
+		if (!a) { *out = 0; return SC_OK; }
+		SC_CHECK(eval_rec(s, x->b, v, &b, e));
+		*out = b != 0;
+		return SC_OK;
+	case SC_EX_OR:
+		if (a) { *out = 1; return SC_OK; }
+		SC_CHECK(eval_rec(s, x->b, v, &b, e));
+		*out = b != 0;
+		return SC_OK;
+	default: break;
 	}
-	SC_CHECK(eval_rec(s, x->b, sizes, world, &b, e));
+	SC_CHECK(eval_rec(s, x->b, v, &b, e));
+	static const char *const opname[] = {[SC_EX_ADD] = "+", [SC_EX_SUB] = "-", [SC_EX_MUL] = "*"};
+	int over = 0;
 	switch (x->kind) {
-	case SC_EX_ADD:
-		if (__builtin_add_overflow(a, b, &r))
-			return SC_ERR(e, SC_E_RUNTIME, "line %d col %d: integer overflow in %lld + %lld",
-				      x->line, x->col, (long long)a, (long long)b);
-		break;
-	case SC_EX_SUB:
-		if (__builtin_sub_overflow(a, b, &r))
-			return SC_ERR(e, SC_E_RUNTIME, "line %d col %d: integer overflow in %lld - %lld",
-				      x->line, x->col, (long long)a, (long long)b);
-		break;
-	case SC_EX_MUL:
-		if (__builtin_mul_overflow(a, b, &r))
-			return SC_ERR(e, SC_E_RUNTIME, "line %d col %d: integer overflow in %lld * %lld",
-				      x->line, x->col, (long long)a, (long long)b);
-		break;
+	case SC_EX_ADD: over = __builtin_add_overflow(a, b, &r); break;
+	case SC_EX_SUB: over = __builtin_sub_overflow(a, b, &r); break;
+	case SC_EX_MUL: over = __builtin_mul_overflow(a, b, &r); break;
 	case SC_EX_DIV:
 	case SC_EX_FDIV:
-	case SC_EX_MOD:
+	case SC_EX_MOD: return eval_div(x, a, b, out, e);
+	case SC_EX_CDIV:
 		if (b == 0)
-			return SC_ERR(e, SC_E_RUNTIME, "line %d col %d: division by zero", x->line, x->col);
-		if (a == INT64_MIN && b == -1)
-			return SC_ERR(e, SC_E_RUNTIME, "line %d col %d: integer overflow in division",
-				      x->line, x->col);
-		if (x->kind == SC_EX_DIV) {
-			if (a % b != 0)
-				return SC_ERR(e, SC_E_RUNTIME,
-					      "line %d col %d: %lld / %lld is not exact (use // for floor division)",
-					      x->line, x->col, (long long)a, (long long)b);
-			r = a / b;
-		} else if (x->kind == SC_EX_FDIV) {
-			r = a / b;
-			if ((a % b != 0) && ((a < 0) != (b < 0)))
-				r--;
-		} else {
-			r = a % b;
-			if (r != 0 && ((r < 0) != (b < 0)))
-				r += b;
+			return SC_ERR(e, SC_E_RUNTIME, "line %d col %d: cdiv by zero", x->line, x->col);
+		if ((a == INT64_MIN) || (b == INT64_MIN))
+			return SC_ERR(e, SC_E_RUNTIME, "line %d col %d: integer overflow in cdiv", x->line, x->col);
+		*out = -floordiv(-a, b);
+		return SC_OK;
+	case SC_EX_MIN: *out = a < b ? a : b; return SC_OK;
+	case SC_EX_MAX: *out = a > b ? a : b; return SC_OK;
+	case SC_EX_CMP:
+		switch ((enum sc_cmp)x->num) {
+		case SC_EQ: r = a == b; break;
+		case SC_NE: r = a != b; break;
+		case SC_LT: r = a < b; break;
+		case SC_LE: r = a <= b; break;
+		case SC_GT: r = a > b; break;
+		case SC_GE: r = a >= b; break;
 		}
-		break;
-	default:
-		return SC_ERR(e, SC_E_INTERNAL, "bad expression node");
+		*out = r;
+		return SC_OK;
+	default: return SC_ERR(e, SC_E_INTERNAL, "bad expression node");
 	}
+	if (over)
+		return SC_ERR(e, SC_E_RUNTIME, "line %d col %d: integer overflow in %lld %s %lld", x->line, x->col,
+			      (long long)a, opname[x->kind], (long long)b);
 	*out = r;
+	return SC_OK;
+}
+
+enum sc_status sc_expr_eval_in(const struct sc_spec *s, int node, const struct sc_expr_env *env,
+			       int64_t *out, struct sc_err *e)
+{
+	int64_t v;
+	SC_CHECK(eval_rec(s, node, env, &v, e));
+	*out = v;
 	return SC_OK;
 }
 
 enum sc_status sc_expr_eval(const struct sc_spec *s, int node, const int64_t *sizes,
 			    int64_t world, int64_t *out, struct sc_err *e)
 {
-	return eval_rec(s, node, sizes, world, out, e);
+	const struct sc_expr_env v = sc_expr_env_global(sizes, world);
+	return sc_expr_eval_in(s, node, &v, out, e);
 }
 
 enum sc_status sc_expr_cond(const struct sc_spec *s, const struct sc_cond *c, const int64_t *sizes,
 			    int64_t world, int *holds, struct sc_err *e)
 {
-	int64_t a, b;
-	SC_CHECK(eval_rec(s, c->lhs, sizes, world, &a, e));
-	SC_CHECK(eval_rec(s, c->rhs, sizes, world, &b, e));
-	int h = 0;
-	switch (c->cmp) {
-	case SC_EQ: h = a == b; break;
-	case SC_NE: h = a != b; break;
-	case SC_LT: h = a < b; break;
-	case SC_LE: h = a <= b; break;
-	case SC_GT: h = a > b; break;
-	case SC_GE: h = a >= b; break;
-	}
-	*holds = h;
+	int64_t v;
+	SC_CHECK(sc_expr_eval(s, c->node, sizes, world, &v, e));
+	*holds = v != 0;
 	return SC_OK;
 }
 
@@ -261,34 +556,94 @@ int sc_expr_cond_holds(const struct sc_spec *s, const struct sc_cond *c, const i
 	return sc_expr_cond(s, c, sizes, world, &h, NULL) == SC_OK && h;
 }
 
-static void fmt_rec(const struct sc_spec *s, int node, struct sc_str *b)
+/* ---- text ---- */
+
+/* Python's precedence: higher binds tighter. */
+static int prec(enum sc_exkind k)
+{
+	switch (k) {
+	case SC_EX_IF: return 1;
+	case SC_EX_OR: return 2;
+	case SC_EX_AND: return 3;
+	case SC_EX_NOT: return 4;
+	case SC_EX_CMP: return 5;
+	case SC_EX_ADD:
+	case SC_EX_SUB: return 6;
+	case SC_EX_MUL:
+	case SC_EX_DIV:
+	case SC_EX_FDIV:
+	case SC_EX_MOD: return 7;
+	case SC_EX_NEG: return 8;
+	default: return 9;
+	}
+}
+
+static void fmt_rec(const struct sc_spec *s, int node, int min_prec, struct sc_str *b)
 {
 	const struct sc_expr *x = &s->nodes[node];
 	static const char *const ops[] = {[SC_EX_ADD] = "+", [SC_EX_SUB] = "-", [SC_EX_MUL] = "*",
-					  [SC_EX_DIV] = "/", [SC_EX_FDIV] = "//", [SC_EX_MOD] = "%"};
+					  [SC_EX_DIV] = "/", [SC_EX_FDIV] = "//", [SC_EX_MOD] = "%",
+					  [SC_EX_AND] = "and", [SC_EX_OR] = "or"};
+	static const char *const cmps[] = {"==", "!=", "<", "<=", ">", ">="};
+	static const char *const fn[] = {[SC_EX_CDIV] = "cdiv", [SC_EX_MIN] = "min", [SC_EX_MAX] = "max"};
+	const int p = prec(x->kind), paren = p < min_prec;
+	if (paren)
+		sc_str_put(b, "(");
 	switch (x->kind) {
 	case SC_EX_NUM: sc_str_printf(b, "%lld", (long long)x->num); break;
 	case SC_EX_DIM: sc_str_put(b, s->dim[x->dim]); break;
 	case SC_EX_WORLD: sc_str_put(b, s->world_sym); break;
-	case SC_EX_NAME: sc_str_put(b, x->name); break;
-	case SC_EX_NEG:
-		sc_str_put(b, "-");
-		fmt_rec(s, x->a, b);
-		break;
-	default:
-		sc_str_put(b, "(");
-		fmt_rec(s, x->a, b);
-		sc_str_printf(b, " %s ", ops[x->kind]);
-		fmt_rec(s, x->b, b);
+	case SC_EX_NAME:
+	case SC_EX_VAR: sc_str_put(b, x->name); break;
+	case SC_EX_RANK: sc_str_put(b, "rank"); break;
+	case SC_EX_SIZE:
+		sc_str_put(b, "size(");
+		fmt_rec(s, x->a, 0, b);
 		sc_str_put(b, ")");
 		break;
+	case SC_EX_CDIV:
+	case SC_EX_MIN:
+	case SC_EX_MAX:
+		sc_str_printf(b, "%s(", fn[x->kind]);
+		fmt_rec(s, x->a, 0, b);
+		sc_str_put(b, ", ");
+		fmt_rec(s, x->b, 0, b);
+		sc_str_put(b, ")");
+		break;
+	case SC_EX_NEG:
+		sc_str_put(b, "-");
+		fmt_rec(s, x->a, p, b);
+		break;
+	case SC_EX_NOT:
+		sc_str_put(b, "not ");
+		fmt_rec(s, x->a, p, b);
+		break;
+	case SC_EX_IF:
+		fmt_rec(s, x->a, p + 1, b);
+		sc_str_put(b, " if ");
+		fmt_rec(s, x->c, p + 1, b);
+		sc_str_put(b, " else ");
+		fmt_rec(s, x->b, p, b);
+		break;
+	case SC_EX_CMP:
+		fmt_rec(s, x->a, p + 1, b);
+		sc_str_printf(b, " %s ", cmps[x->num]);
+		fmt_rec(s, x->b, p + 1, b);
+		break;
+	default: /* left-associative binary */
+		fmt_rec(s, x->a, p, b);
+		sc_str_printf(b, " %s ", ops[x->kind]);
+		fmt_rec(s, x->b, p + 1, b);
+		break;
 	}
+	if (paren)
+		sc_str_put(b, ")");
 }
 
 void sc_expr_format(const struct sc_spec *s, int node, char *buf, size_t n)
 {
 	struct sc_str b = SC_STR_INIT;
-	fmt_rec(s, node, &b);
+	fmt_rec(s, node, 0, &b);
 	const char *t = sc_str_cstr(&b);
 	if (n)
 		snprintf(buf, n, "%s", t ? t : "");

@@ -1,7 +1,14 @@
 /* sc_expr: size expressions and conditions (docs/language.md, "Size
- * expressions"): parsed into the spec's node pool, evaluated with checked
- * arithmetic (exact '/', floor '//' and '%' as in Python, every overflow an
- * error), and written back as text. */
+ * expressions"): parsed into the spec's node pool with Python's grammar
+ * and precedence (`A if C else B`, or, and, not, comparisons, + -,
+ * * / // %, unary -), evaluated with checked arithmetic (exact '/', floor
+ * '//' and '%' as in Python, every overflow an error), and written back as
+ * text.
+ *
+ * Some values exist only on a rank: `rank`, `size(i)` (the rank's current
+ * local tensor) and the names a construct binds (src, dst, k, r). They are
+ * read from an environment; where it has none (a `require`, a size range)
+ * using one is an error the parser reports. */
 #ifndef SC_EXPR_H
 #define SC_EXPR_H
 
@@ -11,15 +18,47 @@
 #include "sc_ast.h"
 #include "sc_lex.h"
 
-/* An expression at the cursor; *out is its node. */
+/* What an evaluation knows. */
+struct sc_expr_env {
+	const int64_t *sizes; /* the dims */
+	int64_t world;
+	int64_t rank;           /* -1: no rank here */
+	const int64_t *shape;   /* the rank's local tensor; NULL: none */
+	int ndim;
+	uint32_t bound;         /* bit v: var[v] holds a value */
+	int64_t var[SC_VAR_COUNT];
+};
+
+/* The environment of a global evaluation: dims and the world only. */
+static inline struct sc_expr_env sc_expr_env_global(const int64_t *sizes, int64_t world)
+{
+	struct sc_expr_env v = {sizes, world, -1, NULL, 0, 0, {0}};
+	return v;
+}
+
+/* A number-valued expression at the cursor; *out is its node. In a step's
+ * positional argument (p->arg_mode) it ends at a space outside brackets. */
 enum sc_status sc_expr_parse(struct sc_parse *p, int *out);
-/* `require` conditions: comparisons joined by `and`, appended to the spec. */
+/* A condition at the cursor (comparisons joined by and, or, not). */
+enum sc_status sc_expr_parse_cond(struct sc_parse *p, int *out);
+/* `require` conditions to the end of the line, appended to the spec, one
+ * per top-level `and`. */
 enum sc_status sc_expr_parse_conds(struct sc_parse *p);
 /* Highest dim index node mentions (-1: only the world and numbers). */
 int sc_expr_last_dim(const struct sc_spec *s, int node);
+/* Bit k set when node uses a node of kind k. */
+uint32_t sc_expr_kinds(const struct sc_spec *s, int node);
+/* The first node under node (itself included) of one of the kinds; -1. */
+int sc_expr_find(const struct sc_spec *s, int node, uint32_t kinds);
+/* Kinds that only a rank can evaluate. */
+#define SC_EXPR_PER_RANK ((1u << SC_EX_RANK) | (1u << SC_EX_VAR) | (1u << SC_EX_SIZE))
 
-/* Evaluates node with dim sizes and the world size; on error (division by
- * zero, inexact '/', overflow) returns SC_E_RUNTIME with a message. */
+/* Evaluates node (a condition gives 1 or 0); on error (division by zero,
+ * inexact '/', overflow, a value the environment lacks) returns
+ * SC_E_RUNTIME with a message. */
+enum sc_status sc_expr_eval_in(const struct sc_spec *s, int node, const struct sc_expr_env *env,
+			       int64_t *out, struct sc_err *e);
+/* sc_expr_eval_in with dims and the world only. */
 enum sc_status sc_expr_eval(const struct sc_spec *s, int node, const int64_t *sizes,
 			    int64_t world, int64_t *out, struct sc_err *e);
 /* *holds: whether the condition is true. */
@@ -28,7 +67,8 @@ enum sc_status sc_expr_cond(const struct sc_spec *s, const struct sc_cond *c, co
 /* 1 true, 0 false or not evaluable. */
 int sc_expr_cond_holds(const struct sc_spec *s, const struct sc_cond *c, const int64_t *sizes,
 		       int64_t world);
-/* Writes an expression as text. */
+/* Writes an expression as text (Python's syntax, parentheses only where
+ * precedence needs them). */
 void sc_expr_format(const struct sc_spec *s, int node, char *buf, size_t n);
 
 #endif

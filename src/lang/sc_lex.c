@@ -22,17 +22,23 @@ enum sc_status sc_lex_tokenize(struct sc_parse *p, const char *line)
 {
 	p->nt = 0;
 	p->pos = 0;
+	p->arg_mode = p->depth = 0;
+	memset(p->bound, 0, sizeof p->bound);
 	const char *c = line;
+	int space = 1;
 	while (*c && *c != '#' && *c != '\n') {
 		int col = (int)(c - line) + 1;
 		if (isspace((unsigned char)*c)) {
 			c++;
+			space = 1;
 			continue;
 		}
 		if (p->nt >= SC_LEX_MAX_TOKS - 1)
 			return sc_lex_err(p, col, "line too long (more than %d tokens)", SC_LEX_MAX_TOKS - 1);
 		struct sc_tok *t = &p->t[p->nt];
 		t->col = col;
+		t->space = space;
+		space = 0;
 		if (isalpha((unsigned char)*c) || *c == '_') {
 			size_t n = 0;
 			while (isalnum((unsigned char)c[n]) || c[n] == '_')
@@ -81,6 +87,7 @@ enum sc_status sc_lex_tokenize(struct sc_parse *p, const char *line)
 		p->nt++;
 	}
 	p->t[p->nt].kind = SC_T_END;
+	p->t[p->nt].space = 1;
 	p->t[p->nt].text[0] = '\0';
 	p->t[p->nt].col = (int)(c - line) + 1;
 	return SC_OK;

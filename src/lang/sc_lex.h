@@ -16,6 +16,7 @@ struct sc_tok {
 	char text[SC_NAME_MAX];
 	int64_t num;
 	int col;
+	int space; /* whitespace just before it */
 };
 
 #define SC_LEX_MAX_TOKS 256
@@ -28,6 +29,11 @@ struct sc_parse {
 	struct sc_tok t[SC_LEX_MAX_TOKS];
 	int nt, pos;
 	struct sc_err *e;
+	/* expressions: a positional argument ends at a space outside
+	 * brackets (arg_mode), depth counts open brackets; bound[v] is the
+	 * name var v has in the construct being parsed (NULL: unbound) */
+	int arg_mode, depth;
+	const char *bound[SC_VAR_COUNT];
 };
 
 /* SC_E_SPEC with "path:line:col: message". */

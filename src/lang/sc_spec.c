@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sc_expr.h"
 #include "sc_program.h"
 
 /* The parse state of a whole spec: the line parser and what the
@@ -295,7 +296,21 @@ static enum sc_status finish_compute(struct spec_parse *q)
 	return SC_OK;
 }
 
-/* Names in expressions: the world symbol or a dim. */
+/* An error when node uses a value only a rank has (in a declaration that
+ * holds for the whole case). */
+static enum sc_status global_only(struct sc_parse *p, int node, const char *where)
+{
+	const struct sc_spec *s = p->s;
+	const int i = sc_expr_find(s, node, SC_EXPR_PER_RANK);
+	if (i < 0)
+		return SC_OK;
+	const struct sc_expr *x = &s->nodes[i];
+	p->line = x->line;
+	return sc_lex_err(p, x->col, "%s holds for the whole case: '%s' (a rank's value) has no meaning there", where,
+			  x->kind == SC_EX_SIZE ? "size()" : x->kind == SC_EX_RANK ? "rank" : x->name);
+}
+
+/* Names in expressions: the world symbol, a dim or `rank`. */
 static enum sc_status resolve_names(struct spec_parse *q)
 {
 	struct sc_parse *p = &q->p;
@@ -309,6 +324,10 @@ static enum sc_status resolve_names(struct spec_parse *q)
 			continue;
 		}
 		int d = sc_lex_dim(s, x->name);
+		if (d < 0 && strcmp(x->name, "rank") == 0) {
+			x->kind = SC_EX_RANK;
+			continue;
+		}
 		if (d < 0) {
 			p->line = x->line;
 			return sc_lex_err(p, x->col, "unknown name '%s' (not a dim nor the world symbol '%s')", x->name,
@@ -318,12 +337,14 @@ static enum sc_status resolve_names(struct spec_parse *q)
 		x->dim = d;
 	}
 	for (int i = 0; i < s->nconds; i++) {
-		int a = sc_expr_last_dim(s, s->conds[i].lhs), b = sc_expr_last_dim(s, s->conds[i].rhs);
-		s->conds[i].last_dim = a > b ? a : b;
+		s->conds[i].last_dim = sc_expr_last_dim(s, s->conds[i].node);
+		SC_CHECK(global_only(p, s->conds[i].node, "a require"));
 	}
 	for (int d = 0; d < s->ndims; d++) {
 		if (s->hint[d].lo < 0)
 			continue;
+		SC_CHECK(global_only(p, s->hint[d].lo, "a size range"));
+		SC_CHECK(global_only(p, s->hint[d].hi, "a size range"));
 		/* a hint may use the world and earlier dims only */
 		int a = sc_expr_last_dim(s, s->hint[d].lo), b = sc_expr_last_dim(s, s->hint[d].hi);
 		if (a >= d || b >= d) {
