@@ -130,7 +130,7 @@ static enum sc_verdict check(struct sc_ctx *ctx, struct sc_target *t, const stru
 				    diff(pb, pc, mb, first, 8, &pf, 1) > 0) {
 					for (int i = 0; i < pf.nfirst; i++) {
 						pf.first[i].expected_bits = sc_verify_expected_bits(t, c, pf.first[i].expected_from);
-						pf.first[i].actual_bits = pf.first[i].actual_from < SC_PROV_MIXED
+						pf.first[i].actual_bits = SC_PROV_IS_INDEX(pf.first[i].actual_from)
 										  ? sc_verify_expected_bits(t, c, pf.first[i].actual_from)
 										  : 0;
 					}

@@ -59,7 +59,7 @@ static enum sc_verdict check(struct sc_ctx *ctx, struct sc_target *t, const stru
 				memcpy(&g, snap + k + (size_t)i * 8, 8);
 				uint64_t want = sc_value_bits(cd.dtype, cd.seed, g);
 				uint64_t got = sc_load_bits(base + (size_t)it.off * es, es);
-				if (g < SC_PROV_MIXED && got != want) {
+				if (SC_PROV_IS_INDEX(g) && got != want) {
 					if (!f->wrong)
 						snprintf(f->msg, sizeof f->msg,
 							 "with dtype %s, rank %d element %lld holds bits that no element of X had there in the provenance run",

@@ -108,7 +108,7 @@ static enum sc_verdict check(struct sc_ctx *ctx, struct sc_target *t, const stru
 	if (there_and_back(ctx, t, c, in, &pf) == SC_V_PASS && compare(&ctx->x, in, &pf, 1) > 0) {
 		for (int i = 0; i < pf.nfirst; i++) {
 			pf.first[i].expected_bits = sc_verify_expected_bits(t, c, pf.first[i].expected_from);
-			pf.first[i].actual_bits = pf.first[i].actual_from < SC_PROV_MIXED
+			pf.first[i].actual_bits = SC_PROV_IS_INDEX(pf.first[i].actual_from)
 							  ? sc_verify_expected_bits(t, c, pf.first[i].actual_from)
 							  : 0;
 		}

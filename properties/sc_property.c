@@ -92,7 +92,7 @@ void sc_explain(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c
 	for (int i = 0; i < pf.nfirst; i++) {
 		struct sc_wrong *w = &pf.first[i];
 		w->expected_bits = sc_verify_expected_bits(t, c, w->expected_from);
-		if (!red && w->actual_from < SC_PROV_MIXED) {
+		if (!red && SC_PROV_IS_INDEX(w->actual_from)) {
 			w->actual_bits = sc_verify_expected_bits(t, c, w->actual_from);
 			continue;
 		}

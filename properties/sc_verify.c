@@ -286,6 +286,10 @@ void sc_verify_format_from(const struct sc_case *c, uint64_t g, char *buf, size_
 		snprintf(buf, n, "a reduction of different elements");
 		return;
 	}
+	if (g == SC_PROV_PAD) {
+		snprintf(buf, n, "padding");
+		return;
+	}
 	int64_t idx[SC_MAX_DIMS];
 	uint64_t rem = g;
 	for (int d = c->ndims - 1; d >= 0; d--) {

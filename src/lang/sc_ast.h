@@ -95,12 +95,15 @@ struct sc_layout {
 struct sc_step_def;
 
 
+#define SC_STEP_MAX_ARGS 20
+
 /* A parsed step: its row of the step table (sc_step.h) and its arguments. */
 struct sc_step {
 	const struct sc_step_def *def;
 	int line, col;
 	int nargs;
-	int args[SC_MAX_DIMS];   /* reshape/view: expression nodes; else ints */
+	int args[SC_STEP_MAX_ARGS]; /* dims as ints, sizes as expression nodes (per step) */
+	int form;                   /* a step's variant (take: chunk, split, list, [E for k]) */
 	enum sc_redop redop;
 	int raw;
 	char text[96]; /* the step as written, for messages */

@@ -3,8 +3,9 @@
  * the families (sc_steps_view.c, sc_steps_coll.c), transcribed from ATen
  * and torch.distributed.
  *
- * All ranks run the same steps on tensors of the same shape, so shape
- * checks are made once, on the first local rank. */
+ * In a language-1 spec all ranks run the same steps on tensors of the same
+ * shape, so shape checks are made once, on the first local rank; a spec
+ * whose shapes may vary (s->varies) runs every local step per rank. */
 #include "sc_interp.h"
 
 #include <stdarg.h>
@@ -66,6 +67,45 @@ enum sc_status sc_interp_contiguous(struct sc_exec *x, struct sc_tensor *t, stru
 	sc_tensor_copy(&n, t);
 	*t = n;
 	return SC_OK;
+}
+
+struct sc_expr_env sc_interp_env(const struct sc_exec *x, int r, const int64_t *sizes)
+{
+	struct sc_expr_env v = sc_expr_env_global(sizes, x->world);
+	v.rank = x->first + r;
+	v.shape = x->t[r].shape;
+	v.ndim = x->t[r].ndim;
+	return v;
+}
+
+enum sc_status sc_interp_eval(const struct sc_spec *s, const struct sc_step *st, const struct sc_expr_env *env,
+			      int node, int64_t *out, struct sc_err *e)
+{
+	struct sc_err inner;
+	sc_err_clear(&inner);
+	int64_t v;
+	enum sc_status rc = sc_expr_eval_in(s, node, env, &v, &inner);
+	if (rc == SC_E_RUNTIME)
+		return sc_interp_fail(e, st, "on rank %lld: %s", (long long)env->rank, inner.msg);
+	if (rc != SC_OK)
+		return SC_ERR(e, rc, "%s", inner.msg);
+	*out = v;
+	return SC_OK;
+}
+
+void sc_interp_fill_pad(struct sc_exec *x, struct sc_tensor *t)
+{
+	const size_t bytes = (size_t)sc_tensor_numel(t) * sc_interp_esize(x);
+	const int byte = x->prov ? SC_PROV_PAD_BYTE : 0;
+	unsigned char *p = t->buf->data + (size_t)t->offset * sc_interp_esize(x);
+	if (!bytes)
+		return;
+	if (t->buf->dm) {
+		struct sc_devmem *dm = t->buf->dm;
+		sc_devmem_fail(dm, dm->ops->memset(dm, t->buf->rank, p, byte, bytes), "memset", t->buf->rank);
+		return;
+	}
+	memset(p, byte, bytes);
 }
 
 void sc_interp_narrow(struct sc_tensor *t, int dim, int64_t start, int64_t len)
@@ -160,11 +200,12 @@ static enum sc_status same_shapes(struct sc_exec *x, const struct sc_step *st,
 enum sc_status sc_exec_step(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
 			    const int64_t *sizes, struct sc_err *e)
 {
-	/* only uneven placements make the ranks' shapes differ */
-	const int uneven = s->uneven_mask != 0;
-	if (uneven && (st->def->flags & SC_STEP_COLLECTIVE))
+	/* only specs whose shapes may vary run per rank (the fast path is
+	 * language 1's: one shape everywhere) */
+	const unsigned f = st->def->flags;
+	if (s->varies && (f & SC_STEP_COLLECTIVE) && !(f & SC_STEP_VARIES))
 		SC_CHECK(same_shapes(x, st, e));
-	if (uneven && !(st->def->flags & SC_STEP_COLLECTIVE) && x->nlocal > 1 && shapes_differ(x))
+	if (s->varies && !(f & SC_STEP_COLLECTIVE) && x->nlocal > 1)
 		SC_CHECK(exec_per_rank(x, s, st, sizes, e));
 	else
 		SC_CHECK(st->def->exec(x, s, st, sizes, e));

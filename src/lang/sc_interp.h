@@ -14,6 +14,7 @@
 #include "sc_backend.h"
 #include "sc_limits.h"
 #include "sc_ast.h"
+#include "sc_expr.h"
 #include "sc_tensor.h"
 
 
@@ -61,6 +62,14 @@ unsigned sc_interp_esize(const struct sc_exec *x);
 enum sc_status sc_interp_wrap_dim(const struct sc_step *st, int d, int ndim, int *out, struct sc_err *e);
 /* Replaces *t by a row-major copy. */
 enum sc_status sc_interp_contiguous(struct sc_exec *x, struct sc_tensor *t, struct sc_err *e);
+/* What an expression sees on local rank r: its world index, its tensor. */
+struct sc_expr_env sc_interp_env(const struct sc_exec *x, int r, const int64_t *sizes);
+/* Evaluates node in env; an error names the step and the rank. */
+enum sc_status sc_interp_eval(const struct sc_spec *s, const struct sc_step *st, const struct sc_expr_env *env,
+			      int node, int64_t *out, struct sc_err *e);
+/* Fills a fresh contiguous tensor with padding: zeros (data, compute runs)
+ * or SC_PROV_PAD (provenance runs). */
+void sc_interp_fill_pad(struct sc_exec *x, struct sc_tensor *t);
 /* t.narrow(dim, start, len), a view. */
 void sc_interp_narrow(struct sc_tensor *t, int dim, int64_t start, int64_t len);
 

@@ -13,6 +13,7 @@
 
 #include "sc_expr.h"
 #include "sc_program.h"
+#include "sc_step.h"
 
 /* The parse state of a whole spec: the line parser and what the
  * declarations seen so far imply. */
@@ -386,6 +387,12 @@ static enum sc_status finish(struct spec_parse *q, const char *path)
 	if (s->in.kind == SC_PARTIAL || s->out.kind == SC_PARTIAL)
 		s->has_reduction = 1;
 	SC_CHECK(resolve_names(q));
+	/* shapes may differ from rank to rank: every step then runs per rank */
+	s->varies = s->uneven_mask != 0;
+	for (int i = 0; i < s->nnodes; i++)
+		s->varies |= s->nodes[i].kind == SC_EX_RANK;
+	for (int i = 0; i < s->nsteps; i++)
+		s->varies |= (s->steps[i].def->flags & SC_STEP_VARIES) != 0;
 	if (!s->name[0]) {
 		const char *b = strrchr(path, '/');
 		b = b ? b + 1 : path;

@@ -8,6 +8,7 @@
 /* The families, one line each. */
 static const struct sc_step_def *const families[] = {
 	sc_steps_view,
+	sc_steps_slice,
 	sc_steps_coll,
 };
 

@@ -1,7 +1,8 @@
 /* sc_step: the step table (docs/language.md, "Steps"). A step is one row:
  * its keyword, what kind of step it is (flags), how its arguments parse
  * and what it does on every local rank. Rows live in family files
- * (sc_steps_view.c: local views and copies; sc_steps_coll.c: collectives);
+ * (sc_steps_view.c: local views and copies; sc_steps_slice.c: slices and
+ * copies sized per rank; sc_steps_coll.c: collectives);
  * this module lists the families and finds a keyword. Whether a step is a
  * collective, reduces or needs a contiguous input is read from its flags,
  * never from its position in a list. */
@@ -19,6 +20,7 @@ struct sc_exec;
 #define SC_STEP_REDUCES 2u      /* combines values (takes an op): the spec reduces */
 #define SC_STEP_NEEDS_CONTIG 4u /* a dim-0 collective: raises on a non-contiguous input */
 #define SC_STEP_RAW_OK 8u       /* accepts the `raw` suffix (reads the storage anyway) */
+#define SC_STEP_VARIES 16u      /* may leave ranks with different shapes (sized exchanges) */
 
 struct sc_step_def {
 	const char *keyword;
@@ -41,6 +43,6 @@ void sc_step_table(const struct sc_step_def *const **rows, int *n);
 enum sc_status sc_step_parse(struct sc_parse *p, const struct sc_step_def *def, const char *linetext);
 
 /* The families' rows, each ending with a row whose keyword is NULL. */
-extern const struct sc_step_def sc_steps_view[], sc_steps_coll[];
+extern const struct sc_step_def sc_steps_view[], sc_steps_slice[], sc_steps_coll[];
 
 #endif

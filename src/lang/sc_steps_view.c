@@ -241,11 +241,10 @@ static enum sc_status reshape_to_exprs(struct sc_exec *x, const struct sc_spec *
 				       const int64_t *sizes, int must_view, struct sc_err *e)
 {
 	int64_t shape[SC_MAX_DIMS];
-	for (int k = 0; k < st->nargs; k++) {
-		struct sc_err ee;
-		if (sc_expr_eval(s, st->args[k], sizes, x->world, &shape[k], &ee) != SC_OK)
-			return sc_interp_fail(e, st, "%s", ee.msg);
-	}
+	/* a spec whose shapes vary runs this per rank (x->nlocal == 1) */
+	const struct sc_expr_env env = sc_interp_env(x, 0, sizes);
+	for (int k = 0; k < st->nargs; k++)
+		SC_CHECK(sc_interp_eval(s, st, &env, st->args[k], &shape[k], e));
 	return do_reshape(x, st, shape, st->nargs, must_view, e);
 }
 

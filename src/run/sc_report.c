@@ -28,8 +28,8 @@ static const char *verdict_name(const struct sc_result *r)
 
 static void coords(struct sc_str *b, const struct sc_case *c, uint64_t g)
 {
-	if (g >= SC_PROV_MIXED) {
-		sc_str_printf(b, "null");
+	if (!SC_PROV_IS_INDEX(g)) { /* what the element holds instead of one of X's */
+		sc_str_printf(b, "%s", g == SC_PROV_PAD ? "\"padding\"" : g == SC_PROV_POISON ? "\"nothing\"" : "\"mixed\"");
 		return;
 	}
 	int64_t idx[SC_MAX_DIMS];
@@ -492,7 +492,7 @@ void sc_report_failure_text(FILE *out, const struct sc_result *r, const char *in
 			if (w->bits_unknown) {
 				fprintf(out, "%s  rank %d %s holds %s, expected %s = %s\n", ind, w->rank, idx, af,
 					ef, eb);
-			} else if (w->actual_from < SC_PROV_MIXED) {
+			} else if (SC_PROV_IS_INDEX(w->actual_from)) {
 				sc_dtype_format(r->cx.dtype, w->actual_bits, ab, sizeof ab);
 				fprintf(out, "%s  rank %d %s holds %s = %s, expected %s = %s\n", ind, w->rank, idx,
 					af, ab, ef, eb);

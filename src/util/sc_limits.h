@@ -9,9 +9,13 @@
 #define SC_MAX_WORLD 256 /* ranks of a case */
 
 /* Provenance values that are not a global index: an element no step
- * wrote (buffers are poisoned), and one a reduction combined from
- * different elements. */
+ * wrote (buffers are poisoned), one a reduction combined from different
+ * elements, and padding (`pad`; every byte 0xFD, so a memset writes it).
+ * Every value from SC_PROV_PAD up is one of these. */
 #define SC_PROV_POISON UINT64_MAX
 #define SC_PROV_MIXED (UINT64_MAX - 1)
+#define SC_PROV_PAD_BYTE 0xFD
+#define SC_PROV_PAD 0xFDFDFDFDFDFDFDFDULL
+#define SC_PROV_IS_INDEX(g) ((uint64_t)(g) < SC_PROV_PAD)
 
 #endif
