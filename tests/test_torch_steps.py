@@ -1,0 +1,128 @@
+"""Language 2's local steps against PyTorch itself: on random cases (1-3
+dims, sizes 1..9, world 1..6), a replicated input goes through a chain of
+one to three steps whose sizes are per-rank expressions (narrow, take in
+its chunk, split, list and [E for k] forms, flip, pad with positive and
+negative widths, repeat_interleave); every rank's output written by
+`shardcheck eval --dump` must equal, bit for bit, the same chain run with
+torch on that rank (Tensor.narrow, torch.chunk, torch.tensor_split,
+torch.cat, torch.flip, torch.nn.functional.pad, Tensor.repeat_interleave).
+Usage: test_torch_steps.py PATH/TO/shardcheck [CASES]"""
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+
+def cdiv(a, b):
+    return -(-a // b)
+
+
+def chunk_of(t, n, k, d, split):
+    pieces = torch.tensor_split(t, n, d) if split else torch.chunk(t, n, d)
+    return pieces[k] if k < len(pieces) else t.narrow(d, t.shape[d], 0)
+
+
+# Each step: (spec text with D for the dim, torch function of (t, d, rank, P)).
+# Sizes are expressions of rank, P and size(D); every one is valid on every rank.
+STEPS = [
+    ("narrow D min(rank,size(D)) (size(D)-min(rank,size(D)))//2",
+     lambda t, d, r, P: t.narrow(d, min(r, t.shape[d]), (t.shape[d] - min(r, t.shape[d])) // 2)),
+    ("narrow D 0 (size(D) if rank%2==0 else cdiv(size(D),2))",
+     lambda t, d, r, P: t.narrow(d, 0, t.shape[d] if r % 2 == 0 else cdiv(t.shape[d], 2))),
+    ("narrow D -size(D)//2 size(D)//2",
+     lambda t, d, r, P: t.narrow(d, (-t.shape[d]) // 2, t.shape[d] // 2)),
+    ("take D P rank", lambda t, d, r, P: chunk_of(t, P, r, d, False)),
+    ("take D P rank split", lambda t, d, r, P: chunk_of(t, P, r, d, True)),
+    ("take D 3 (P-1-rank)%3", lambda t, d, r, P: chunk_of(t, 3, (P - 1 - r) % 3, d, False)),
+    ("take D 3 [2, 0, rank%3]",
+     lambda t, d, r, P: torch.cat([chunk_of(t, 3, k, d, False) for k in (2, 0, r % 3)], d)),
+    ("take D 4 [3-k for k] split",
+     lambda t, d, r, P: torch.cat([chunk_of(t, 4, 3 - k, d, True) for k in range(4)], d)),
+    ("take D 2*P [2*k if k < P else 4*P-1-2*k for k]",
+     lambda t, d, r, P: torch.cat([chunk_of(t, 2 * P, 2 * k if k < P else 4 * P - 1 - 2 * k, d, False)
+                                   for k in range(2 * P)], d)),
+    ("flip D", lambda t, d, r, P: torch.flip(t, [d])),
+    ("pad D rank 1", None),
+    ("pad D 0 P-rank", None),
+    ("pad D -min(1,size(D)) 0", None),
+    ("repeat_interleave 1+rank%2 D", lambda t, d, r, P: t.repeat_interleave(1 + r % 2, dim=d)),
+]
+
+
+def torch_pad(t, d, before, after):
+    # the padded dim moved last, so that only it is in F.pad's list
+    n = t.shape[d] + before + after
+    if n == 0:  # torch 1.x refuses an empty result that 2.x returns
+        return t.narrow(d, 0, 0)
+    return F.pad(t.movedim(d, -1), [before, after]).movedim(-1, d)
+
+
+PADS = {
+    "pad D rank 1": lambda t, d, r, P: torch_pad(t, d, r, 1),
+    "pad D 0 P-rank": lambda t, d, r, P: torch_pad(t, d, 0, P - r),
+    "pad D -min(1,size(D)) 0": lambda t, d, r, P: torch_pad(t, d, -min(1, t.shape[d]), 0),
+}
+
+
+def eval_dump(sc, spec_text, world, sizes, names, out):
+    spec = os.path.join(out, "s.sc")
+    with open(spec, "w") as f:
+        f.write(spec_text)
+    arg = ",".join(f"{n}={v}" for n, v in zip(names, sizes))
+    for f in os.listdir(out):
+        if f.endswith(".npy"):
+            os.remove(os.path.join(out, f))
+    r = subprocess.run([sc, "eval", spec, "--world", str(world), "--sizes", arg, "--seed", "7",
+                        "--dump", out], capture_output=True, text=True)
+    if r.returncode not in (0, 1) or not os.path.exists(os.path.join(out, "rank0.output.npy")):
+        raise SystemExit(f"eval failed ({r.returncode}):\n{spec_text}{r.stdout}{r.stderr}")
+    return ([torch.from_numpy(np.load(os.path.join(out, f"rank{k}.input.npy"))) for k in range(world)],
+            [torch.from_numpy(np.load(os.path.join(out, f"rank{k}.output.npy"))) for k in range(world)])
+
+
+def main():
+    sc = sys.argv[1]
+    ncases = int(sys.argv[2]) if len(sys.argv) > 2 else 200
+    rng = random.Random(20261124)
+    fails = 0
+    used = set()
+    with tempfile.TemporaryDirectory() as tmp:
+        for case in range(ncases):
+            nd = rng.randint(1, 3)
+            names = ["a", "b", "c"][:nd]
+            sizes = [rng.randint(1, 9) for _ in range(nd)]
+            P = rng.randint(1, 6)
+            chain = []
+            for _ in range(rng.randint(1, 3)):
+                text, fn = rng.choice(STEPS)
+                d = rng.randrange(nd)
+                dt = d - nd if rng.random() < 0.3 else d  # negative dims wrap as in ATen
+                chain.append((text.replace("D", str(dt)), fn or PADS[text], d))
+                used.add(text)
+            spec = f"dims {' '.join(names)}\ninput replicate\noutput replicate\n"
+            spec += "".join(t + "\n" for t, _, _ in chain)
+            ins, outs = eval_dump(sc, spec, P, sizes, names, tmp)
+            for r in range(P):
+                want = ins[r]
+                for _, fn, d in chain:
+                    want = fn(want, d, r, P)
+                if list(want.shape) != list(outs[r].shape) or not torch.equal(want, outs[r]):
+                    fails += 1
+                    print(f"FAILED case {case}: sizes {sizes} P={P}:\n{spec}rank {r} holds "
+                          f"{list(outs[r].shape)}, torch gives {list(want.shape)}")
+                    break
+    missing = [t for t, _ in STEPS if t not in used]
+    if missing:
+        print(f"FAILED: steps never drawn: {missing}")
+        fails += 1
+    print(f"{ncases - fails} passed, {fails} failed ({len(used)} step forms drawn)")
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
