@@ -35,7 +35,22 @@ static const char *const samples[][2] = {
 	{"all_to_all", "all_to_all split=0 concat=1"},
 	{"all_gather", "all_gather dim=0"},
 	{"reduce_scatter", "reduce_scatter dim=0 op=sum"},
+	{"shift", "shift 1"},
+	{"broadcast", "broadcast src=1"},
 };
+
+/* Sized forms of rows above: each must run through the variable-size exchange. */
+static const char *const sized[] = {"all_to_all_single splits=1", "all_to_all_single in=(2 if dst==src else 0) out=(2 if src==dst else 0)",
+				    "all_gather dim=1 sizes=2", "shift 1-2*rank", "broadcast src=0"};
+/* ...and inconsistent ones, refused before any byte moves. */
+static const char *const sized_bad[][2] = {
+	{"all_to_all_single in=(2 if dst==src else 0) out=1", "rank 0 sends 2 rows to rank 0, which expects 1"},
+	{"all_to_all_single splits=2", "Split sizes doesn't match"},
+	{"all_gather dim=1 sizes=1", "rank 0 expects 1 row from rank 0, which sends 2"},
+	{"shift rank+1", "ranks 0 and 1 both send to rank 1"},
+	{"broadcast src=rank", "must name the same src"},
+};
+static int vcalls;
 
 static int calls, reductions;
 static const struct sc_backend_ops *sim;
@@ -49,6 +64,13 @@ static enum sc_status c_ag(struct sc_backend *be, int w, void *const *s, void *c
 {
 	calls++;
 	return sim->all_gather(be, w, s, r, n, e);
+}
+static enum sc_status c_a2av(struct sc_backend *be, int w, void *const *s, void *const *r, const size_t *sb,
+			     const size_t *rb, struct sc_err *e)
+{
+	calls++;
+	vcalls++;
+	return sim->all_to_allv(be, w, s, r, sb, rb, e);
 }
 static enum sc_status c_rs(struct sc_backend *be, int w, void *const *s, void *const *r, size_t n,
 			   enum sc_dtype dt, enum sc_redop op, struct sc_err *e)
@@ -110,6 +132,7 @@ int main(void)
 	counted.all_gather = c_ag;
 	counted.reduce_scatter = c_rs;
 	counted.all_reduce = c_ar;
+	counted.all_to_allv = c_a2av;
 	be->ops = &counted;
 	struct sc_arena a;
 	sc_arena_init(&a);
@@ -142,6 +165,20 @@ int main(void)
 		char raw[128];
 		snprintf(raw, sizeof raw, "%s raw", line);
 		T_CHECK(run(be, &a, raw, 1, &e) == SC_OK, "%s raw: refused: %s", d->keyword, e.msg);
+	}
+	for (size_t k = 0; k < sizeof sized / sizeof sized[0]; k++) {
+		struct sc_err e;
+		vcalls = 0;
+		enum sc_status st = run(be, &a, sized[k], 0, &e);
+		T_CHECK(st == SC_OK && vcalls == 1, "`%s`: status %d, %d variable-size exchanges: %s", sized[k], st, vcalls,
+			st == SC_OK ? "" : e.msg);
+	}
+	for (size_t k = 0; k < sizeof sized_bad / sizeof sized_bad[0]; k++) {
+		struct sc_err e;
+		vcalls = 0;
+		enum sc_status st = run(be, &a, sized_bad[k][0], 0, &e);
+		T_CHECK(st == SC_E_RUNTIME && strstr(e.msg, sized_bad[k][1]) && vcalls == 0,
+			"`%s`: status %d, %d exchanges, message: %s", sized_bad[k][0], st, vcalls, e.msg);
 	}
 	printf("%d steps in the table\n", n);
 	sc_arena_free(&a);

@@ -104,6 +104,7 @@ struct sc_step {
 	int nargs;
 	int args[SC_STEP_MAX_ARGS]; /* dims as ints, sizes as expression nodes (per step) */
 	int form;                   /* a step's variant (take: chunk, split, list, [E for k]) */
+	unsigned flags;             /* SC_STEP_* flags this use adds to its row's (sized forms) */
 	enum sc_redop redop;
 	int raw;
 	char text[96]; /* the step as written, for messages */

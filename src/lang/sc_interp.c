@@ -202,8 +202,8 @@ enum sc_status sc_exec_step(struct sc_exec *x, const struct sc_spec *s, const st
 {
 	/* only specs whose shapes may vary run per rank (the fast path is
 	 * language 1's: one shape everywhere) */
-	const unsigned f = st->def->flags;
-	if (s->varies && (f & SC_STEP_COLLECTIVE) && !(f & SC_STEP_VARIES))
+	const unsigned f = st->def->flags | st->flags;
+	if (s->varies && (f & SC_STEP_COLLECTIVE) && !(f & SC_STEP_OWN_SHAPES))
 		SC_CHECK(same_shapes(x, st, e));
 	if (s->varies && !(f & SC_STEP_COLLECTIVE) && x->nlocal > 1)
 		SC_CHECK(exec_per_rank(x, s, st, sizes, e));

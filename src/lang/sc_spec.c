@@ -392,7 +392,7 @@ static enum sc_status finish(struct spec_parse *q, const char *path)
 	for (int i = 0; i < s->nnodes; i++)
 		s->varies |= s->nodes[i].kind == SC_EX_RANK;
 	for (int i = 0; i < s->nsteps; i++)
-		s->varies |= (s->steps[i].def->flags & SC_STEP_VARIES) != 0;
+		s->varies |= ((s->steps[i].def->flags | s->steps[i].flags) & SC_STEP_VARIES) != 0;
 	if (!s->name[0]) {
 		const char *b = strrchr(path, '/');
 		b = b ? b + 1 : path;

@@ -10,6 +10,7 @@ static const struct sc_step_def *const families[] = {
 	sc_steps_view,
 	sc_steps_slice,
 	sc_steps_coll,
+	sc_steps_sized,
 };
 
 #define MAX_ROWS 64

@@ -20,7 +20,9 @@ struct sc_exec;
 #define SC_STEP_REDUCES 2u      /* combines values (takes an op): the spec reduces */
 #define SC_STEP_NEEDS_CONTIG 4u /* a dim-0 collective: raises on a non-contiguous input */
 #define SC_STEP_RAW_OK 8u       /* accepts the `raw` suffix (reads the storage anyway) */
-#define SC_STEP_VARIES 16u      /* may leave ranks with different shapes (sized exchanges) */
+#define SC_STEP_VARIES 16u      /* may leave ranks with different shapes (sized exchanges;
+				 * also set per use, in st->flags, by a sized form) */
+#define SC_STEP_OWN_SHAPES 32u  /* a collective that checks the ranks' shapes itself */
 
 struct sc_step_def {
 	const char *keyword;
@@ -43,6 +45,16 @@ void sc_step_table(const struct sc_step_def *const **rows, int *n);
 enum sc_status sc_step_parse(struct sc_parse *p, const struct sc_step_def *def, const char *linetext);
 
 /* The families' rows, each ending with a row whose keyword is NULL. */
-extern const struct sc_step_def sc_steps_view[], sc_steps_slice[], sc_steps_coll[];
+extern const struct sc_step_def sc_steps_view[], sc_steps_slice[], sc_steps_coll[], sc_steps_sized[];
+
+/* The sized forms of rows in sc_steps_coll (sc_steps_sized.c):
+ * all_to_all_single [in=E] [out=F] | [splits=E], and all_gather dim=i
+ * [sizes=E] over tensors that may differ along dim i. */
+enum sc_status sc_steps_parse_a2a(struct sc_parse *p, struct sc_step *st);
+enum sc_status sc_steps_a2a_sized(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
+				  const int64_t *sizes, struct sc_err *e);
+enum sc_status sc_steps_parse_ag(struct sc_parse *p, struct sc_step *st);
+enum sc_status sc_steps_ag_sized(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
+				 const int64_t *sizes, struct sc_err *e);
 
 #endif

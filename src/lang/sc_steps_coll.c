@@ -40,13 +40,6 @@ static enum sc_status parse_split_concat(struct sc_parse *p, struct sc_step *st)
 	return sc_lex_end(p);
 }
 
-static enum sc_status parse_dim(struct sc_parse *p, struct sc_step *st)
-{
-	SC_CHECK(sc_lex_kv_int(p, "dim", &st->args[0]));
-	st->nargs = 1;
-	return sc_lex_end(p);
-}
-
 static enum sc_status parse_dim_op(struct sc_parse *p, struct sc_step *st)
 {
 	SC_CHECK(sc_lex_kv_int(p, "dim", &st->args[0]));
@@ -219,8 +212,8 @@ static void dim0_end(struct sc_exec *x, const struct dim0 *d)
 static enum sc_status exec_a2a_single(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
 				      const int64_t *sizes, struct sc_err *e)
 {
-	(void)s;
-	(void)sizes;
+	if (st->form) /* split sizes */
+		return sc_steps_a2a_sized(x, s, st, sizes, e);
 	struct dim0 d;
 	SC_CHECK(dim0_begin(x, st, 0, &d, e));
 	if (d.shape[0] % d.P != 0)
@@ -306,8 +299,8 @@ static enum sc_status divisible(struct sc_exec *x, const struct sc_step *st, int
 static enum sc_status exec_all_gather(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
 				      const int64_t *sizes, struct sc_err *e)
 {
-	(void)s;
-	(void)sizes;
+	if (s->varies) /* tensors may differ along the dim (uneven list all_gather) */
+		return sc_steps_ag_sized(x, s, st, sizes, e);
 	int i = 0, j = 0;
 	SC_CHECK(list_begin(x, st, 0, &i, &j, e));
 	const struct sc_tensor *t0 = &x->t[0];
@@ -381,12 +374,12 @@ static enum sc_status exec_reduce_scatter(struct sc_exec *x, const struct sc_spe
 #define DIM0 (SC_STEP_COLLECTIVE | SC_STEP_NEEDS_CONTIG | SC_STEP_RAW_OK)
 
 const struct sc_step_def sc_steps_coll[] = {
-	{"all_to_all_single", DIM0, parse_raw, exec_a2a_single},
+	{"all_to_all_single", DIM0, sc_steps_parse_a2a, exec_a2a_single},
 	{"all_gather_into_tensor", DIM0, parse_raw, exec_ag_tensor},
 	{"reduce_scatter_tensor", DIM0 | SC_STEP_REDUCES, parse_op_raw, exec_rs_tensor},
 	{"all_reduce", DIM0 | SC_STEP_REDUCES, parse_op_raw, exec_all_reduce},
 	{"all_to_all", COLL, parse_split_concat, exec_all_to_all},
-	{"all_gather", COLL, parse_dim, exec_all_gather},
+	{"all_gather", COLL | SC_STEP_OWN_SHAPES, sc_steps_parse_ag, exec_all_gather},
 	{"reduce_scatter", COLL | SC_STEP_REDUCES, parse_dim_op, exec_reduce_scatter},
 	{NULL, 0, NULL, NULL},
 };
