@@ -41,6 +41,13 @@ has hang "minimal case: world=1 s=1 b=2 h=1 d=1 dtype=i32 seed=0"
 gate 1 diff --plugin "$ex/libheads_to_seq_indexbug.so" --baseline "$ex/libheads_to_seq.so" --property differential --cases 300 --report "$tmp/diff"
 has diff "minimal case: world=2 s=2 b=1 h=4 d=1 dtype=i32 seed=0"
 "$sc" repro "$tmp/diff/failures/"*differential.case >/dev/null 2>&1; [ $? -eq 1 ] && ok || bad "repro of the differential case"
+# all_to_allv through the collectives table (ranks as threads): uneven
+# shards gathered; counts that disagree with the senders' fail every rank
+gate 0 gather_split --plugin "$ex/libgather_split.so" --cases 100
+has gather_split "4 checks: 4 pass"
+gate 1 countbug --plugin "$ex/libgather_split_countbug.so" --property semantics --cases 100
+has countbug "minimal case: world=3 n=4 m=1 dtype=i32 seed=0"
+has countbug "the transform returned 2"
 gate 0 same --plugin "$ex/libheads_to_seq.so" --baseline "$ex/libheads_to_seq.so" --property differential --cases 100
 for p in c99 old cxx; do
 	[ -e "$abi/libabi_$p.so" ] || { [ $p = cxx ] && echo "abi: no C++ compiler; the C++ plugin is skipped" && continue; }

@@ -3,9 +3,11 @@
 # corpus and builtin:all give the same results as sim (verdicts, cases run,
 # shrunk cases, wrong elements); the same case gives the same per-rank bits;
 # a hung or crashed rank ends the job with a message and a saved case.
-# Usage: test_mpi.sh PATH/TO/shardcheck  (from the repository root); 77: skipped.
+# Usage: test_mpi.sh PATH/TO/shardcheck [EXAMPLES_DIR]  (from the repository
+# root); 77: skipped. With the example plugins' directory, a plugin calls
+# all_to_allv through the backend path (one rank per process) as well.
 set -u
-sc=$1
+sc=$1 ex=${2:-}
 if ! command -v mpirun >/dev/null || ! "$sc" list | grep -q "^  mpi *available"; then
 	echo "mpi: skipped: no mpirun or this build has no mpi backend (apt-get install openmpi-bin libopenmpi-dev)"
 	exit 77
@@ -81,6 +83,17 @@ run -np 4 "$sc" check --backend mpi tests/specs/uneven-all-gather.sc tests/specs
 	--seed 1 --cases 300 --property semantics >"$tmp/uneven.out" 2>&1
 grep -q "minimal case: world=2 n=1 m=1 dtype=i32 seed=0" "$tmp/uneven.out" && \
 	grep -q "minimal case: world=3 n=4 m=1 dtype=i32 seed=0" "$tmp/uneven.out" && ok || { bad "uneven under mpi"; tail -8 "$tmp/uneven.out" >&2; }
+
+# a plugin's all_to_allv on mpi: uneven shards gathered; counts that
+# disagree with the senders' fail every process (no rank left in MPI)
+if [ -n "$ex" ] && [ -e "$ex/libgather_split.so" ]; then
+	run -np 3 "$sc" gate --backend mpi --plugin "$ex/libgather_split.so" --cases 100 >"$tmp/a2av.out" 2>&1
+	rc=$?
+	[ $rc -eq 0 ] && grep -q "4 checks: 4 pass" "$tmp/a2av.out" && ok || { bad "all_to_allv plugin under mpi: exit $rc"; tail -5 "$tmp/a2av.out" >&2; }
+	run -np 3 "$sc" gate --backend mpi --plugin "$ex/libgather_split_countbug.so" --property semantics --cases 100 \
+		>"$tmp/a2avbug.out" 2>&1
+	grep -q "minimal case: world=3 n=4 m=1 dtype=i32 seed=0" "$tmp/a2avbug.out" && ok || { bad "all_to_allv count mismatch under mpi"; tail -5 "$tmp/a2avbug.out" >&2; }
+fi
 
 # planted faults: a hung rank and a crashed rank, rank 0 included; the rank
 # that crashes saves the case itself, a hang is exit 2 (not a shrunk

@@ -61,7 +61,17 @@ struct sc_plugin_tensor {
  *   all_gather: recv gets every rank's bytes of send, in rank order.
  *   reduce_scatter: send holds world*count elements; recv gets chunk
  *               `rank` of the elementwise reduction over ranks.
- *   all_reduce: recv gets the elementwise reduction of every send. */
+ *   all_reduce: recv gets the elementwise reduction of every send.
+ *   all_to_allv: variable sizes; send_bytes and recv_bytes have world
+ *               entries each: send holds send_bytes[j] bytes for rank j,
+ *               packed in j order; recv gets recv_bytes[j] bytes from
+ *               rank j, packed in j order. Every rank's send_bytes[j]
+ *               must equal rank j's recv_bytes[rank]; when one does not,
+ *               nothing is exchanged and every rank of the call returns
+ *               non-zero. Zero counts send nothing. It was appended after
+ *               impl (a member before impl would be read as impl by an
+ *               older shardcheck): test SC_PLUGIN_HAS(call->coll, struct
+ *               sc_plugin_collectives, all_to_allv) before calling it. */
 struct sc_plugin_collectives {
 	size_t size;
 	int (*all_to_all)(const struct sc_plugin_collectives *c, const void *send, void *recv,
@@ -73,6 +83,8 @@ struct sc_plugin_collectives {
 	int (*all_reduce)(const struct sc_plugin_collectives *c, const void *send, void *recv,
 			  size_t count, enum sc_plugin_dtype dtype, enum sc_plugin_redop op);
 	void *impl; /* shardcheck's; do not touch */
+	int (*all_to_allv)(const struct sc_plugin_collectives *c, const void *send, void *recv,
+			   const size_t *send_bytes, const size_t *recv_bytes);
 };
 
 /* Native handles for code that calls the libraries directly (NULL when the

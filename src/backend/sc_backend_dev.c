@@ -6,6 +6,7 @@
  * with the dtype's own arithmetic, in source rank order, as sim does. The
  * same code runs on the CUDA device memory (backend `cuda`) and on the
  * emulated one (backend `emu`), so the CPU tests cover everything here.
+ * all_to_allv is one move per nonempty block, at the offsets sim uses.
  * Host buffers (compute specs, plugins) go through sim's operations. */
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,45 @@ static enum sc_status dev_ag(struct sc_backend *be, int world, void *const *send
 	if (on_host(dm, world, send))
 		return sc_backend_sim_ops()->all_gather(be, world, send, recv, bytes, e);
 	return exchange(dm, world, send, recv, bytes, 0, "all_gather copy", e);
+}
+
+/* Where the exchange runs: the first non-NULL buffer decides (a rank that
+ * sends or receives nothing may pass NULL). */
+static int a2av_on_host(struct sc_devmem *dm, int world, void *const *send, void *const *recv)
+{
+	for (int r = 0; r < world; r++) {
+		const void *p = send[r] ? send[r] : recv[r];
+		if (p)
+			return !dm->ops->is_device(dm, p);
+	}
+	return 1; /* nothing anywhere: sim's loop copies nothing */
+}
+
+/* Each nonempty block src -> dst is one device move: from src's send at the
+ * sum of src's earlier counts, to dst's recv at the sum of dst's counts
+ * from earlier sources (at[dst], advanced as src goes up). */
+static enum sc_status dev_a2av(struct sc_backend *be, int world, void *const *send, void *const *recv,
+			       const size_t *sbytes, const size_t *rbytes, struct sc_err *e)
+{
+	struct sc_devmem *dm = DM(be);
+	if (a2av_on_host(dm, world, send, recv))
+		return sc_backend_sim_ops()->all_to_allv(be, world, send, recv, sbytes, rbytes, e);
+	size_t at[SC_DEV_MAX_WORLD] = {0};
+	if (world > SC_DEV_MAX_WORLD)
+		return SC_ERR(e, SC_E_UNAVAIL, "%s: all_to_allv on more than %d ranks", dm->ops->name, SC_DEV_MAX_WORLD);
+	for (int src = 0; src < world; src++) {
+		size_t from = 0;
+		for (int dst = 0; dst < world; dst++) {
+			const size_t n = rbytes[(size_t)dst * (size_t)world + (size_t)src];
+			if (n && sc_devmem_fail(dm, dm->ops->move(dm, dst, (char *)recv[dst] + at[dst], src,
+								   (const char *)send[src] + from, n),
+						"all_to_allv copy", dst))
+				return sc_devmem_status(dm, 0, e);
+			at[dst] += n;
+			from += sbytes[(size_t)src * (size_t)world + (size_t)dst];
+		}
+	}
+	return sc_devmem_status(dm, 0, e);
 }
 
 /* recv[r] (on rank r) = OP over src of send[src] + off(r), count elements. */
@@ -127,6 +167,7 @@ static const struct sc_backend_ops emu_ops = {
 	.all_gather = dev_ag,
 	.reduce_scatter = dev_rs,
 	.all_reduce = dev_ar,
+	.all_to_allv = dev_a2av,
 	.destroy = dev_destroy,
 	.devmem = dev_devmem,
 };
@@ -138,6 +179,7 @@ static const struct sc_backend_ops cuda_ops = {
 	.all_gather = dev_ag,
 	.reduce_scatter = dev_rs,
 	.all_reduce = dev_ar,
+	.all_to_allv = dev_a2av,
 	.destroy = dev_destroy,
 	.devmem = dev_devmem,
 };

@@ -5,7 +5,8 @@
  * processes outside a case do not take part in it). Data movement goes as
  * bytes; reductions use MPI's own ops on integers, f32, f64 and u64 (the
  * provenance runs), and user ops on f16, bf16 and the fp8 types, computed
- * through sc_reduce exactly as on sim.
+ * through sc_reduce exactly as on sim. all_to_allv is MPI_Alltoallv on
+ * bytes, with int counts and displacements (a row past INT_MAX is refused).
  *
  * Planted faults for tests: SC_MPI_FAULT=hang:R or crash:R makes rank R
  * hang or crash in its first all-to-all of a world of 2 or more. */
@@ -128,6 +129,38 @@ static enum sc_status mpi_ar(struct sc_backend *be, int world, void *const *send
 	return rc == MPI_SUCCESS ? SC_OK : mpi_err(e, rc, "MPI_Allreduce", m->rank);
 }
 
+/* MPI counts and displacements are int: a row with a count, or a nonempty
+ * block's offset, past INT_MAX is refused (MPI_Alltoallv_c is MPI 4). */
+static enum sc_status int_row(const size_t *bytes, int world, int *cnt, int *displ, const char *what,
+			      int rank, struct sc_err *e)
+{
+	size_t at = 0;
+	for (int j = 0; j < world; j++) {
+		if (bytes[j] > INT_MAX || (bytes[j] && at > INT_MAX))
+			return SC_ERR(e, SC_E_RUNTIME,
+				      "mpi: rank %d: all_to_allv %s %zu bytes at offset %zu with peer %d; MPI_Alltoallv takes at most %d",
+				      rank, what, bytes[j], at, j, INT_MAX);
+		cnt[j] = (int)bytes[j];
+		displ[j] = bytes[j] ? (int)at : 0; /* an empty block's offset is never read */
+		at += bytes[j];
+	}
+	return SC_OK;
+}
+
+/* One local rank (this process's): row 0 of sbytes and rbytes. */
+static enum sc_status mpi_a2av(struct sc_backend *be, int world, void *const *send, void *const *recv,
+			       const size_t *sbytes, const size_t *rbytes, struct sc_err *e)
+{
+	struct mpi_impl *m = impl(be);
+	if (m->rank >= world)
+		return SC_OK;
+	int sc[SC_MAX_WORLD], sd[SC_MAX_WORLD], rc[SC_MAX_WORLD], rd[SC_MAX_WORLD];
+	SC_CHECK(int_row(sbytes, world, sc, sd, "sends", m->rank, e));
+	SC_CHECK(int_row(rbytes, world, rc, rd, "receives", m->rank, e));
+	int st = MPI_Alltoallv(send[0], sc, sd, MPI_BYTE, recv[0], rc, rd, MPI_BYTE, m->sub[world]);
+	return st == MPI_SUCCESS ? SC_OK : mpi_err(e, st, "MPI_Alltoallv", m->rank);
+}
+
 static int mpi_combine(struct sc_backend *be, int world, int value)
 {
 	struct mpi_impl *m = impl(be);
@@ -181,6 +214,7 @@ static const struct sc_backend_ops mpi_ops = {
 	.all_gather = mpi_ag,
 	.reduce_scatter = mpi_rs,
 	.all_reduce = mpi_ar,
+	.all_to_allv = mpi_a2av,
 	.destroy = mpi_destroy,
 	.combine = mpi_combine,
 	.bcast = mpi_bcast,

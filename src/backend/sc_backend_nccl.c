@@ -12,7 +12,9 @@
  * timeout, not a hang). Every call is polled: a collective that has not
  * finished after SC_NCCL_TIMEOUT seconds (default 120) is an error naming
  * the rank and call, and its communicator is aborted (ncclCommAbort).
- * Host buffers (compute specs, plugins) are staged through the device.
+ * all_to_allv is one group of ncclSend/ncclRecv pairs, one per nonempty
+ * block. Host buffers (compute specs, plugins) are staged through the
+ * device.
  *
  * Planted fault for tests: SC_NCCL_FAULT=hang:R makes rank R skip its
  * first collective of a world of 2 or more, so the others time out. */
@@ -190,44 +192,88 @@ static const char *call_name(enum kind k)
 	return k == A2A ? "ncclAlltoAll" : k == AG ? "ncclAllGather" : k == RS ? "ncclReduceScatter" : "ncclAllReduce";
 }
 
+/* Host buffers (compute specs, plugins) go through the device: ds and dr
+ * get device copies of local rank r's sb[r] and rb[r] bytes (the buffers
+ * themselves when they are on the device). The first non-NULL buffer
+ * decides: a rank that moves no bytes of all_to_allv may pass NULL. */
+static enum sc_status stage(struct nccl_impl *n, int first, int k, void *const *send, void *const *recv,
+			    const size_t *sb, const size_t *rb, void **ds, void **dr, int *host, struct sc_err *e)
+{
+	const void *probe = NULL;
+	for (int r = 0; r < k && !probe; r++)
+		probe = send[r] ? send[r] : recv[r];
+	*host = !probe || !n->dm->ops->is_device(n->dm, probe);
+	for (int r = 0; r < k; r++) {
+		ds[r] = send[r];
+		dr[r] = recv[r];
+		if (!*host)
+			continue;
+		ds[r] = n->dm->ops->alloc(n->dm, first + r, sb[r] ? sb[r] : 1);
+		dr[r] = n->dm->ops->alloc(n->dm, first + r, rb[r] ? rb[r] : 1);
+		if (!ds[r] || !dr[r])
+			return SC_ERR(e, SC_E_NOMEM, "nccl: out of device memory staging host buffers (rank %d)", first + r);
+		if (sb[r] && n->dm->ops->upload(n->dm, ds[r], send[r], sb[r]))
+			return SC_ERR(e, SC_E_INTERNAL, "nccl: rank %d: staging a host buffer failed", first + r);
+	}
+	return SC_OK;
+}
+
+/* Ends the group whose calls returned res, and waits for it; then staged
+ * host buffers are read back. */
+static enum sc_status finish(struct nccl_impl *n, int world, int first, int k, ncclResult_t res, const char *call,
+			     int host, void *const *recv, void *const *dr, const size_t *rb, struct sc_err *e)
+{
+	ncclResult_t end = ncclGroupEnd();
+	if (res == ncclSuccess || res == ncclInProgress)
+		res = end;
+	if (res != ncclSuccess && res != ncclInProgress) {
+		abort_world(n, world);
+		return SC_ERR(e, SC_E_INTERNAL, "nccl: rank %d: %s on a world of %d failed: %s (%s)", first, call, world,
+			      ncclGetErrorString(res), ncclGetLastError(NULL));
+	}
+	SC_CHECK(wait_all(n, world, call, 1, e));
+	for (int r = 0; host && r < k; r++)
+		if (rb[r] && n->dm->ops->download(n->dm, recv[r], dr[r], rb[r]))
+			return SC_ERR(e, SC_E_INTERNAL, "nccl: rank %d: reading a staged buffer back failed", first + r);
+	return SC_OK;
+}
+
+/* The planted hang: rank fault_rank skips its first collective of a world
+ * of 2 or more, so its peers time out. */
+static int skip_planted(struct nccl_impl *n, int rank, int world)
+{
+	if (!n->fault_armed || rank != n->fault_rank || world < 2)
+		return 0;
+	n->fault_armed = 0;
+	return 1;
+}
+
 /* One collective over the local ranks. count: elements per peer (A2A),
  * sent (AG), received (RS) or in total (AR); bytes from the dtype. */
 static enum sc_status coll(struct sc_backend *be, enum kind kind, int world, void *const *send, void *const *recv,
 			   size_t count, enum sc_dtype dt, enum sc_redop op, struct sc_err *e)
 {
 	struct nccl_impl *n = N(be);
-	int first, k = local_count(n, world, &first);
+	int first, k = local_count(n, world, &first), host;
 	if (!k)
 		return SC_OK;
 	SC_CHECK(comms(n, world, e));
 	const size_t es = sc_dtype_size(dt);
-	const size_t sbytes = (kind == A2A || kind == RS ? (size_t)world : 1) * count * es;
-	const size_t rbytes = (kind == A2A || kind == AG ? (size_t)world : 1) * count * es;
-	/* host buffers (compute specs, plugins) go through the device */
-	const int host = !n->dm->ops->is_device(n->dm, send[0]);
+	size_t sb[SC_MAX_WORLD] = {0}, rb[SC_MAX_WORLD] = {0};
 	void *ds[SC_MAX_WORLD], *dr[SC_MAX_WORLD];
 	for (int r = 0; r < k; r++) {
-		ds[r] = send[r];
-		dr[r] = recv[r];
-		if (!host)
-			continue;
-		ds[r] = n->dm->ops->alloc(n->dm, first + r, sbytes ? sbytes : 1);
-		dr[r] = n->dm->ops->alloc(n->dm, first + r, rbytes ? rbytes : 1);
-		if (!ds[r] || !dr[r])
-			return SC_ERR(e, SC_E_NOMEM, "nccl: out of device memory staging host buffers (rank %d)", first + r);
-		if (n->dm->ops->upload(n->dm, ds[r], send[r], sbytes))
-			return SC_ERR(e, SC_E_INTERNAL, "nccl: rank %d: staging a host buffer failed", first + r);
+		sb[r] = (kind == A2A || kind == RS ? (size_t)world : 1) * count * es;
+		rb[r] = (kind == A2A || kind == AG ? (size_t)world : 1) * count * es;
 	}
+	SC_CHECK(stage(n, first, k, send, recv, sb, rb, ds, dr, &host, e));
 	/* the buffers' producers are queued on the same streams: no host wait */
 	ncclResult_t res = ncclGroupStart();
 	for (int r = 0; r < k && (res == ncclSuccess || res == ncclInProgress); r++) {
 		int dev;
 		cudaStream_t s = sc_devmem_cuda_stream(n->dm, first + r, &dev);
 		ncclComm_t c = n->comm[world][r];
-		if (n->fault_armed && first + r == n->fault_rank && world >= 2) {
-			n->fault_armed = 0; /* the planted hang: this rank never joins */
+		if (skip_planted(n, first + r, world))
 			continue;
-		}
 		switch (kind) {
 		case A2A: res = ncclAlltoAll(ds[r], dr[r], count, nccl_type(dt), c, s); break;
 		case AG: res = ncclAllGather(ds[r], dr[r], count, nccl_type(dt), c, s); break;
@@ -235,19 +281,48 @@ static enum sc_status coll(struct sc_backend *be, enum kind kind, int world, voi
 		case AR: res = ncclAllReduce(ds[r], dr[r], count, nccl_type(dt), nccl_op(op), c, s); break;
 		}
 	}
-	ncclResult_t end = ncclGroupEnd();
-	if (res == ncclSuccess || res == ncclInProgress)
-		res = end;
-	if (res != ncclSuccess && res != ncclInProgress) {
-		abort_world(n, world);
-		return SC_ERR(e, SC_E_INTERNAL, "nccl: rank %d: %s on a world of %d failed: %s (%s)", first,
-			      call_name(kind), world, ncclGetErrorString(res), ncclGetLastError(NULL));
+	return finish(n, world, first, k, res, call_name(kind), host, recv, dr, rb, e);
+}
+
+/* all_to_allv: in one group, every local rank posts an ncclSend per peer
+ * it sends bytes to and an ncclRecv per peer it receives bytes from (its
+ * own rank included: NCCL pairs a rank's send to itself with its recv).
+ * Offsets are the sums of the earlier counts of the row. */
+static enum sc_status nccl_a2av(struct sc_backend *be, int world, void *const *send, void *const *recv,
+				const size_t *sbytes, const size_t *rbytes, struct sc_err *e)
+{
+	struct nccl_impl *n = N(be);
+	int first, k = local_count(n, world, &first), host;
+	if (!k)
+		return SC_OK;
+	SC_CHECK(comms(n, world, e));
+	size_t sb[SC_MAX_WORLD] = {0}, rb[SC_MAX_WORLD] = {0};
+	void *ds[SC_MAX_WORLD], *dr[SC_MAX_WORLD];
+	for (int r = 0; r < k; r++)
+		for (int j = 0; j < world; j++) {
+			sb[r] += sbytes[(size_t)r * (size_t)world + (size_t)j];
+			rb[r] += rbytes[(size_t)r * (size_t)world + (size_t)j];
+		}
+	SC_CHECK(stage(n, first, k, send, recv, sb, rb, ds, dr, &host, e));
+	ncclResult_t res = ncclGroupStart();
+	for (int r = 0; r < k && (res == ncclSuccess || res == ncclInProgress); r++) {
+		int dev;
+		cudaStream_t s = sc_devmem_cuda_stream(n->dm, first + r, &dev);
+		ncclComm_t c = n->comm[world][r];
+		const size_t *srow = sbytes + (size_t)r * (size_t)world, *rrow = rbytes + (size_t)r * (size_t)world;
+		size_t so = 0, ro = 0;
+		if (skip_planted(n, first + r, world))
+			continue;
+		for (int j = 0; j < world && (res == ncclSuccess || res == ncclInProgress); j++) {
+			if (srow[j])
+				res = ncclSend((const char *)ds[r] + so, srow[j], ncclUint8, j, c, s);
+			if (rrow[j] && (res == ncclSuccess || res == ncclInProgress))
+				res = ncclRecv((char *)dr[r] + ro, rrow[j], ncclUint8, j, c, s);
+			so += srow[j];
+			ro += rrow[j];
+		}
 	}
-	SC_CHECK(wait_all(n, world, call_name(kind), 1, e));
-	for (int r = 0; host && r < k; r++)
-		if (n->dm->ops->download(n->dm, recv[r], dr[r], rbytes))
-			return SC_ERR(e, SC_E_INTERNAL, "nccl: rank %d: reading a staged buffer back failed", first + r);
-	return SC_OK;
+	return finish(n, world, first, k, res, "ncclSend/ncclRecv (all_to_allv)", host, recv, dr, rb, e);
 }
 
 /* Byte-moving collectives go as bytes (u8); NCCL counts are elements. */
@@ -325,6 +400,7 @@ static const struct sc_backend_ops nccl_ops = {
 	.all_gather = nccl_ag,
 	.reduce_scatter = nccl_rs,
 	.all_reduce = nccl_ar,
+	.all_to_allv = nccl_a2av,
 	.destroy = nccl_destroy,
 	.combine = nccl_combine,
 	.bcast = nccl_bcast,

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,11 @@ _Static_assert((int)SC_PLUGIN_I32 == (int)SC_I32 && (int)SC_PLUGIN_F8E5M2 == (in
 		       (int)SC_PLUGIN_BF16 == (int)SC_BF16 && (int)SC_PLUGIN_U64 == (int)SC_U64,
 	       "plugin dtype values");
 _Static_assert((int)SC_PLUGIN_SUM == (int)SC_SUM && (int)SC_PLUGIN_PROD == (int)SC_PROD, "plugin ops");
+/* Members are only appended: a plugin built before all_to_allv finds the
+ * first four collectives and impl where they were. */
+_Static_assert(offsetof(struct sc_plugin_collectives, impl) == sizeof(size_t) + 4 * sizeof(void (*)(void)) &&
+		       offsetof(struct sc_plugin_collectives, all_to_allv) > offsetof(struct sc_plugin_collectives, impl),
+	       "sc_plugin_collectives layout");
 
 /* A transform as registered, and the library it came from (the pointers
  * handed out are &entry.t, so the library is found from the transform). */
@@ -351,6 +357,7 @@ struct group {
 	pthread_barrier_t bar;
 	const void *send[SC_MAX_WORLD];
 	void *recv[SC_MAX_WORLD];
+	const size_t *sbytes[SC_MAX_WORLD], *rbytes[SC_MAX_WORLD]; /* all_to_allv's counts */
 };
 
 struct rank_coll {
@@ -419,6 +426,37 @@ static int t_ar(const struct sc_plugin_collectives *c, const void *send, void *r
 	return 0;
 }
 
+/* Every rank checks the whole count matrix, so all agree whether to go on
+ * (a rank whose counts disagree with a peer's would read past a buffer);
+ * then each reads its blocks out of the senders' buffers. */
+static int t_a2av(const struct sc_plugin_collectives *c, const void *send, void *recv, const size_t *sbytes,
+		  const size_t *rbytes)
+{
+	struct rank_coll *r = rc_of(c);
+	struct group *g = r->g;
+	const int world = g->world, me = r->rank;
+	g->sbytes[me] = sbytes;
+	g->rbytes[me] = rbytes;
+	exchange(r, send, recv);
+	int ok = 1;
+	for (int src = 0; src < world && ok; src++)
+		ok = g->sbytes[src] && g->rbytes[src];
+	for (int src = 0; src < world && ok; src++)
+		for (int dst = 0; dst < world && ok; dst++)
+			ok = g->sbytes[src][dst] == g->rbytes[dst][src];
+	size_t at = 0;
+	for (int src = 0; src < world && ok; src++) {
+		size_t from = 0;
+		for (int j = 0; j < me; j++)
+			from += g->sbytes[src][j];
+		if (rbytes[src])
+			memcpy((char *)recv + at, (const char *)g->send[src] + from, rbytes[src]);
+		at += rbytes[src];
+	}
+	pthread_barrier_wait(&g->bar);
+	return ok ? 0 : -1;
+}
+
 /* ---- collectives through the backend (one rank in this process) ---- */
 
 struct be_coll {
@@ -457,6 +495,31 @@ static int b_ar(const struct sc_plugin_collectives *c, const void *send, void *r
 	void *s[1] = {(void *)send}, *r[1] = {recv};
 	return b->be->ops->all_reduce(b->be, b->world, s, r, count, (enum sc_dtype)dt, (enum sc_redop)op,
 				      NULL) == SC_OK ? 0 : -1;
+}
+
+/* The counts are checked first, as on threads: each rank learns what every
+ * peer sends it (an all_to_all of one size_t each) and compares it with
+ * its recv_bytes; the ranks agree on the verdict before the exchange, so a
+ * mismatch fails every rank instead of leaving one in MPI_Alltoallv. */
+static int b_a2av(const struct sc_plugin_collectives *c, const void *send, void *recv, const size_t *sbytes,
+		  const size_t *rbytes)
+{
+	struct be_coll *b = c->impl;
+	const int world = b->world;
+	size_t none[SC_MAX_WORLD], peer[SC_MAX_WORLD];
+	int bad = !sbytes || !rbytes;
+	for (int j = 0; bad && j < world; j++)
+		none[j] = SIZE_MAX; /* a NULL array still takes part, and matches nothing */
+	void *s[1] = {(void *)(sbytes ? sbytes : none)}, *r[1] = {peer};
+	if (b->be->ops->all_to_all(b->be, world, s, r, sizeof(size_t), NULL) != SC_OK)
+		return -1;
+	for (int j = 0; !bad && j < world; j++)
+		bad = peer[j] != rbytes[j];
+	if (sc_backend_combine(b->be, world, bad))
+		return -1;
+	s[0] = (void *)send;
+	r[0] = recv;
+	return sc_backend_all_to_allv(b->be, world, s, r, sbytes, rbytes, NULL) == SC_OK ? 0 : -1;
 }
 
 /* ---- running ---- */
@@ -518,7 +581,10 @@ static int run_threads(struct thread_arg *args, int world)
 	pthread_t th[SC_MAX_WORLD];
 	int started = 0;
 	for (int r = 0; r < world; r++) {
-		rcs[r].pub = (struct sc_plugin_collectives){sizeof rcs[r].pub, t_a2a, t_ag, t_rs, t_ar, &rcs[r]};
+		rcs[r].pub = (struct sc_plugin_collectives){.size = sizeof rcs[r].pub, .all_to_all = t_a2a,
+							    .all_gather = t_ag, .reduce_scatter = t_rs,
+							    .all_reduce = t_ar, .impl = &rcs[r],
+							    .all_to_allv = t_a2av};
 		rcs[r].g = &g;
 		rcs[r].rank = r;
 		args[r].call.coll = &rcs[r].pub;
@@ -708,7 +774,9 @@ enum sc_status sc_plugin_exec(struct sc_target *t, const struct sc_case *c, stru
 			rs = SC_ERR(e, SC_E_INTERNAL, "a plugin's ranks in one process need a shared arena");
 	} else if (x->nlocal == 1) { /* one rank per process (mpi): in process */
 		rs = bind_here(lib_of(tr), e);
-		struct be_coll bc = {{sizeof bc.pub, b_a2a, b_ag, b_rs, b_ar, &bc}, x->be, c->world};
+		struct be_coll bc = {{.size = sizeof bc.pub, .all_to_all = b_a2a, .all_gather = b_ag,
+				      .reduce_scatter = b_rs, .all_reduce = b_ar, .impl = &bc, .all_to_allv = b_a2av},
+				     x->be, c->world};
 		args[0].call.coll = &bc.pub;
 		args[0].call.user = tr->user;
 		int rc = rs == SC_OK ? tr->run(&args[0].call) : 0;
