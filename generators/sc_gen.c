@@ -66,12 +66,17 @@ static enum sc_status reject(struct dec *d, struct sc_err *e, const char *fmt, .
 	return SC_ERR(e, SC_E_NOCASE, "%s", msg);
 }
 
+/* What a sharded dim's size must be a multiple of, in worlds: 0 any
+ * size, 1 the world (even shards), 2 twice the world (zigzag). */
 static int sharded(const struct dec *d, int dim)
 {
+	int m = 0;
 	for (int i = 0; i < d->ns; i++)
-		if (sc_spec_sharded(d->s[i], dim))
-			return 1;
-	return 0;
+		if ((d->s[i]->zigzag_mask >> dim) & 1u)
+			m = 2;
+		else if (sc_spec_sharded(d->s[i], dim) && m < 1)
+			m = 1;
+	return m;
 }
 
 /* Sharded by a chunk or split placement only: any size, drawn at the edges. */
@@ -263,9 +268,12 @@ static int size_ok(const struct dec *d, int dim, int64_t *sizes, int world, int6
 		WHY("size of '%s' outside its sizes range", s0->dim[dim]);
 		return 0;
 	}
-	if (sharded(d, dim) && v % world != 0) {
-		WHY("sharded dim '%s' (%lld) not divisible by world %d", s0->dim[dim], (long long)v,
-			 world);
+	const int g = sharded(d, dim);
+	if (g && v % (g * world) != 0) {
+		if (g == 2)
+			WHY("zigzag dim '%s' (%lld) not divisible by 2 * world %d", s0->dim[dim], (long long)v, world);
+		else
+			WHY("sharded dim '%s' (%lld) not divisible by world %d", s0->dim[dim], (long long)v, world);
 		return 0;
 	}
 	int64_t p;
@@ -332,8 +340,8 @@ static enum sc_status draw_size(struct dec *d, int dim, int64_t *sizes, int worl
 	if (h < 0)
 		return reject(d, e, "size range of '%s' cannot be evaluated", d->s[0]->dim[dim]);
 	if (h == 0 && sharded(d, dim)) {
-		lo = world;
-		hi = 4 * (int64_t)world;
+		lo = (int64_t)sharded(d, dim) * world;
+		hi = 4 * lo;
 	} else if (h == 0 && uneven(d, dim)) {
 		lo = 1;
 		hi = 4 * (int64_t)world;
@@ -344,9 +352,10 @@ static enum sc_status draw_size(struct dec *d, int dim, int64_t *sizes, int worl
 	const int64_t span = hi - lo + 1;
 	const int64_t step = span > MAX_CAND * 4 ? span / (MAX_CAND * 4) + 1 : 1; /* huge ranges: a sample */
 	int n = 0;
-	const int shard = sharded(d, dim);
+	const int64_t gran = (int64_t)(sharded(d, dim) ? sharded(d, dim) : 1) * world;
+	const int shard = sharded(d, dim) != 0;
 	for (int64_t v = lo; v <= hi && n < MAX_CAND; v += step)
-		if (!(shard && v % world) && size_ok(d, dim, sizes, world, prod, v, NULL, 0))
+		if (!(shard && v % gran) && size_ok(d, dim, sizes, world, prod, v, NULL, 0))
 			cand[n++] = v; /* (the divisibility test first only saves time) */
 	if (n == 0)
 		return reject(d, e, "no size of '%s' satisfies the constraints for world %d", d->s[0]->dim[dim],

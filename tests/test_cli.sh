@@ -217,9 +217,25 @@ expect_rc 2 "check draws within the hints" "$sc" check "$tmp/hint13.sc" --world 
 expect_rc 1 "chunk vs split" "$sc" check tests/specs/uneven-chunk-vs-split.sc --seed 1 --cases 500 --property semantics
 expect_grep "minimal case: world=3 n=4 m=1 dtype=i32 seed=0" "$tmp/out" "chunk vs split: the minimum"
 expect_rc 0 "flatten per rank" "$sc" check tests/specs/uneven-flatten.sc tests/specs/uneven-split-in-group.sc --seed 1 --cases 500
-expect_rc 1 "all_gather of uneven shards" "$sc" check tests/specs/uneven-all-gather.sc --seed 1 --cases 300 --property semantics
+expect_rc 1 "all_gather_into_tensor of uneven shards" "$sc" check tests/specs/uneven-all-gather.sc --seed 1 --cases 300 --property semantics
 expect_grep "minimal case: world=2 n=1 m=1 dtype=i32 seed=0" "$tmp/out" "uneven all_gather: the minimum"
 expect_grep "ranks hold tensors of different shapes (rank 0 \[1, 1\], rank 1 \[0, 1\])" "$tmp/out" "uneven all_gather: the message"
+
+# language 2: per-rank sizes and sized exchanges. Correct transcriptions pass
+# every property; each planted one is caught at its true minimum with the
+# message that names the fault
+expect_rc 0 "language 2: correct specs" "$sc" check tests/specs/uneven-list-all-gather.sc tests/specs/l2-pad-gather.sc \
+	tests/specs/l2-a2a-redistribute.sc tests/specs/l2-shift-ring.sc tests/specs/l2-zigzag-gather.sc --seed 1 --cases 300
+l2_planted() { # spec minimum message
+	expect_rc 1 "$1" "$sc" check "tests/specs/$1.sc" --seed 1 --cases 300 --property semantics
+	expect_grep "minimal case: $2 dtype=i32 seed=0" "$tmp/out" "$1: the minimum"
+	expect_grep "$3" "$tmp/out" "$1: the message"
+}
+l2_planted uneven-list-all-gather-sizes "world=3 n=4 m=1" "rank 0 expects 1 row from rank 1, which sends 2"
+l2_planted l2-pad-gather-split "world=3 s=4 h=1" "rank 0 \[3, 0\] holds padding, expected X\[3, 0\]"
+l2_planted l2-a2a-redistribute-bad "world=3 t=4 h=1" "rank 1 sends 1 row to rank 1, which expects 2"
+l2_planted l2-shift-twice "world=3 s=3 h=1" "rank 0 \[0, 0\] holds X\[1, 0\]"
+l2_planted l2-zigzag-gather-bad "world=2 s=4 h=1" "wrong elements"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,5 +1,6 @@
 """Placements against PyTorch itself: on random cases (1-3 dims, world 1..8,
-sizes 1..9 so that some shards are empty, `chunk` and `split` rules, a
+sizes 1..9 so that some shards are empty, `chunk`, `split` and `zigzag`
+rules (zigzag: blocks r and 2P-1-r of torch.chunk(X, 2P)), a
 random `as` permutation with a merged group anywhere), every rank's local
 input written by `shardcheck eval --dump` must be, bit for bit,
 torch.chunk (or torch.tensor_split) of the global tensor X, permuted and
@@ -40,7 +41,9 @@ def main():
             sizes = [rng.randint(1, 9) for _ in range(nd)]
             P = rng.randint(1, 8)
             d = rng.randrange(nd)
-            rule = rng.choice(["chunk", "split"])
+            rule = rng.choice(["chunk", "split", "zigzag"])
+            if rule == "zigzag":  # 2P equal blocks
+                sizes[d] = 2 * P * rng.randint(1, 2)
             order = list(range(nd))
             rng.shuffle(order)
             i = rng.randrange(nd)
@@ -58,7 +61,11 @@ def main():
             X = eval_dump(sc, head + "input replicate\noutput replicate\n", 1, sizes, names, tmp)[0]
             place = f"shard {names[d]} {rule} as {layout}"
             got = eval_dump(sc, head + f"input {place}\noutput {place}\n", P, sizes, names, tmp)
-            pieces = torch.chunk(X, P, d) if rule == "chunk" else torch.tensor_split(X, P, d)
+            if rule == "zigzag":  # ring attention's load balance: blocks r and 2P-1-r
+                blocks = torch.chunk(X, 2 * P, d)
+                pieces = [torch.cat([blocks[r], blocks[2 * P - 1 - r]], d) for r in range(P)]
+            else:
+                pieces = torch.chunk(X, P, d) if rule == "chunk" else torch.tensor_split(X, P, d)
             for r in range(P):
                 piece = pieces[r] if r < len(pieces) else X.narrow(d, X.shape[d], 0)
                 piece = piece.permute(order)

@@ -74,8 +74,9 @@ enum sc_place { SC_SHARD, SC_REPLICATE, SC_PARTIAL, SC_OPAQUE };
 /* How `shard NAME` divides NAME's L rows over P ranks (rank r):
  *   EVEN   X.chunk(P)[r], L divisible by P (language 1)
  *   CHUNK  torch.chunk: c = ceil(L/P), rows [min(rc, L), min((r+1)c, L))
- *   SPLIT  torch.tensor_split: the first L mod P ranks hold floor(L/P)+1 */
-enum sc_shard_rule { SC_RULE_EVEN, SC_RULE_CHUNK, SC_RULE_SPLIT };
+ *   SPLIT  torch.tensor_split: the first L mod P ranks hold floor(L/P)+1
+ *   ZIGZAG blocks r and 2P-1-r of 2P equal blocks, L divisible by 2P */
+enum sc_shard_rule { SC_RULE_EVEN, SC_RULE_CHUNK, SC_RULE_SPLIT, SC_RULE_ZIGZAG };
 
 /* Placement of the global tensor, with an optional "as" layout: X permuted
  * into order[], consecutive runs of order[] merged into groups. */
@@ -107,7 +108,7 @@ struct sc_step {
 	unsigned flags;             /* SC_STEP_* flags this use adds to its row's (sized forms) */
 	enum sc_redop redop;
 	int raw;
-	char text[96]; /* the step as written, for messages */
+	char text[200]; /* the step as written, for messages */
 };
 
 /* Compute specs: tensors, and statements of the reference and the program. */
@@ -179,6 +180,7 @@ struct sc_spec {
 	uint32_t dtype_mask; /* `dtypes` declaration; 0: any */
 	uint32_t sharded_mask; /* dims sharded by some placement (divisible by P) */
 	uint32_t uneven_mask;  /* dims sharded by a chunk or split placement (any size) */
+	uint32_t zigzag_mask;  /* dims sharded zigzag (divisible by 2P) */
 	int varies; /* shapes may differ from rank to rank (uneven placements,
 		     * per-rank expressions): every step is then run per rank */
 };

@@ -29,27 +29,41 @@ void sc_layout_map(const struct sc_layout *l, const int64_t *xsizes, int ndims, 
 {
 	int64_t xs[SC_MAX_DIMS];
 	sc_contig_strides(xsizes, ndims, xs);
-	m->ndim = l->norder;
+	m->ndim = 0;
 	m->offset = 0;
+	int extra = -1; /* zigzag: the order position whose dim became two */
 	for (int k = 0; k < l->norder; k++) {
 		int d = l->order[k];
-		m->shape[k] = xsizes[d];
-		m->stride[k] = xs[d];
-		if (l->kind == SC_SHARD && d == l->shard_dim) {
+		m->shape[m->ndim] = xsizes[d];
+		m->stride[m->ndim] = xs[d];
+		if (l->kind == SC_SHARD && d == l->shard_dim && l->rule == SC_RULE_ZIGZAG && m->ndim + 1 < SC_MAX_DIMS) {
+			/* blocks r and 2P-1-r of b rows: a dim of 2 blocks, then b rows */
+			const int64_t b = xsizes[d] / (2 * (int64_t)world);
+			m->shape[m->ndim] = 2;
+			m->stride[m->ndim] = (2 * (int64_t)world - 1 - 2 * (int64_t)rank) * b * xs[d];
+			m->ndim++;
+			m->shape[m->ndim] = b;
+			m->stride[m->ndim] = xs[d];
+			m->offset += (int64_t)rank * b * xs[d];
+			extra = k;
+		} else if (l->kind == SC_SHARD && d == l->shard_dim) {
 			int64_t start, len;
 			sc_layout_rows(l->rule, xsizes[d], world, rank, &start, &len);
-			m->shape[k] = len;
+			m->shape[m->ndim] = len;
 			m->offset += start * xs[d];
 		}
+		m->ndim++;
 	}
-	int pos = 0;
+	int pos = 0, k0 = 0;
 	m->lndim = l->ngroups;
 	for (int g = 0; g < l->ngroups; g++) {
 		int64_t p = 1;
-		for (int k = 0; k < l->group_len[g]; k++)
+		int n = l->group_len[g] + (extra >= k0 && extra < k0 + l->group_len[g]);
+		for (int k = 0; k < n; k++)
 			p *= m->shape[pos + k];
 		m->lshape[g] = p;
-		pos += l->group_len[g];
+		pos += n;
+		k0 += l->group_len[g];
 	}
 }
 
@@ -74,10 +88,16 @@ static enum sc_status parse_placement(struct sc_parse *p, struct sc_layout *l, i
 		l->kind = SC_SHARD;
 		p->pos++;
 		struct sc_tok *r = sc_lex_peek(p);
-		if (r->kind == SC_T_NAME && (strcmp(r->text, "chunk") == 0 || strcmp(r->text, "split") == 0)) {
-			l->rule = r->text[0] == 'c' ? SC_RULE_CHUNK : SC_RULE_SPLIT;
-			p->pos++;
-		}
+		static const struct {
+			const char *word;
+			enum sc_shard_rule rule;
+		} rules[] = {{"chunk", SC_RULE_CHUNK}, {"split", SC_RULE_SPLIT}, {"zigzag", SC_RULE_ZIGZAG}};
+		for (size_t k = 0; r->kind == SC_T_NAME && k < sizeof rules / sizeof rules[0]; k++)
+			if (strcmp(r->text, rules[k].word) == 0) {
+				l->rule = rules[k].rule;
+				p->pos++;
+				break;
+			}
 	} else if (strcmp(t->text, "replicate") == 0) {
 		l->kind = SC_REPLICATE;
 		p->pos++;

@@ -379,9 +379,15 @@ static enum sc_status finish(struct spec_parse *q, const char *path)
 		SC_CHECK(sc_layout_resolve(p, &s->out, &q->pend_out, "output"));
 		const struct sc_layout *pl[2] = {&s->in, &s->out};
 		for (int i = 0; i < 2; i++)
-			if (pl[i]->kind == SC_SHARD && pl[i]->rule == SC_RULE_EVEN)
+			if (pl[i]->kind != SC_SHARD)
+				continue;
+			else if (pl[i]->rule == SC_RULE_EVEN)
 				s->sharded_mask |= 1u << pl[i]->shard_dim;
-			else if (pl[i]->kind == SC_SHARD)
+			else if (pl[i]->rule == SC_RULE_ZIGZAG && s->ndims >= SC_MAX_DIMS)
+				return sc_lex_err(p, 1, "a zigzag placement needs a spare dim (at most %d dims)", SC_MAX_DIMS - 1);
+			else if (pl[i]->rule == SC_RULE_ZIGZAG)
+				s->sharded_mask |= s->zigzag_mask |= 1u << pl[i]->shard_dim;
+			else
 				s->uneven_mask |= 1u << pl[i]->shard_dim;
 	}
 	if (s->in.kind == SC_PARTIAL || s->out.kind == SC_PARTIAL)

@@ -1,5 +1,6 @@
-# Planted: see tests/test_cli.sh (uneven placements).
+# Planted: see tests/test_cli.sh (uneven placements). The tensor form
+# needs one shape on every rank, as torch's all_gather_into_tensor does.
 dims n m
 input shard n chunk
 output replicate
-all_gather dim=0
+all_gather_into_tensor

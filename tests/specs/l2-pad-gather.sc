@@ -1,0 +1,10 @@
+# DTensor's Shard -> Replicate over an uneven torch.chunk shard
+# (torch/distributed/tensor/placement_types.py, Shard._to_replicate_tensor):
+# pad each shard to the largest, all_gather_into_tensor, cut the padding
+# off the end. Correct: chunk puts every short shard last.
+dims s h
+input shard s chunk
+output replicate
+pad 0 0 cdiv(s,P)-size(0)
+all_gather_into_tensor
+narrow 0 0 s
