@@ -91,6 +91,8 @@ struct sc_layout {
 	int group_len[SC_MAX_DIMS];
 	int nshape;                  /* SC_OPAQUE: local shape expressions */
 	int shape_expr[SC_MAX_DIMS];
+	int only1; /* `only E`: 1 + the node of E (a rank index or a condition
+		    * on rank); 0: every rank's output is checked */
 };
 
 struct sc_step_def;

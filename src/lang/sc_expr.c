@@ -290,6 +290,13 @@ enum sc_status sc_expr_parse(struct sc_parse *p, int *out)
 	return SC_OK;
 }
 
+enum sc_status sc_expr_parse_any(struct sc_parse *p, int *out)
+{
+	return parse_test(p, out);
+}
+
+int sc_expr_is_cond(const struct sc_spec *s, int node) { return is_bool(s, node); }
+
 enum sc_status sc_expr_parse_cond(struct sc_parse *p, int *out)
 {
 	int n;

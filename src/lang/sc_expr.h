@@ -39,6 +39,9 @@ static inline struct sc_expr_env sc_expr_env_global(const int64_t *sizes, int64_
 /* A number-valued expression at the cursor; *out is its node. In a step's
  * positional argument (p->arg_mode) it ends at a space outside brackets. */
 enum sc_status sc_expr_parse(struct sc_parse *p, int *out);
+/* A number or a condition at the cursor; sc_expr_is_cond tells which. */
+enum sc_status sc_expr_parse_any(struct sc_parse *p, int *out);
+int sc_expr_is_cond(const struct sc_spec *s, int node);
 /* A condition at the cursor (comparisons joined by and, or, not). */
 enum sc_status sc_expr_parse_cond(struct sc_parse *p, int *out);
 /* `require` conditions to the end of the line, appended to the spec, one

@@ -67,6 +67,32 @@ void sc_layout_map(const struct sc_layout *l, const int64_t *xsizes, int ndims, 
 	}
 }
 
+static int is_only(const struct sc_tok *t) { return t->kind == SC_T_NAME && strcmp(t->text, "only") == 0; }
+
+/* `only E` ends a placement: E a rank index or a condition on `rank`. */
+static enum sc_status parse_only(struct sc_parse *p, struct sc_layout *l)
+{
+	p->pos++;
+	if (sc_lex_peek(p)->kind == SC_T_END)
+		return sc_lex_err(p, sc_lex_peek(p)->col, "expected a rank or a condition on rank after 'only'");
+	int node;
+	SC_CHECK(sc_expr_parse_any(p, &node));
+	l->only1 = node + 1;
+	return sc_lex_end(p);
+}
+
+int sc_layout_checks(const struct sc_spec *s, const struct sc_layout *l, const int64_t *sizes, int world, int rank)
+{
+	if (!l->only1)
+		return 1;
+	struct sc_expr_env v = sc_expr_env_global(sizes, world);
+	v.rank = rank;
+	int64_t got;
+	if (sc_expr_eval_in(s, l->only1 - 1, &v, &got, NULL) != SC_OK)
+		return 1; /* an `only` that cannot be evaluated checks everything */
+	return sc_expr_is_cond(s, l->only1 - 1) ? got != 0 : got == rank;
+}
+
 static enum sc_status parse_placement(struct sc_parse *p, struct sc_layout *l, int *shard_col,
 				      char *shard_name, int *layout_names, char names[][SC_NAME_MAX],
 				      int *name_cols, int *group_open_col)
@@ -129,13 +155,17 @@ static enum sc_status parse_placement(struct sc_parse *p, struct sc_layout *l, i
 	t = sc_lex_peek(p);
 	if (t->kind == SC_T_END)
 		return SC_OK;
+	if (is_only(t))
+		return parse_only(p, l);
 	if (t->kind != SC_T_NAME || strcmp(t->text, "as") != 0)
-		return sc_lex_err(p, t->col, "expected 'as' or end of line, got '%s'", t->text);
+		return sc_lex_err(p, t->col, "expected 'as', 'only' or end of line, got '%s'", t->text);
 	p->pos++;
 	int in_group = 0, glen = 0;
 	for (;;) {
 		t = sc_lex_peek(p);
 		if (t->kind == SC_T_END)
+			break;
+		if (is_only(t) && !in_group)
 			break;
 		if (sc_lex_is_op(t, "(")) {
 			if (in_group)
@@ -173,6 +203,8 @@ static enum sc_status parse_placement(struct sc_parse *p, struct sc_layout *l, i
 		return sc_lex_err(p, *group_open_col, "unclosed '(' in a layout");
 	if (*layout_names == 0)
 		return sc_lex_err(p, t->col, "expected dim names after 'as'");
+	if (is_only(sc_lex_peek(p)))
+		return parse_only(p, l);
 	return SC_OK;
 }
 

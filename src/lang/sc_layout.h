@@ -38,6 +38,10 @@ struct sc_layout_names {
 	int name_cols[SC_MAX_DIMS];
 };
 
+/* Whether rank's output is checked under l (`only E`: E a rank index or a
+ * condition on rank; without it, every rank's). */
+int sc_layout_checks(const struct sc_spec *s, const struct sc_layout *l, const int64_t *sizes, int world, int rank);
+
 /* Parses a placement at the cursor into l, its names into pp. */
 enum sc_status sc_layout_parse(struct sc_parse *p, struct sc_layout *l, struct sc_layout_names *pp);
 /* Resolves pp's names against the spec's dims and checks the layout
