@@ -37,11 +37,15 @@ static const char *const samples[][2] = {
 	{"reduce_scatter", "reduce_scatter dim=0 op=sum"},
 	{"shift", "shift 1"},
 	{"broadcast", "broadcast src=1"},
+	{"gather", "gather dim=1 dst=1"},
+	{"sendrecv", "sendrecv to=1-rank from=1-rank"},
+	{"reduce", "reduce sum dst=0"},
 };
 
 /* Sized forms of rows above: each must run through the variable-size exchange. */
 static const char *const sized[] = {"all_to_all_single splits=1", "all_to_all_single in=(2 if dst==src else 0) out=(2 if src==dst else 0)",
-				    "all_gather dim=1 sizes=2", "shift 1-2*rank", "broadcast src=0"};
+				    "all_gather dim=1 sizes=2", "shift 1-2*rank", "broadcast src=0", "gather dim=0 dst=0",
+				    "sendrecv to=(1 if rank==0 else none) from=(0 if rank==1 else none)"};
 /* ...and inconsistent ones, refused before any byte moves. */
 static const char *const sized_bad[][2] = {
 	{"all_to_all_single in=(2 if dst==src else 0) out=1", "rank 0 sends 2 rows to rank 0, which expects 1"},
@@ -49,6 +53,12 @@ static const char *const sized_bad[][2] = {
 	{"all_gather dim=1 sizes=1", "rank 0 expects 1 row from rank 0, which sends 2"},
 	{"shift rank+1", "ranks 0 and 1 both send to rank 1"},
 	{"broadcast src=rank", "must name the same src"},
+	{"gather dim=0 dst=rank", "must name the same dst"},
+	{"sendrecv to=1-rank from=none", "rank 0 sends to rank 1, which receives nothing"},
+	{"sendrecv to=none from=1-rank", "rank 0 waits for rank 1, which sends nothing"},
+	{"reduce_scatter dim=0 op=sum sizes=2", "the sizes sum to 4 but dim 0 is 2"},
+	{"reduce_scatter dim=0 op=sum sizes=rank+dst", "disagree"},
+	{"reduce sum dst=rank", "disagree"},
 };
 static int vcalls;
 

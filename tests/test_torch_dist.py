@@ -7,6 +7,10 @@ dumped output must equal torch's bit for bit:
   all_to_all_single in=E out=F  dist.all_to_all_single(out, t, F, E)
   shift K                       dist.batch_isend_irecv (send to r+K, recv)
   broadcast src=E               dist.broadcast(t, E)
+  sendrecv to=E from=F          dist.batch_isend_irecv (a pipeline's stages)
+  gather dim=0 dst=E            dist.gather, torch.cat on dst
+  reduce OP dst=E               dist.reduce
+  reduce_scatter ... sizes=E    dist.all_reduce, then the rank's rows
   all_gather dim=i (uneven)     dist.all_gather_object, torch.cat(dim=i)
                                 (gloo's all_gather refuses unequal sizes)
 Usage: test_torch_dist.py PATH/TO/shardcheck [CASES]"""
@@ -62,7 +66,8 @@ def cases(rng, n):
         names = ["a", "b", "c"][:nd]
         sizes = [rng.randint(1, 9) for _ in range(nd)]
         P = rng.randint(1, 4)
-        kind = rng.choice(["redist", "next", "shift", "shift_pairs", "bcast", "gather"])
+        kind = rng.choice(["redist", "next", "shift", "shift_pairs", "bcast", "allgather", "sendrecv",
+                           "gather", "reduce", "rs_sizes"])
         rule = "chunk"
         if kind == "redist":
             step = f"all_to_all_single splits={REDIST}"
@@ -80,10 +85,23 @@ def cases(rng, n):
         elif kind == "bcast":
             rule = None
             step = f"broadcast src={rng.choice(['0', 'P-1', 'P//2'])}"
-        else:
+        elif kind == "allgather":
             rule = rng.choice(["chunk", "split"])
-            step = f"all_gather dim=0"
-        place = f"shard a {rule}" if rule else "replicate"
+            step = "all_gather dim=0"
+        elif kind == "sendrecv":  # a pipeline: the first stage receives nothing, the last sends nothing
+            rule = rng.choice(["chunk", "split"])
+            step = "sendrecv to=(rank+1 if rank<P-1 else none) from=(rank-1 if rank>0 else none)"
+        elif kind == "gather":
+            rule = ""
+            sizes[0] = P * rng.randint(1, 3)
+            step = f"gather dim=0 dst={rng.choice(['0', 'P-1'])}"
+        elif kind == "reduce":
+            rule = None
+            step = f"reduce {rng.choice(['sum', 'max'])} dst={rng.choice(['0', 'P-1'])}"
+        else:
+            rule = None
+            step = "reduce_scatter dim=0 op=sum sizes=a//P+(1 if dst<a%P else 0)"
+        place = f"shard a {rule}".strip() if rule is not None else "replicate"
         spec = f"dims {' '.join(names)}\ninput {place}\noutput replicate\n{step}\n"
         out.append({"kind": kind, "step": step, "spec": spec, "sizes": sizes, "names": names, "P": P})
     return out
@@ -137,9 +155,41 @@ def torch_result(c, d, r, P):
         out = t.clone()
         dist.broadcast(out, src)
         return out
-    parts = [None] * P
-    dist.all_gather_object(parts, t)
-    return torch.cat(parts, 0)
+    if k == "allgather":
+        parts = [None] * P
+        dist.all_gather_object(parts, t)
+        return torch.cat(parts, 0)
+    if k == "sendrecv":
+        ops = []
+        if r < P - 1:
+            ops.append(dist.P2POp(dist.isend, t, r + 1))
+        out = t
+        if r > 0:
+            shapes = [None] * P
+            dist.all_gather_object(shapes, list(t.shape))
+            out = t.new_empty(shapes[r - 1])
+            ops.append(dist.P2POp(dist.irecv, out, r - 1))
+        else:
+            dist.all_gather_object([None] * P, list(t.shape))
+        for q in (dist.batch_isend_irecv(ops) if ops else []):
+            q.wait()
+        return out
+    if k == "gather":
+        dst = 0 if c["step"].endswith("dst=0") else P - 1
+        parts = [torch.empty_like(t) for _ in range(P)] if r == dst else None
+        dist.gather(t, parts, dst=dst)
+        return torch.cat(parts, 0) if r == dst else t
+    if k == "reduce":
+        dst = 0 if c["step"].endswith("dst=0") else P - 1
+        op = dist.ReduceOp.SUM if " sum " in c["step"] else dist.ReduceOp.MAX
+        out = t.clone()
+        dist.reduce(out, dst=dst, op=op)
+        return out if r == dst else t
+    # reduce_scatter with tensor_split's sizes: gloo has no reduce_scatter,
+    # so all_reduce, then this rank's rows
+    out = t.clone()
+    dist.all_reduce(out)
+    return out.narrow(0, split_start(L, P, r), split_rows(L, P, r))
 
 
 def worker(r, P, jobs, port, fails):
@@ -179,7 +229,7 @@ def main():
         bad.append(fails.get())
     for b in bad:
         print("FAILED:", b)
-    if len(kinds) < 6:
+    if len(kinds) < 10:
         print(f"FAILED: only {sorted(kinds)} drawn")
         bad.append("kinds")
     print(f"{n} cases on {len(by_world)} worlds: {len(bad)} failed")

@@ -39,6 +39,7 @@ enum sc_exkind {
 	SC_EX_MIN,
 	SC_EX_MAX,
 	SC_EX_IF,   /* a if c else b */
+	SC_EX_NONE, /* `none`: no peer (sendrecv); INT64_MIN */
 	/* conditions: 1 true, 0 false */
 	SC_EX_CMP,  /* a CMP b, num holds enum sc_cmp */
 	SC_EX_AND,

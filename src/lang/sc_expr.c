@@ -398,6 +398,7 @@ static int eval_leaf(const struct sc_spec *s, const struct sc_expr *x, const str
 	case SC_EX_NUM: *out = x->num; return 1;
 	case SC_EX_DIM: *out = v->sizes[x->dim]; return 1;
 	case SC_EX_WORLD: *out = v->world; return 1;
+	case SC_EX_NONE: *out = INT64_MIN; return 1;
 	case SC_EX_NAME: *st = SC_ERR(e, SC_E_INTERNAL, "unresolved name '%s'", x->name); return 1;
 	case SC_EX_RANK:
 		if (v->rank < 0)
@@ -603,6 +604,7 @@ static void fmt_rec(const struct sc_spec *s, int node, int min_prec, struct sc_s
 	case SC_EX_NAME:
 	case SC_EX_VAR: sc_str_put(b, x->name); break;
 	case SC_EX_RANK: sc_str_put(b, "rank"); break;
+	case SC_EX_NONE: sc_str_put(b, "none"); break;
 	case SC_EX_SIZE:
 		sc_str_put(b, "size(");
 		fmt_rec(s, x->a, 0, b);

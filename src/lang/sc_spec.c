@@ -329,6 +329,10 @@ static enum sc_status resolve_names(struct spec_parse *q)
 			x->kind = SC_EX_RANK;
 			continue;
 		}
+		if (d < 0 && strcmp(x->name, "none") == 0) { /* no peer (sendrecv) */
+			x->kind = SC_EX_NONE;
+			continue;
+		}
 		if (d < 0) {
 			p->line = x->line;
 			return sc_lex_err(p, x->col, "unknown name '%s' (not a dim nor the world symbol '%s')", x->name,

@@ -11,6 +11,7 @@ static const struct sc_step_def *const families[] = {
 	sc_steps_slice,
 	sc_steps_coll,
 	sc_steps_sized,
+	sc_steps_p2p,
 };
 
 #define MAX_ROWS 64

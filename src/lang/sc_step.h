@@ -2,7 +2,8 @@
  * its keyword, what kind of step it is (flags), how its arguments parse
  * and what it does on every local rank. Rows live in family files
  * (sc_steps_view.c: local views and copies; sc_steps_slice.c: slices and
- * copies sized per rank; sc_steps_coll.c: collectives);
+ * copies sized per rank; sc_steps_coll.c: collectives; sc_steps_sized.c
+ * and sc_steps_p2p.c: exchanges sized per rank);
  * this module lists the families and finds a keyword. Whether a step is a
  * collective, reduces or needs a contiguous input is read from its flags,
  * never from its position in a list. */
@@ -45,7 +46,7 @@ void sc_step_table(const struct sc_step_def *const **rows, int *n);
 enum sc_status sc_step_parse(struct sc_parse *p, const struct sc_step_def *def, const char *linetext);
 
 /* The families' rows, each ending with a row whose keyword is NULL. */
-extern const struct sc_step_def sc_steps_view[], sc_steps_slice[], sc_steps_coll[], sc_steps_sized[];
+extern const struct sc_step_def sc_steps_view[], sc_steps_slice[], sc_steps_coll[], sc_steps_sized[], sc_steps_p2p[];
 
 /* The sized forms of rows in sc_steps_coll (sc_steps_sized.c):
  * all_to_all_single [in=E] [out=F] | [splits=E], and all_gather dim=i
@@ -54,6 +55,12 @@ enum sc_status sc_steps_parse_a2a(struct sc_parse *p, struct sc_step *st);
 enum sc_status sc_steps_a2a_sized(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
 				  const int64_t *sizes, struct sc_err *e);
 enum sc_status sc_steps_parse_ag(struct sc_parse *p, struct sc_step *st);
+/* The optional `sizes=E` (E of dst) of reduce_scatter: st->nargs 2 when given. */
+enum sc_status sc_steps_parse_rs_sizes(struct sc_parse *p, struct sc_step *st);
+/* The step's last argument E evaluated at dst = 0..P-1 on every rank,
+ * which must all agree: vals[P]. */
+enum sc_status sc_steps_agreed(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
+			       const int64_t *sizes, int64_t *vals, struct sc_err *e);
 enum sc_status sc_steps_ag_sized(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
 				 const int64_t *sizes, struct sc_err *e);
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sc_devmem.h"
+#include "sc_expr.h"
 #include "sc_interp.h"
 #include "sc_lex.h"
 #include "sc_step.h"
@@ -52,7 +53,27 @@ static enum sc_status parse_dim_op(struct sc_parse *p, struct sc_step *st)
 		return sc_lex_err(p, sc_lex_peek(p)->col, "expected '=' after 'op'");
 	p->pos++;
 	SC_CHECK(sc_lex_redop(p, &st->redop));
+	SC_CHECK(sc_steps_parse_rs_sizes(p, st));
+	if (st->nargs > 1)
+		st->flags |= SC_STEP_VARIES;
 	return sc_lex_end(p);
+}
+
+/* reduce OP dst=E */
+static enum sc_status parse_reduce_dst(struct sc_parse *p, struct sc_step *st)
+{
+	SC_CHECK(sc_lex_redop(p, &st->redop));
+	struct sc_tok *t = sc_lex_peek(p);
+	if (t->kind != SC_T_NAME || strcmp(t->text, "dst") != 0 || !sc_lex_is_op(&p->t[p->pos + 1], "="))
+		return sc_lex_err(p, t->col, "expected 'dst=' (the rank that receives the reduction)");
+	p->pos += 2;
+	p->arg_mode = 1;
+	p->depth = 0;
+	enum sc_status rc = sc_expr_parse(p, &st->args[0]);
+	p->arg_mode = 0;
+	SC_CHECK(rc);
+	st->nargs = 1;
+	return parse_raw(p, st);
 }
 
 /* ---- shared by the executions ---- */
@@ -348,13 +369,47 @@ static enum sc_status exec_all_to_all(struct sc_exec *x, const struct sc_spec *s
 	return unpack_segments(x, rbufs, seg, nd, j, e);
 }
 
+/* The whole tensor reduced over the ranks, then each rank keeps its rows
+ * of dim i by the agreed sizes (reduce_scatter sizes=E). */
+static enum sc_status rs_sized(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
+			       const int64_t *sizes, int i, struct sc_err *e)
+{
+	int64_t len[SC_MAX_WORLD], sum = 0, start = 0;
+	SC_CHECK(sc_steps_agreed(x, s, st, sizes, len, e));
+	for (int r = 0; r < x->world; r++) {
+		if (len[r] < 0)
+			return sc_interp_fail(e, st, "size %lld for rank %d is negative", (long long)len[r], r);
+		sum += len[r];
+	}
+	if (sum != x->t[0].shape[i])
+		return sc_interp_fail(e, st, "the sizes sum to %lld but dim %d is %lld", (long long)sum, i,
+				      (long long)x->t[0].shape[i]);
+	void *send[SC_MAX_WORLD], *recv[SC_MAX_WORLD];
+	struct sc_tensor outs[SC_MAX_WORLD];
+	for (int r = 0; r < x->nlocal; r++) {
+		struct sc_tensor c = x->t[r];
+		SC_CHECK(sc_interp_contiguous(x, &c, e));
+		send[r] = c.buf->data + (size_t)c.offset * sc_interp_esize(x);
+	}
+	SC_CHECK(alloc_outputs(x, x->t[0].shape, x->t[0].ndim, outs, recv, e));
+	SC_CHECK(reduce(x, 0, send, recv, (size_t)sc_tensor_numel(&x->t[0]), st->redop, e));
+	for (int r = 0; r < x->world; r++) {
+		if (r >= x->first && r < x->first + x->nlocal) {
+			x->t[r - x->first] = outs[r - x->first];
+			sc_interp_narrow(&x->t[r - x->first], i, start, len[r]);
+		}
+		start += len[r];
+	}
+	return SC_OK;
+}
+
 static enum sc_status exec_reduce_scatter(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
 					  const int64_t *sizes, struct sc_err *e)
 {
-	(void)s;
-	(void)sizes;
 	int i = 0, j = 0;
 	SC_CHECK(list_begin(x, st, 0, &i, &j, e));
+	if (st->nargs > 1)
+		return rs_sized(x, s, st, sizes, i, e);
 	SC_CHECK(divisible(x, st, i, e));
 	const int nd = x->t[0].ndim;
 	void *send[SC_MAX_WORLD], *recv[SC_MAX_WORLD];
@@ -370,6 +425,24 @@ static enum sc_status exec_reduce_scatter(struct sc_exec *x, const struct sc_spe
 	return SC_OK;
 }
 
+/* torch.distributed.reduce: dst receives the reduction, the others keep
+ * their tensors. */
+static enum sc_status exec_reduce_dst(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
+				      const int64_t *sizes, struct sc_err *e)
+{
+	int64_t dst[SC_MAX_WORLD];
+	SC_CHECK(sc_steps_agreed(x, s, st, sizes, dst, e));
+	if (dst[0] < 0 || dst[0] >= x->world)
+		return sc_interp_fail(e, st, "dst=%lld is not a rank of the group (0..%d)", (long long)dst[0], x->world - 1);
+	struct sc_tensor keep[SC_MAX_WORLD];
+	memcpy(keep, x->t, sizeof(struct sc_tensor) * (size_t)x->nlocal);
+	SC_CHECK(exec_all_reduce(x, s, st, sizes, e));
+	for (int r = 0; r < x->nlocal; r++)
+		if (x->first + r != dst[0])
+			x->t[r] = keep[r];
+	return SC_OK;
+}
+
 #define COLL SC_STEP_COLLECTIVE
 #define DIM0 (SC_STEP_COLLECTIVE | SC_STEP_NEEDS_CONTIG | SC_STEP_RAW_OK)
 
@@ -381,5 +454,6 @@ const struct sc_step_def sc_steps_coll[] = {
 	{"all_to_all", COLL, parse_split_concat, exec_all_to_all},
 	{"all_gather", COLL | SC_STEP_OWN_SHAPES, sc_steps_parse_ag, exec_all_gather},
 	{"reduce_scatter", COLL | SC_STEP_REDUCES, parse_dim_op, exec_reduce_scatter},
+	{"reduce", DIM0 | SC_STEP_REDUCES, parse_reduce_dst, exec_reduce_dst},
 	{NULL, 0, NULL, NULL},
 };

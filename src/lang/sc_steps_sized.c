@@ -47,29 +47,6 @@ enum sc_status sc_steps_parse_a2a(struct sc_parse *p, struct sc_step *st)
 	return sc_lex_end(p);
 }
 
-static enum sc_status parse_shift(struct sc_parse *p, struct sc_step *st)
-{
-	if (sc_lex_peek(p)->kind == SC_T_END)
-		return sc_lex_err(p, sc_lex_peek(p)->col, "expected K (where each rank sends: rank + K)");
-	p->arg_mode = 1;
-	p->depth = 0;
-	enum sc_status rc = sc_expr_parse(p, &st->args[0]);
-	p->arg_mode = 0;
-	SC_CHECK(rc);
-	st->nargs = 1;
-	return sc_lex_end(p);
-}
-
-static enum sc_status parse_broadcast(struct sc_parse *p, struct sc_step *st)
-{
-	int seen;
-	SC_CHECK(sc_exchange_parse_kv(p, "src", 0, &st->args[0], &seen));
-	if (!seen)
-		return sc_lex_err(p, sc_lex_peek(p)->col, "expected 'src=' (the group rank that sends)");
-	st->nargs = 1;
-	return sc_lex_end(p);
-}
-
 /* ---- all_to_all_single with split sizes ---- */
 
 /* Local rank r's row: what it sends to each dst (E on the sender) and
@@ -158,120 +135,6 @@ enum sc_status sc_steps_a2a_sized(struct sc_exec *x, const struct sc_spec *s, co
 	return rc;
 }
 
-/* ---- shift K: the ring exchange ---- */
-
-static enum sc_status shift_row(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
-				const int64_t *sizes, int r, int64_t *m, struct sc_err *e)
-{
-	const struct sc_expr_env env = sc_interp_env(x, r, sizes);
-	int64_t k;
-	SC_CHECK(sc_interp_eval(s, st, &env, st->args[0], &k, e));
-	const int64_t P = x->world;
-	m[SC_XROW_SCALAR] = (((x->first + r + k) % P) + P) % P;
-	return SC_OK;
-}
-
-static enum sc_status exec_shift(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
-				 const int64_t *sizes, struct sc_err *e)
-{
-	struct sc_exchange w;
-	SC_CHECK(sc_exchange_init(x, &w, e));
-	struct sc_err mine;
-	sc_err_clear(&mine);
-	enum sc_status ms = sc_exchange_fill(x, s, st, sizes, &w, shift_row, &mine);
-	enum sc_status rc = sc_exchange_share(x, st, &w, ms, &mine, e);
-	const int P = w.P;
-	int from[SC_MAX_WORLD];
-	for (int r = 0; r < P; r++)
-		from[r] = -1;
-	for (int src = 0; rc == SC_OK && src < P; src++) {
-		const int dst = (int)sc_exchange_row(&w, src)[SC_XROW_SCALAR];
-		if (from[dst] >= 0)
-			rc = sc_interp_fail(e, st, "ranks %d and %d both send to rank %d: the sends must form a permutation of the group",
-					    from[dst], src, dst);
-		from[dst] = src;
-	}
-	if (rc != SC_OK) {
-		sc_exchange_free(&w);
-		return rc;
-	}
-	/* whole tensors: one "row" of numel elements each */
-	int64_t rnum[SC_MAX_WORLD];
-	for (int r = 0; r < P; r++) {
-		const int64_t *q = sc_exchange_row(&w, r);
-		rnum[r] = 1;
-		for (int d = 0; d < q[SC_XROW_NDIM]; d++)
-			rnum[r] *= q[SC_XROW_SHAPE + d];
-		sc_exchange_sends(&w, r)[(int)q[SC_XROW_SCALAR]] = 1;
-	}
-	for (int dst = 0; dst < P; dst++)
-		sc_exchange_recvs(&w, dst)[from[dst]] = 1;
-	struct sc_buf *bufs[SC_MAX_WORLD];
-	rc = sc_exchange_run(x, st, &w, rnum, 1, bufs, e);
-	for (int r = 0; rc == SC_OK && r < x->nlocal; r++) {
-		const int64_t *q = sc_exchange_row(&w, from[x->first + r]);
-		x->t[r] = sc_exchange_view(bufs[r], q, 0, q[SC_XROW_NDIM] ? q[SC_XROW_SHAPE] : 0, 0);
-	}
-	sc_exchange_free(&w);
-	return rc;
-}
-
-/* ---- broadcast src=E ---- */
-
-static enum sc_status bcast_row(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
-				const int64_t *sizes, int r, int64_t *m, struct sc_err *e)
-{
-	const struct sc_expr_env env = sc_interp_env(x, r, sizes);
-	int64_t src;
-	SC_CHECK(sc_interp_eval(s, st, &env, st->args[0], &src, e));
-	if (src < 0 || src >= x->world)
-		return sc_interp_fail(e, st, "on rank %d: src=%lld is not a rank of the group (0..%d)", x->first + r,
-				      (long long)src, x->world - 1);
-	m[SC_XROW_SCALAR] = src;
-	return SC_OK;
-}
-
-static enum sc_status exec_broadcast(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
-				     const int64_t *sizes, struct sc_err *e)
-{
-	struct sc_exchange w;
-	SC_CHECK(sc_exchange_init(x, &w, e));
-	struct sc_err mine;
-	sc_err_clear(&mine);
-	enum sc_status ms = sc_exchange_fill(x, s, st, sizes, &w, bcast_row, &mine);
-	enum sc_status rc = sc_exchange_share(x, st, &w, ms, &mine, e);
-	const int P = w.P;
-	const int src = rc == SC_OK ? (int)sc_exchange_row(&w, 0)[SC_XROW_SCALAR] : 0;
-	for (int r = 1; rc == SC_OK && r < P; r++)
-		if (sc_exchange_row(&w, r)[SC_XROW_SCALAR] != src)
-			rc = sc_interp_fail(e, st, "rank 0 takes src=%d and rank %d src=%lld: every rank of the group must name the same src",
-					    src, r, (long long)sc_exchange_row(&w, r)[SC_XROW_SCALAR]);
-	for (int r = 0; rc == SC_OK && r < P; r++) {
-		const int64_t *a = sc_exchange_row(&w, r), *b = sc_exchange_row(&w, src);
-		if (a[SC_XROW_NDIM] != b[SC_XROW_NDIM] || memcmp(a + SC_XROW_SHAPE, b + SC_XROW_SHAPE, sizeof(int64_t) * (size_t)a[SC_XROW_NDIM]))
-			rc = sc_interp_fail(e, st, "rank %d's tensor differs in shape from src rank %d's: broadcast needs the same shape on every rank",
-					    r, src);
-	}
-	if (rc == SC_OK) {
-		int64_t rnum[SC_MAX_WORLD];
-		const int64_t *q = sc_exchange_row(&w, src);
-		for (int r = 0; r < P; r++) {
-			rnum[r] = 1;
-			for (int d = 0; d < q[SC_XROW_NDIM]; d++)
-				rnum[r] *= q[SC_XROW_SHAPE + d];
-			sc_exchange_sends(&w, src)[r] = 1;
-			sc_exchange_recvs(&w, r)[src] = 1;
-		}
-		struct sc_buf *bufs[SC_MAX_WORLD];
-		/* src's tensor, once to every rank; the others send nothing */
-		rc = sc_exchange_run(x, st, &w, rnum, P, bufs, e);
-		for (int r = 0; rc == SC_OK && r < x->nlocal; r++)
-			x->t[r] = sc_exchange_view(bufs[r], q, 0, q[SC_XROW_NDIM] ? q[SC_XROW_SHAPE] : 0, 0);
-	}
-	sc_exchange_free(&w);
-	return rc;
-}
-
 /* ---- all_gather dim=i [sizes=E]: tensors that differ along dim i ---- */
 
 enum sc_status sc_steps_parse_ag(struct sc_parse *p, struct sc_step *st)
@@ -300,6 +163,15 @@ static enum sc_status ag_row(struct sc_exec *x, const struct sc_spec *s, const s
 			SC_CHECK(sc_interp_eval(s, st, &env, st->args[1], &v, e));
 		m[SC_XROW_SEND + P + j] = v;
 	}
+	m[SC_XROW_SCALAR] = -1;
+	if (st->nargs > 2) { /* gather: the destination */
+		int64_t dst;
+		SC_CHECK(sc_interp_eval(s, st, &env, st->args[2], &dst, e));
+		if (dst < 0 || dst >= P)
+			return sc_interp_fail(e, st, "on rank %d: dst=%lld is not a rank of the group (0..%d)", x->first + r,
+					      (long long)dst, P - 1);
+		m[SC_XROW_SCALAR] = dst;
+	}
 	return SC_OK;
 }
 
@@ -316,6 +188,9 @@ static enum sc_status ag_check(const struct sc_step *st, const struct sc_exchang
 			if (d != i && b[SC_XROW_SHAPE + d] != a[SC_XROW_SHAPE + d])
 				return sc_interp_fail(e, st, "rank %d's tensor has %lld along dim %d, rank 0's %lld: only dim %d may differ",
 						      r, (long long)b[SC_XROW_SHAPE + d], d, (long long)a[SC_XROW_SHAPE + d], i);
+		if (b[SC_XROW_SCALAR] != a[SC_XROW_SCALAR])
+			return sc_interp_fail(e, st, "rank 0 takes dst=%lld and rank %d dst=%lld: every rank must name the same dst",
+					      (long long)a[SC_XROW_SCALAR], r, (long long)b[SC_XROW_SCALAR]);
 		for (int src = 0; src < w->P; src++) {
 			const int64_t want = sc_exchange_recvs(w, r)[src], got = sc_exchange_row(w, src)[SC_XROW_SHAPE + i];
 			if (want >= 0 && want != got)
@@ -343,20 +218,25 @@ enum sc_status sc_steps_ag_sized(struct sc_exec *x, const struct sc_spec *s, con
 	if (rc == SC_OK)
 		rc = ag_check(st, &w, i, e);
 	const int P = w.P;
+	const int to = rc == SC_OK ? (int)sc_exchange_row(&w, 0)[SC_XROW_SCALAR] : -1; /* gather: only dst */
 	int64_t rnum[SC_MAX_WORLD], total = 0;
-	for (int r = 0; rc == SC_OK && r < P; r++) { /* whole tensors, one to every rank */
+	for (int r = 0; rc == SC_OK && r < P; r++) { /* whole tensors, one to every rank (or to dst) */
 		const int64_t *q = sc_exchange_row(&w, r);
 		rnum[r] = 1;
 		for (int d = 0; d < q[SC_XROW_NDIM]; d++)
 			rnum[r] *= q[SC_XROW_SHAPE + d];
 		total += q[SC_XROW_SHAPE + i];
-		for (int j = 0; j < P; j++)
-			sc_exchange_sends(&w, r)[j] = sc_exchange_recvs(&w, r)[j] = 1;
+		for (int j = 0; j < P; j++) {
+			sc_exchange_sends(&w, r)[j] = to < 0 || j == to;
+			sc_exchange_recvs(&w, r)[j] = to < 0 || r == to;
+		}
 	}
 	struct sc_buf *bufs[SC_MAX_WORLD];
 	if (rc == SC_OK)
-		rc = sc_exchange_run(x, st, &w, rnum, P, bufs, e);
+		rc = sc_exchange_run(x, st, &w, rnum, to < 0 ? P : 1, bufs, e);
 	for (int r = 0; rc == SC_OK && r < x->nlocal; r++) {
+		if (to >= 0 && x->first + r != to)
+			continue; /* torch's gather: the other ranks' tensors are unchanged */
 		struct sc_tensor out;
 		int64_t shape[SC_MAX_DIMS];
 		memcpy(shape, sc_exchange_row(&w, 0) + SC_XROW_SHAPE, sizeof shape);
@@ -378,10 +258,65 @@ enum sc_status sc_steps_ag_sized(struct sc_exec *x, const struct sc_spec *s, con
 	return rc;
 }
 
-#define SIZED (SC_STEP_COLLECTIVE | SC_STEP_VARIES | SC_STEP_OWN_SHAPES)
+/* gather dim=i dst=E: args[0] dim, args[1] none, args[2] E */
+static enum sc_status parse_gather(struct sc_parse *p, struct sc_step *st)
+{
+	SC_CHECK(sc_lex_kv_int(p, "dim", &st->args[0]));
+	int seen;
+	st->args[1] = -1;
+	SC_CHECK(sc_exchange_parse_kv(p, "dst", 0, &st->args[2], &seen));
+	if (!seen)
+		return sc_lex_err(p, sc_lex_peek(p)->col, "expected 'dst=' (the rank that receives)");
+	st->nargs = 3;
+	return sc_lex_end(p);
+}
 
 const struct sc_step_def sc_steps_sized[] = {
-	{"shift", SIZED, parse_shift, exec_shift},
-	{"broadcast", SC_STEP_COLLECTIVE | SC_STEP_OWN_SHAPES, parse_broadcast, exec_broadcast},
+	{"gather", SC_STEP_COLLECTIVE | SC_STEP_OWN_SHAPES, parse_gather, sc_steps_ag_sized},
 	{NULL, 0, NULL, NULL},
 };
+
+/* ---- for the reductions (sc_steps_coll.c): sizes and roots agreed ---- */
+
+/* Local rank r's row: E at dst = 0..P-1 (sizes), or E (a root). */
+static enum sc_status agree_row(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
+				const int64_t *sizes, int r, int64_t *m, struct sc_err *e)
+{
+	struct sc_expr_env env = sc_interp_env(x, r, sizes);
+	env.bound = DST;
+	const int node = st->args[st->nargs - 1];
+	for (int j = 0; j < x->world; j++) {
+		env.var[SC_VAR_DST] = j;
+		SC_CHECK(sc_interp_eval(s, st, &env, node, &m[SC_XROW_SEND + j], e));
+	}
+	return SC_OK;
+}
+
+enum sc_status sc_steps_agreed(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
+			       const int64_t *sizes, int64_t *vals, struct sc_err *e)
+{
+	struct sc_exchange w;
+	SC_CHECK(sc_exchange_init(x, &w, e));
+	struct sc_err mine;
+	sc_err_clear(&mine);
+	enum sc_status ms = sc_exchange_fill(x, s, st, sizes, &w, agree_row, &mine);
+	enum sc_status rc = sc_exchange_share(x, st, &w, ms, &mine, e);
+	for (int r = 1; rc == SC_OK && r < w.P; r++)
+		for (int j = 0; j < w.P && rc == SC_OK; j++)
+			if (sc_exchange_sends(&w, r)[j] != sc_exchange_sends(&w, 0)[j])
+				rc = sc_interp_fail(e, st, "rank 0 and rank %d disagree (%lld vs %lld at dst=%d): every rank must compute the same sizes",
+						    r, (long long)sc_exchange_sends(&w, 0)[j], (long long)sc_exchange_sends(&w, r)[j], j);
+	if (rc == SC_OK)
+		memcpy(vals, sc_exchange_sends(&w, 0), sizeof(int64_t) * (size_t)w.P);
+	sc_exchange_free(&w);
+	return rc;
+}
+
+enum sc_status sc_steps_parse_rs_sizes(struct sc_parse *p, struct sc_step *st)
+{
+	int seen;
+	st->args[1] = -1;
+	SC_CHECK(sc_exchange_parse_kv(p, "sizes", DST, &st->args[1], &seen));
+	st->nargs = seen ? 2 : 1;
+	return SC_OK;
+}
