@@ -173,6 +173,7 @@ struct sc_spec {
 	int nnodes;
 	struct sc_expr nodes[SC_MAX_NODES];
 	int has_reduction; /* any reduce step or partial placement */
+	int pads;          /* some step writes padding (`pad`): reductions treat it as absent */
 	/* compute specs */
 	int compute;
 	int ntensors;

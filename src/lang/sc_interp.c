@@ -9,6 +9,7 @@
 #include "sc_interp.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <stddef.h>
 #include <string.h>
@@ -132,6 +133,77 @@ enum sc_status sc_prov_merge(struct sc_arena *a, int first, int nlocal, void *co
 	return sc_devmem_status(dm, 0, e);
 }
 
+/* Runs fn over each local rank's count u64s: into fresh copies (outs),
+ * or in place (outs NULL); on the host, a device buffer going down and
+ * back up. */
+static enum sc_status prov_map(struct sc_exec *x, void *const *bufs, void **outs, size_t count,
+			       void (*fn)(uint64_t *v, const uint64_t *mn, size_t n), void *const *mn,
+			       struct sc_err *e)
+{
+	struct sc_devmem *dm = x->arena->use_dm ? x->arena->dm : NULL;
+	uint64_t *h = NULL, *m = NULL;
+	if (dm && (!(h = malloc(count * 8 + 8)) || (mn && !(m = malloc(count * 8 + 8))))) {
+		free(h);
+		return SC_ERR(e, SC_E_NOMEM, "out of memory");
+	}
+	enum sc_status rc = SC_OK;
+	for (int r = 0; r < x->nlocal && rc == SC_OK; r++) {
+		void *dst = bufs[r];
+		if (outs) {
+			struct sc_buf *b = sc_arena_buf(sc_interp_on(x, r), (int64_t)count, 8);
+			if (!b) {
+				rc = sc_interp_arena_fail(x, e);
+				break;
+			}
+			dst = outs[r] = b->data;
+		}
+		if (!dm) {
+			if (dst != bufs[r])
+				memcpy(dst, bufs[r], count * 8);
+			fn(dst, mn ? mn[r] : NULL, count);
+			continue;
+		}
+		const int rank = x->first + r;
+		sc_devmem_fail(dm, dm->ops->download(dm, h, bufs[r], count * 8), "download", rank);
+		if (m)
+			sc_devmem_fail(dm, dm->ops->download(dm, m, mn[r], count * 8), "download", rank);
+		rc = sc_devmem_status(dm, 1, e);
+		if (rc != SC_OK)
+			break;
+		fn(h, m, count);
+		sc_devmem_fail(dm, dm->ops->upload(dm, dst, h, count * 8), "upload", rank);
+		rc = sc_devmem_status(dm, 1, e);
+	}
+	free(h);
+	free(m);
+	return rc;
+}
+
+static void unpad_fn(uint64_t *v, const uint64_t *mn, size_t n)
+{
+	(void)mn;
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == SC_PROV_PAD)
+			v[i] = 0;
+}
+
+static void repad_fn(uint64_t *v, const uint64_t *mn, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (mn[i] == SC_PROV_PAD)
+			v[i] = SC_PROV_PAD;
+}
+
+enum sc_status sc_prov_unpad(struct sc_exec *x, void *const *send, void **out, size_t count, struct sc_err *e)
+{
+	return prov_map(x, send, out, count, unpad_fn, NULL, e);
+}
+
+enum sc_status sc_prov_repad(struct sc_exec *x, void *const *mx, void *const *mn, size_t count, struct sc_err *e)
+{
+	return prov_map(x, mx, NULL, count, repad_fn, mn, e);
+}
+
 /* Whether the local ranks' tensors differ in shape (uneven placements). */
 static int shapes_differ(const struct sc_exec *x)
 {
@@ -221,6 +293,7 @@ enum sc_status sc_exec_step(struct sc_exec *x, const struct sc_spec *s, const st
 enum sc_status sc_exec_spec(struct sc_exec *x, const struct sc_spec *s, const int64_t *sizes,
 			    struct sc_err *e)
 {
+	x->pads = s->pads;
 	for (int i = 0; i < s->nsteps; i++)
 		SC_CHECK(sc_exec_step(x, s, &s->steps[i], sizes, e));
 	return SC_OK;

@@ -26,6 +26,7 @@ struct sc_exec {
 	enum sc_dtype dtype;  /* element type of a data run */
 	int prov;             /* provenance run: u64 global indices */
 	int compute;          /* compute run: (value, bound) pairs of doubles, rounded to dtype */
+	int pads;             /* the spec writes padding: a reduction treats it as absent */
 	/* compute runs: the reduction of pairs across ranks, installed by the
 	 * compute module (which sits above the interpreter) */
 	enum sc_status (*pair_reduce)(struct sc_exec *x, int scatter, void **send, void **recv,
@@ -41,9 +42,17 @@ enum sc_status sc_exec_step(struct sc_exec *x, const struct sc_spec *s, const st
 			    const int64_t *sizes, struct sc_err *e);
 
 /* Provenance reductions: mx[r][i] = SC_PROV_MIXED where the max and min
- * over ranks differ (on the device when the arena's buffers are there). */
+ * over ranks differ (on the device when the arena's buffers are there).
+ * Where padding may take part (x->pads), the max is taken with padding as
+ * 0 (sc_prov_unpad): padding and one element is that element, padding
+ * alone stays padding. */
 enum sc_status sc_prov_merge(struct sc_arena *a, int first, int nlocal, void *const *mx,
 			     void *const *mn, size_t count, struct sc_err *e);
+/* Copies of the send buffers with padding as 0, for the max reduction. */
+enum sc_status sc_prov_unpad(struct sc_exec *x, void *const *send, void **out, size_t count, struct sc_err *e);
+/* After a merge of unpadded maxima: where the min is padding (every
+ * contributor was), the result is padding. */
+enum sc_status sc_prov_repad(struct sc_exec *x, void *const *mx, void *const *mn, size_t count, struct sc_err *e);
 
 /* For the step families (sc_steps_*.c): helpers every exec shares. */
 /* SC_E_RUNTIME with "line N `step`: message" (a finding, not an error). */

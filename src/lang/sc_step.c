@@ -59,6 +59,8 @@ enum sc_status sc_step_parse(struct sc_parse *p, const struct sc_step_def *def, 
 	SC_CHECK(def->parse(p, st));
 	if (def->flags & SC_STEP_REDUCES)
 		s->has_reduction = 1;
+	if (def->flags & SC_STEP_PADS)
+		s->pads = 1;
 	s->nsteps++;
 	return SC_OK;
 }

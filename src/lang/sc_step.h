@@ -24,6 +24,7 @@ struct sc_exec;
 #define SC_STEP_VARIES 16u      /* may leave ranks with different shapes (sized exchanges;
 				 * also set per use, in st->flags, by a sized form) */
 #define SC_STEP_OWN_SHAPES 32u  /* a collective that checks the ranks' shapes itself */
+#define SC_STEP_PADS 64u        /* writes padding (provenance SC_PROV_PAD) */
 
 struct sc_step_def {
 	const char *keyword;

@@ -129,13 +129,23 @@ static enum sc_status reduce(struct sc_exec *x, int scatter, void **send, void *
 			return sc_interp_arena_fail(x, e);
 		mins[r] = b->data;
 	}
+	/* padding takes part as nothing: 0 for the max (it stays the largest
+	 * value for the min, so padding alone is seen there) */
+	void *unpadded[SC_MAX_WORLD];
+	void **smax = send;
+	if (x->pads) {
+		SC_CHECK(sc_prov_unpad(x, send, unpadded, scatter ? count * (size_t)x->world : count, e));
+		smax = unpadded;
+	}
 	if (scatter) {
-		SC_CHECK(be->ops->reduce_scatter(be, x->world, send, recv, count, SC_U64, SC_MAX, e));
+		SC_CHECK(be->ops->reduce_scatter(be, x->world, smax, recv, count, SC_U64, SC_MAX, e));
 		SC_CHECK(be->ops->reduce_scatter(be, x->world, send, mins, count, SC_U64, SC_MIN, e));
 	} else {
-		SC_CHECK(be->ops->all_reduce(be, x->world, send, recv, count, SC_U64, SC_MAX, e));
+		SC_CHECK(be->ops->all_reduce(be, x->world, smax, recv, count, SC_U64, SC_MAX, e));
 		SC_CHECK(be->ops->all_reduce(be, x->world, send, mins, count, SC_U64, SC_MIN, e));
 	}
+	if (x->pads)
+		SC_CHECK(sc_prov_repad(x, recv, mins, count, e));
 	return sc_prov_merge(x->arena, x->first, x->nlocal, recv, mins, count, e);
 }
 

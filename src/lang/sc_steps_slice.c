@@ -385,7 +385,7 @@ const struct sc_step_def sc_steps_slice[] = {
 	{"narrow", 0, parse_narrow, exec_narrow},
 	{"take", 0, parse_take, exec_take},
 	{"flip", 0, parse_flip, exec_flip},
-	{"pad", 0, parse_dim_two, exec_pad},
+	{"pad", SC_STEP_PADS, parse_dim_two, exec_pad},
 	{"repeat_interleave", 0, parse_repeat, exec_repeat},
 	{"assert", 0, parse_assert, exec_assert},
 	{NULL, 0, NULL, NULL},
