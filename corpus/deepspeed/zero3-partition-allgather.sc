@@ -25,7 +25,9 @@
 # L1938-1992 _allgather_param:
 #   flat_tensor = torch.zeros(aligned_param_size, dtype=param.dtype, device=param.device).view(-1)
 #   handle = dist.all_gather_into_tensor(flat_tensor,
-#                                        param.ds_tensor.to(get_accelerator().device_name()), ...)
+#                                        param.ds_tensor.to(get_accelerator().device_name()),
+#                                        group=self.get_partition_dp_group(param),
+#                                        async_op=async_op)
 #   replicated_tensor = flat_tensor.narrow(0, 0, param.ds_numel).view(param.ds_shape)
 # The tail of ds_tensor past the copied elements is never written
 # (torch.empty): the spec pads it, and it must all land past ds_numel.

@@ -20,7 +20,11 @@
 #       0, all_gather_input_numel * rank, all_gather_input_numel
 #   )
 #   all_gather_work = dist.all_gather_into_tensor(
-#       output_tensor=all_gather_output, input_tensor=all_gather_input, ...)
+#       output_tensor=all_gather_output,
+#       input_tensor=all_gather_input,
+#       group=group,
+#       async_op=async_op,
+#   )
 # L244-308 foreach_all_gather_copy_out (one parameter in the group):
 #   all_gather_output = all_gather_output.view(world_size, -1)
 #   out = [t.view(world_size, -1) for t in split_with_sizes_out]
@@ -29,7 +33,10 @@
 #   )
 # _fsdp_param.py L509-519, init_unsharded_param:
 #   unsharded_param = torch.as_strided(
-#       unsharded_tensor, self._orig_size, self._contiguous_orig_stride, storage_offset=0,
+#       unsharded_tensor,
+#       self._orig_size,
+#       self._contiguous_orig_stride,
+#       storage_offset=0,
 #   )
 # Correct only because the padding sits at the end of each rank's slot and
 # only trailing ranks are short: the first s*h gathered elements are X.

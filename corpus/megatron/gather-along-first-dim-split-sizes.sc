@@ -10,7 +10,8 @@
 #       torch.distributed.all_gather(output_tensor_list, input_, group=group)
 # (called from megatron/core/transformer/moe/token_dispatcher.py L634-703, dispatch_postprocess:
 #   global_input_tokens = gather_from_sequence_parallel_region(
-#       global_input_tokens, group=self.tp_group, output_split_sizes=output_split_sizes))
+#       global_input_tokens, group=self.tp_group, output_split_sizes=output_split_sizes
+#   ))
 # The counts are data-dependent; the language has no placement with drawn
 # per-rank sizes, so the spec takes the counts torch.tensor_split would give
 # (first s % P ranks one row more) and states that each receiver sizes

@@ -9,7 +9,11 @@
 #       local_tensor = pad_tensor(local_tensor, self.dim, pad_size)
 #   if not local_tensor.is_contiguous():
 #       local_tensor = local_tensor.contiguous()
-#   result = funcol.all_gather_tensor(local_tensor, gather_dim=self.dim, group=(mesh, mesh_dim))
+#   result = funcol.all_gather_tensor(
+#       local_tensor,
+#       gather_dim=self.dim,
+#       group=(mesh, mesh_dim),
+#   )
 #   if is_padded:
 #       unpad_size = full_chunk_size * num_chunks - logical_dim_size
 #       result = unpad_tensor(result, self.dim, unpad_size)

@@ -2,7 +2,7 @@
 # == 1): every DP rank contributes exactly sizes[rank] rows, zero-padded or
 # cut to that count, and all_gatherv writes them into global_tokens.
 # sgl-project/sglang, release v0.5.23 (PyPI wheel sglang==0.5.23, which records
-# no commit), python/sglang/srt/layers/dp_attention.py L932-971,
+# no commit), sglang/srt/layers/dp_attention.py (path in the wheel) L932-971,
 # _dp_gather_via_all_gatherv:
 #   rank = dp_slot_in(sizes)
 #   local_rows = sizes[rank]

@@ -1,7 +1,7 @@
 # SGLang DP attention: scatter the global token buffer back to each DP
 # rank, a local copy of the rank's slot (no communication).
 # sgl-project/sglang, release v0.4.6 (PyPI wheel sglang==0.4.6, which records
-# no commit), python/sglang/srt/layers/dp_attention.py L231-249, dp_scatter
+# no commit), sglang/srt/layers/dp_attention.py (path in the wheel) L231-249, dp_scatter
 # (local_start_pos, local_num_tokens from get_dp_local_info, L123-137):
 #   local_start_pos, local_num_tokens = get_dp_local_info(forward_batch)
 #   local_tokens.fill_(0)

@@ -6,12 +6,22 @@
 # NVIDIA/TransformerEngine @ d0067d0da6cb01811b8072a7d304f0e00344ce2b,
 # transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py
 # flash_attn_a2a_communicate (before_attn), L387-482:
-#   x = x.view(*x.shape[:head_dim], cp_size, x.shape[head_dim] // cp_size, *x.shape[head_dim + 1 :])
+#   x = x.view(
+#       *x.shape[:head_dim],
+#       cp_size,
+#       x.shape[head_dim] // cp_size,
+#       *x.shape[head_dim + 1 :],
+#   )
 #   a2a_inputs[i] = x.movedim(head_dim, 0).contiguous()
 #   a2a_reqs[i - 1] = torch.distributed.all_to_all_single(
-#       a2a_outputs[i - 1], a2a_inputs[i - 1], group=cp_group, async_op=True)
-#   x = reorder_seq_chunks_for_a2a_before_attn(x, chunk_ids_for_a2a, seq_dim, cp_size)
-#   a2a_outputs[i - 2] = x.view(*x.shape[:seq_dim], -1, *x.shape[(seq_dim + 2) :])
+#       a2a_outputs[i - 1], a2a_inputs[i - 1], group=cp_group, async_op=True
+#   )
+#   x = reorder_seq_chunks_for_a2a_before_attn(
+#       x, chunk_ids_for_a2a, seq_dim, cp_size
+#   )
+#   a2a_outputs[i - 2] = x.view(
+#       *x.shape[:seq_dim], -1, *x.shape[(seq_dim + 2) :]
+#   )
 # L271-282, reorder_seq_chunks_for_a2a_before_attn:
 #   x = x.movedim(0, seq_dim).contiguous()
 #   x = x.view(*x.shape[:seq_dim], cp_size * 2, -1, *x.shape[(seq_dim + 2) :])
