@@ -14,6 +14,9 @@
  * value, so an all-zero or exhausted stream decodes to the smallest case. */
 #include "sc_gen.h"
 
+#include "sc_expr.h"
+#include "sc_layout.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -43,6 +46,7 @@ struct dec {
 	enum sc_gen_part part; /* checking: what is being checked (the part a reject blames) */
 	const struct sc_spec *s[SC_MAX_CHAIN];
 	int ns;
+	int derived_known; /* the sizes= dims are set (requires on them may be checked) */
 };
 
 static enum sc_status reject(struct dec *d, struct sc_err *e, const char *fmt, ...)
@@ -119,14 +123,30 @@ static void say(char *why, size_t n, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The requires whose last-mentioned dim is `last` (-1: only the world);
+#define ALL_CONDS (-2)
+
+/* Whether node reads one of the dims in mask. */
+static int uses_dims(const struct sc_spec *s, int node, uint32_t mask)
+{
+	if (node < 0 || !mask)
+		return 0;
+	const struct sc_expr *x = &s->nodes[node];
+	if (x->kind == SC_EX_DIM && ((mask >> x->dim) & 1u))
+		return 1;
+	return uses_dims(s, x->a, mask) || uses_dims(s, x->b, mask) || uses_dims(s, x->c, mask);
+}
+
+/* The requires whose last-mentioned dim is `last` (-1: only the world;
+ * ALL_CONDS: every one);
  * when one fails and why is not NULL, why names it: file, line and text. */
 static int conds_hold(const struct dec *d, int last, const int64_t *sizes, int world, char *why, size_t n)
 {
 	for (int i = 0; i < d->ns; i++)
 		for (int k = 0; k < d->s[i]->nconds; k++) {
 			const struct sc_cond *q = &d->s[i]->conds[k];
-			if (q->last_dim != last || sc_expr_cond_holds(d->s[i], q, sizes, world))
+			if (!d->derived_known && uses_dims(d->s[i], q->node, d->s[i]->derived_mask))
+				continue; /* checked once the sizes= dims are known */
+			if ((q->last_dim != last && last != ALL_CONDS) || sc_expr_cond_holds(d->s[i], q, sizes, world))
 				continue;
 			if (why) {
 				char c[192];
@@ -364,6 +384,89 @@ static enum sc_status draw_size(struct dec *d, int dim, int64_t *sizes, int worl
 	return SC_OK;
 }
 
+/* The counts matrices: drawn at their edges (all LO, one entry HI, a
+ * single nonzero entry, or every entry in LO..HI), or checked. */
+static enum sc_status decode_counts(struct dec *d, struct sc_case *c, struct sc_err *e)
+{
+	const struct sc_spec *s0 = d->s[0];
+	memset(&c->counts, 0, sizeof c->counts);
+	if (!s0->ncounts)
+		return SC_OK;
+	const int P = c->world;
+	if (P > SC_COUNTS_MAX_P)
+		return reject(d, e, "a spec with counts runs on at most %d ranks (world %d)", SC_COUNTS_MAX_P, P);
+	c->counts.P = P;
+	if (!d->ch && d->want->counts.P != P)
+		return reject(d, e, "the counts are %d x %d, the world is %d", d->want->counts.P, d->want->counts.P, P);
+	for (int k = 0; k < s0->ncounts; k++) {
+		int64_t lo, hi;
+		if (sc_expr_eval(s0, s0->counts[k].lo, c->sizes, P, &lo, NULL) != SC_OK ||
+		    sc_expr_eval(s0, s0->counts[k].hi, c->sizes, P, &hi, NULL) != SC_OK || lo > hi || lo < 0 ||
+		    hi > INT32_MAX)
+			return reject(d, e, "the range of counts %s cannot be evaluated or is empty", s0->counts[k].name);
+		int32_t *m = c->counts.v[k];
+		if (!d->ch) {
+			for (int i = 0; i < P * P; i++)
+				if (d->want->counts.v[k][i] < lo || d->want->counts.v[k][i] > hi)
+					return reject(d, e, "counts %s(%d, %d) = %d outside %lld..%lld", s0->counts[k].name, i / P,
+						      i % P, d->want->counts.v[k][i], (long long)lo, (long long)hi);
+			memcpy(m, d->want->counts.v[k], sizeof(int32_t) * (size_t)(P * P));
+			continue;
+		}
+		const uint64_t style = sc_choice(d->ch, 4), span = (uint64_t)(hi - lo + 1);
+		for (int i = 0; i < P * P; i++)
+			m[i] = (int32_t)lo;
+		if (style == 1)
+			m[sc_choice(d->ch, (uint64_t)(P * P))] = (int32_t)hi;
+		else if (style == 2)
+			m[sc_choice(d->ch, (uint64_t)(P * P))] = (int32_t)(lo + (int64_t)sc_choice(d->ch, span));
+		else if (style == 3)
+			for (int i = 0; i < P * P; i++)
+				m[i] = (int32_t)(lo + (int64_t)sc_choice(d->ch, span));
+	}
+	return SC_OK;
+}
+
+/* Dims a sizes= placement gives: the sum of E over the ranks (input and
+ * output must agree), then the requires and the element budget with them. */
+static enum sc_status derive_sizes(struct dec *d, struct sc_case *c, struct sc_err *e)
+{
+	const struct sc_spec *s0 = d->s[0];
+	if (!s0->derived_mask)
+		return SC_OK;
+	const struct sc_layout_ctx lc = {s0, &c->counts};
+	const struct sc_layout *pl[2] = {&s0->in, &s0->out};
+	int set[SC_MAX_DIMS] = {0};
+	for (int i = 0; i < 2; i++) {
+		if (pl[i]->kind != SC_SHARD || pl[i]->rule != SC_RULE_SIZES)
+			continue;
+		const int dim = pl[i]->shard_dim;
+		int64_t a, n, total;
+		struct sc_err ee;
+		if (sc_layout_sized_rows(pl[i], &lc, c->sizes, c->world, 0, &a, &n, &total, &ee) != SC_OK)
+			return reject(d, e, "%s's sizes= cannot be evaluated: %s", s0->dim[dim], ee.msg);
+		if (set[dim] && c->sizes[dim] != total)
+			return reject(d, e, "the input's sizes= give %s %lld rows, the output's %lld", s0->dim[dim],
+				      (long long)c->sizes[dim], (long long)total);
+		if (total < 1)
+			return reject(d, e, "sizes= give %s no rows", s0->dim[dim]);
+		if (!d->ch && !set[dim] && d->want->sizes[dim] != total)
+			return reject(d, e, "%s is %lld, but its sizes= give %lld", s0->dim[dim],
+				      (long long)d->want->sizes[dim], (long long)total);
+		c->sizes[dim] = total;
+		set[dim] = 1;
+	}
+	int64_t all = 1;
+	for (int k = 0; k < c->ndims; k++)
+		if (__builtin_mul_overflow(all, c->sizes[k], &all) || (d->o && all > d->o->max_elems))
+			return reject(d, e, "the sizes= dims make more than --max-elems elements");
+	char why[SC_ERR_MAX];
+	d->derived_known = 1;
+	if (!conds_hold(d, ALL_CONDS, c->sizes, c->world, why, sizeof why))
+		return reject(d, e, "%s", why);
+	return SC_OK;
+}
+
 static enum sc_status decode_sizes(struct dec *d, struct sc_case *c, struct sc_err *e)
 {
 	char why[SC_ERR_MAX];
@@ -378,7 +481,10 @@ static enum sc_status decode_sizes(struct dec *d, struct sc_case *c, struct sc_e
 	for (int k = 0; k < nd; k++)
 		c->sizes[k] = 1;
 	int64_t prod = 1;
+	const uint32_t derived = d->s[0]->derived_mask;
 	for (int k = 0; k < nd; k++) {
+		if ((derived >> k) & 1u)
+			continue; /* given by its sizes= placement, once the counts are drawn */
 		if (d->ch) {
 			SC_CHECK(draw_size(d, k, c->sizes, c->world, prod, e));
 		} else {
@@ -388,7 +494,8 @@ static enum sc_status decode_sizes(struct dec *d, struct sc_case *c, struct sc_e
 		}
 		prod *= c->sizes[k];
 	}
-	return SC_OK;
+	SC_CHECK(decode_counts(d, c, e));
+	return derive_sizes(d, c, e);
 }
 
 /* ---- the pass ---- */
@@ -451,6 +558,42 @@ int sc_gen_check(struct sc_target *t, const struct sc_gen_opts *o, const struct 
 	if (part)
 		*part = d.part;
 	return 0;
+}
+
+void sc_gen_fit(struct sc_target *t, struct sc_case *c) { sc_gen_fit_fold(t, c, 0); }
+
+void sc_gen_fit_fold(struct sc_target *t, struct sc_case *c, int clamp)
+{
+	const struct sc_spec *sp[SC_MAX_CHAIN];
+	int ns;
+	if (sc_target_specs(t, c, sp, &ns, NULL) != SC_OK || !sp[0]->ncounts || c->world > SC_COUNTS_MAX_P)
+		return;
+	const struct sc_spec *s0 = sp[0];
+	const int P = c->world, old = c->counts.P;
+	if (old != P) {
+		struct sc_countv v;
+		memset(&v, 0, sizeof v);
+		v.P = P;
+		/* a smaller world folds rank i into i mod P (the traffic stays,
+		 * between fewer ranks); a larger one adds ranks that route nothing */
+		for (int k = 0; k < s0->ncounts; k++)
+			for (int i = 0; i < old; i++)
+				for (int j = 0; j < old; j++) {
+					const int fi = clamp ? (i < P ? i : P - 1) : i % P, fj = clamp ? (j < P ? j : P - 1) : j % P;
+					int32_t *to = &v.v[k][fi * P + fj];
+					const int64_t sum = (int64_t)*to + c->counts.v[k][i * old + j];
+					*to = sum > INT32_MAX ? INT32_MAX : (int32_t)sum;
+				}
+		c->counts = v;
+	}
+	const struct sc_layout_ctx lc = {s0, &c->counts};
+	const struct sc_layout *pl[2] = {&s0->in, &s0->out};
+	for (int i = 0; i < 2; i++) {
+		int64_t a, n, total;
+		if (pl[i]->kind == SC_SHARD && pl[i]->rule == SC_RULE_SIZES &&
+		    sc_layout_sized_rows(pl[i], &lc, c->sizes, P, 0, &a, &n, &total, NULL) == SC_OK)
+			c->sizes[pl[i]->shard_dim] = total;
+	}
 }
 
 int sc_gen_valid(struct sc_target *t, const struct sc_gen_opts *o, const struct sc_case *c, char *why,

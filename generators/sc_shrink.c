@@ -25,8 +25,12 @@ struct sh {
 	struct sc_shrink_stats *st;
 };
 
-static int try_case(struct sh *s, struct sc_case *cur, const struct sc_case *cand)
+static int try_case(struct sh *s, struct sc_case *cur, const struct sc_case *proposed)
 {
+	struct sc_case fitted = *proposed, *cand = &fitted;
+	sc_gen_fit(s->t, cand); /* counts to the world, sizes= dims from them */
+	if (memcmp(cand, cur, sizeof *cand) == 0)
+		return 0; /* the move changed nothing */
 	if (!sc_gen_valid(s->t, s->o, cand, NULL, 0))
 		return 0;
 	s->st->tries++;
@@ -133,6 +137,35 @@ static int shrink_params(struct sh *s, struct sc_case *c)
 	return progress;
 }
 
+/* Counts, row-major: each entry to the smallest value that still fails. */
+static int shrink_counts(struct sh *s, struct sc_case *c)
+{
+	int progress = 0;
+	const int P = c->counts.P;
+	for (int k = 0; P && k < SC_MAX_COUNTS; k++)
+		for (int i = 0; i < P * P; i++) {
+			for (int32_t nv = 0; nv < c->counts.v[k][i]; nv++) {
+				struct sc_case m = *c;
+				m.counts.v[k][i] = nv;
+				if (try_case(s, c, &m)) {
+					progress = 1;
+					break;
+				}
+			}
+			/* an entry moved later is smaller in row-major order */
+			for (int j = i + 1; P * P <= 64 && c->counts.v[k][i] && j < P * P; j++) {
+				struct sc_case m = *c;
+				m.counts.v[k][j] += m.counts.v[k][i];
+				m.counts.v[k][i] = 0;
+				if (try_case(s, c, &m)) {
+					progress = 1;
+					break;
+				}
+			}
+		}
+	return progress;
+}
+
 static int greedy_pass(struct sh *s, struct sc_case *c)
 {
 	int progress = 0;
@@ -147,6 +180,14 @@ static int greedy_pass(struct sh *s, struct sc_case *c)
 			progress = 1;
 			break;
 		}
+		if (c->counts.P) { /* the counts folded the other way */
+			struct sc_case f = k;
+			sc_gen_fit_fold(s->t, &f, 1);
+			if (try_case(s, c, &f)) {
+				progress = 1;
+				break;
+			}
+		}
 		for (int d = 0; d < k.ndims; d++)
 			k.sizes[d] = (c->sizes[d] % c->world == 0) ? w : 1;
 		if (try_case(s, c, &k)) {
@@ -155,6 +196,7 @@ static int greedy_pass(struct sh *s, struct sc_case *c)
 		}
 	}
 	progress |= shrink_ndims(s, c);
+	progress |= shrink_counts(s, c);
 	/* each dim: the smallest value that still fails (small values all
 	 * tried; large ones by halving) */
 	for (int d = 0; d < c->ndims; d++) {

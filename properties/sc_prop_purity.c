@@ -28,7 +28,8 @@ static int64_t input_changed(struct sc_ctx *ctx, struct sc_target *t, const stru
 	int64_t bad = 0;
 	for (int r = 0; r < x->nlocal; r++) {
 		struct sc_map m;
-		sc_layout_map(&s[0]->in, c->sizes, c->ndims, c->world, x->first + r, &m);
+		const struct sc_layout_ctx lc = {s[0], &c->counts};
+		sc_layout_map_in(&s[0]->in, &lc, c->sizes, c->ndims, c->world, x->first + r, &m);
 		struct sc_iter mi;
 		sc_iter_init(&mi, m.shape, m.stride, m.ndim, m.offset);
 		const unsigned es = in[r].buf->esize;

@@ -69,7 +69,8 @@ static enum sc_status fill_input(const struct sc_spec *s0, int red, const struct
 	const int rank = x->first + r;
 	const unsigned es = x->prov ? 8u : (unsigned)sc_dtype_size(c->dtype);
 	struct sc_map m;
-	sc_layout_map(&s0->in, c->sizes, c->ndims, c->world, rank, &m);
+	const struct sc_layout_ctx lc = {s0, &c->counts};
+	sc_layout_map_in(&s0->in, &lc, c->sizes, c->ndims, c->world, rank, &m);
 	struct sc_tensor *tt = &x->t[r];
 	sc_arena_on(x->arena, rank);
 	SC_CHECK(sc_tensor_empty(x->arena, m.lshape, m.lndim, es, tt, e));
@@ -101,6 +102,7 @@ enum sc_status sc_verify_run(struct sc_target *t, const struct sc_case *c, struc
 	const int red = sc_target_has_reduction(t, c);
 	x->world = c->world;
 	x->dtype = c->dtype;
+	x->counts = &c->counts;
 	x->nlocal = x->be->ops->local_ranks(x->be, c->world, &x->first);
 	/* data-movement runs live on the device when there is one; compute
 	 * specs (f64 pairs) and host-only targets (plugins) stay here */
@@ -141,7 +143,8 @@ static int shape_mismatch(const struct sc_spec *s, const struct sc_layout *out, 
 		if (!sc_layout_checks(s, out, c->sizes, c->world, x->first + r))
 			continue;
 		struct sc_map m;
-		sc_layout_map(out, c->sizes, c->ndims, c->world, x->first + r, &m);
+		const struct sc_layout_ctx lc = {s, &c->counts};
+		sc_layout_map_in(out, &lc, c->sizes, c->ndims, c->world, x->first + r, &m);
 		const struct sc_tensor *tt = &x->t[r];
 		int same = tt->ndim == m.lndim;
 		for (int d = 0; same && d < m.lndim; d++)
@@ -269,7 +272,8 @@ enum sc_status sc_verify_output(struct sc_target *t, const struct sc_case *c, st
 		struct sc_map m;
 		if (!sc_layout_checks(s[ns - 1], out, c->sizes, c->world, x->first + r))
 			continue; /* `only E`: another rank's result */
-		sc_layout_map(&whole, c->sizes, c->ndims, c->world, x->first + r, &m);
+		const struct sc_layout_ctx lc = {s[ns - 1], &c->counts};
+		sc_layout_map_in(&whole, &lc, c->sizes, c->ndims, c->world, x->first + r, &m);
 		if (chk[r].buf->dm)
 			SC_CHECK(check_on_device(&chk[r], x->first + r, &m, &want, x->prov, f, &n, e));
 		else

@@ -573,7 +573,11 @@ enum sc_status sc_cli_expected_tensor(struct sc_ctx *ctx, struct sc_target *t, c
 	if (l.kind == SC_PARTIAL)
 		l.kind = SC_REPLICATE;
 	struct sc_map m;
-	sc_layout_map(&l, cs->sizes, cs->ndims, cs->world, rank, &m);
+	const struct sc_spec *sp[SC_MAX_CHAIN];
+	int ns;
+	SC_CHECK(sc_target_specs(t, cs, sp, &ns, e));
+	const struct sc_layout_ctx lc = {sp[ns - 1], &cs->counts};
+	sc_layout_map_in(&l, &lc, cs->sizes, cs->ndims, cs->world, rank, &m);
 	const int use_dm = ctx->arena.use_dm; /* written here: host memory */
 	ctx->arena.use_dm = 0;
 	enum sc_status st = sc_tensor_empty(&ctx->arena, m.lshape, m.lndim, (unsigned)sc_dtype_size(cs->dtype), et, e);

@@ -10,10 +10,11 @@
 #include "sc_npy.h"
 #include "sc_report.h"
 
-/* "s=4,b=2" into the case, by the spec's dim names. */
-static int parse_sizes(const struct sc_spec *s, const char *arg, struct sc_case *cs)
+/* "s=4,b=2" into the case, by the spec's dim names; counts matrices as
+ * C=a:b/c:d. */
+static int parse_sizes(struct sc_target *t, const struct sc_spec *s, const char *arg, struct sc_case *cs)
 {
-	char buf[1024];
+	char buf[8192];
 	snprintf(buf, sizeof buf, "%s", arg);
 	int seen[SC_MAX_DIMS] = {0};
 	for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
@@ -22,10 +23,15 @@ static int parse_sizes(const struct sc_spec *s, const char *arg, struct sc_case 
 		if (!eq)
 			return sc_cli_die("--sizes: expected NAME=VALUE, got '%s'", tok);
 		*eq = '\0';
-		int d = -1;
+		int d = -1, counts = 0;
 		for (int k = 0; k < s->ndims; k++)
 			if (strcmp(s->dim[k], tok) == 0)
 				d = k;
+		struct sc_err ce;
+		if (d < 0 && sc_target_counts_parse(t, cs, tok, eq + 1, &counts, &ce) != SC_OK)
+			return sc_cli_die("--sizes: %s", ce.msg);
+		if (counts)
+			continue;
 		if (d < 0)
 			return sc_cli_die("--sizes: '%s' is not a dim of the spec", tok);
 		if (sc_cli_u64(eq + 1, &v) || v < 1 || v > (1ULL << 40))
@@ -107,8 +113,11 @@ static int eval_main(int argc, char **argv, int full_argc, char **full_argv)
 		return 2;
 	}
 	cs.ndims = s[0]->ndims;
-	if ((rc = parse_sizes(s[0], c.sizes, &cs)) != 0)
+	if ((rc = parse_sizes(&t, s[0], c.sizes, &cs)) != 0)
 		return rc;
+	if (s[0]->ncounts && cs.counts.P != cs.world)
+		return sc_cli_die("--sizes: give the counts too (%s=a:b/c:d, world rows of world entries)",
+				  s[0]->counts[0].name);
 	/* any case the spec admits: `sizes` hints guide generation only */
 	struct sc_gen_opts go = {.world_lo = 1, .world_hi = SC_MAX_WORLD, .max_elems = INT64_MAX / 2,
 				 .hints_guide_only = 1};

@@ -40,6 +40,9 @@ enum sc_exkind {
 	SC_EX_MAX,
 	SC_EX_IF,   /* a if c else b */
 	SC_EX_NONE, /* `none`: no peer (sendrecv); INT64_MIN */
+	SC_EX_COUNT,  /* NAME(a, b): entry of a drawn counts matrix (dim: its index) */
+	SC_EX_ROWSUM, /* rowsum(NAME, a) */
+	SC_EX_COLSUM, /* colsum(NAME, a) */
 	/* conditions: 1 true, 0 false */
 	SC_EX_CMP,  /* a CMP b, num holds enum sc_cmp */
 	SC_EX_AND,
@@ -76,8 +79,9 @@ enum sc_place { SC_SHARD, SC_REPLICATE, SC_PARTIAL, SC_OPAQUE };
  *   EVEN   X.chunk(P)[r], L divisible by P (language 1)
  *   CHUNK  torch.chunk: c = ceil(L/P), rows [min(rc, L), min((r+1)c, L))
  *   SPLIT  torch.tensor_split: the first L mod P ranks hold floor(L/P)+1
- *   ZIGZAG blocks r and 2P-1-r of 2P equal blocks, L divisible by 2P */
-enum sc_shard_rule { SC_RULE_EVEN, SC_RULE_CHUNK, SC_RULE_SPLIT, SC_RULE_ZIGZAG };
+ *   ZIGZAG blocks r and 2P-1-r of 2P equal blocks, L divisible by 2P
+ *   SIZES  rows [E(0)+...+E(r-1), + E(r)); L is the sum (not drawn) */
+enum sc_shard_rule { SC_RULE_EVEN, SC_RULE_CHUNK, SC_RULE_SPLIT, SC_RULE_ZIGZAG, SC_RULE_SIZES };
 
 /* Placement of the global tensor, with an optional "as" layout: X permuted
  * into order[], consecutive runs of order[] merged into groups. */
@@ -92,6 +96,7 @@ struct sc_layout {
 	int group_len[SC_MAX_DIMS];
 	int nshape;                  /* SC_OPAQUE: local shape expressions */
 	int shape_expr[SC_MAX_DIMS];
+	int sizes_expr; /* SC_RULE_SIZES: E, an expression of r */
 	int only1; /* `only E`: 1 + the node of E (a rank index or a condition
 		    * on rank); 0: every rank's output is checked */
 };
@@ -153,6 +158,23 @@ struct sc_tdecl {
 	int line, col;
 };
 
+/* Drawn counts (`counts NAME LO..HI`): a P x P matrix of integers per
+ * case, one entry per (source, destination) pair (MoE routing). */
+#define SC_MAX_COUNTS 2
+#define SC_COUNTS_MAX_P 16 /* worlds of specs with counts */
+
+struct sc_countsdecl {
+	char name[SC_NAME_MAX];
+	int lo, hi; /* expression nodes of the dims and the world */
+	int line, col;
+};
+
+/* A case's counts: P x P row-major per declared matrix. */
+struct sc_countv {
+	int P;
+	int32_t v[SC_MAX_COUNTS][SC_COUNTS_MAX_P * SC_COUNTS_MAX_P];
+};
+
 struct sc_sizehint {
 	int lo, hi; /* expression nodes, -1 when none */
 };
@@ -174,6 +196,9 @@ struct sc_spec {
 	struct sc_expr nodes[SC_MAX_NODES];
 	int has_reduction; /* any reduce step or partial placement */
 	int pads;          /* some step writes padding (`pad`): reductions treat it as absent */
+	int ncounts;
+	struct sc_countsdecl counts[SC_MAX_COUNTS];
+	uint32_t derived_mask; /* dims whose size a `sizes=E` placement gives (not drawn) */
 	/* compute specs */
 	int compute;
 	int ntensors;

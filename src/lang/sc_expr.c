@@ -77,13 +77,56 @@ static const struct {
 	{"size", 1, SC_EX_SIZE},
 };
 
+/* rowsum(NAME, i), colsum(NAME, j): the matrix by name, resolved later. */
+static enum sc_status parse_sum(struct sc_parse *p, const struct sc_tok *fn, enum sc_exkind k, int *out)
+{
+	p->pos++; /* ( */
+	p->depth++;
+	struct sc_tok *m = sc_lex_peek(p);
+	if (m->kind != SC_T_NAME)
+		return sc_lex_err(p, m->col, "%s takes a counts matrix's name first", fn->text);
+	p->pos++;
+	if (!sc_lex_is_op(sc_lex_peek(p), ","))
+		return sc_lex_err(p, sc_lex_peek(p)->col, "%s takes 2 arguments: expected ','", fn->text);
+	p->pos++;
+	int a;
+	SC_CHECK(parse_test(p, &a));
+	SC_CHECK(want_num(p, a));
+	if (!sc_lex_is_op(sc_lex_peek(p), ")"))
+		return sc_lex_err(p, sc_lex_peek(p)->col, "%s takes 2 arguments: expected ')'", fn->text);
+	p->pos++;
+	p->depth--;
+	SC_CHECK(node2(p, k, fn->col, a, -1, out));
+	snprintf(p->s->nodes[*out].name, SC_NAME_MAX, "%s", m->text);
+	return SC_OK;
+}
+
 static enum sc_status parse_call(struct sc_parse *p, const struct sc_tok *name, int *out)
 {
+	if (strcmp(name->text, "rowsum") == 0 || strcmp(name->text, "colsum") == 0)
+		return parse_sum(p, name, name->text[0] == 'r' ? SC_EX_ROWSUM : SC_EX_COLSUM, out);
 	size_t f = 0;
 	while (f < sizeof funcs / sizeof funcs[0] && strcmp(funcs[f].name, name->text) != 0)
 		f++;
-	if (f == sizeof funcs / sizeof funcs[0])
-		return sc_lex_err(p, name->col, "unknown function '%s' (cdiv, min, max, size)", name->text);
+	if (f == sizeof funcs / sizeof funcs[0]) { /* a counts matrix, NAME(i, j), resolved later */
+		p->pos++; /* ( */
+		p->depth++;
+		int a, b;
+		SC_CHECK(parse_test(p, &a));
+		SC_CHECK(want_num(p, a));
+		if (!sc_lex_is_op(sc_lex_peek(p), ","))
+			return sc_lex_err(p, sc_lex_peek(p)->col, "%s(i, j): expected ','", name->text);
+		p->pos++;
+		SC_CHECK(parse_test(p, &b));
+		SC_CHECK(want_num(p, b));
+		if (!sc_lex_is_op(sc_lex_peek(p), ")"))
+			return sc_lex_err(p, sc_lex_peek(p)->col, "%s(i, j): expected ')'", name->text);
+		p->pos++;
+		p->depth--;
+		SC_CHECK(node2(p, SC_EX_COUNT, name->col, a, b, out));
+		snprintf(p->s->nodes[*out].name, SC_NAME_MAX, "%s", name->text);
+		return SC_OK;
+	}
 	p->pos++; /* ( */
 	p->depth++;
 	int arg[2] = {-1, -1};
@@ -389,6 +432,32 @@ static const char *const var_names[SC_VAR_COUNT] = {"src", "dst", "k", "r"};
 static enum sc_status eval_rec(const struct sc_spec *s, int node, const struct sc_expr_env *v,
 			       int64_t *out, struct sc_err *e);
 
+/* An entry of a counts matrix, or a row's or column's sum. */
+static enum sc_status eval_counts(const struct sc_spec *s, const struct sc_expr *x, const struct sc_expr_env *v,
+				  int64_t *out, struct sc_err *e)
+{
+	if (!v->counts)
+		return SC_ERR(e, SC_E_RUNTIME, "line %d col %d: '%s' has no value here (counts are drawn per case)",
+			      x->line, x->col, x->name);
+	const int P = v->counts->P;
+	const int32_t *m = v->counts->v[x->dim];
+	int64_t i, j = 0;
+	SC_CHECK(eval_rec(s, x->a, v, &i, e));
+	if (x->kind == SC_EX_COUNT)
+		SC_CHECK(eval_rec(s, x->b, v, &j, e));
+	if (i < 0 || i >= P || j < 0 || j >= P)
+		return SC_ERR(e, SC_E_RUNTIME, "line %d col %d: %s index %lld out of range (the matrix is %d x %d)",
+			      x->line, x->col, x->name, (long long)(i < 0 || i >= P ? i : j), P, P);
+	int64_t r = 0;
+	if (x->kind == SC_EX_COUNT)
+		r = m[i * P + j];
+	else
+		for (int k = 0; k < P; k++)
+			r += x->kind == SC_EX_ROWSUM ? m[i * P + k] : m[k * P + i];
+	*out = r;
+	return SC_OK;
+}
+
 /* Leaves: numbers, names and per-rank values. 1 when node was one. */
 static int eval_leaf(const struct sc_spec *s, const struct sc_expr *x, const struct sc_expr_env *v,
 		     int64_t *out, enum sc_status *st, struct sc_err *e)
@@ -425,6 +494,9 @@ static int eval_leaf(const struct sc_spec *s, const struct sc_expr *x, const str
 			*out = v->shape[i < 0 ? i + v->ndim : i];
 		return 1;
 	}
+	case SC_EX_COUNT:
+	case SC_EX_ROWSUM:
+	case SC_EX_COLSUM: *st = eval_counts(s, x, v, out, e); return 1;
 	default: return 0;
 	}
 }
@@ -605,6 +677,19 @@ static void fmt_rec(const struct sc_spec *s, int node, int min_prec, struct sc_s
 	case SC_EX_VAR: sc_str_put(b, x->name); break;
 	case SC_EX_RANK: sc_str_put(b, "rank"); break;
 	case SC_EX_NONE: sc_str_put(b, "none"); break;
+	case SC_EX_COUNT:
+		sc_str_printf(b, "%s(", x->name);
+		fmt_rec(s, x->a, 0, b);
+		sc_str_put(b, ", ");
+		fmt_rec(s, x->b, 0, b);
+		sc_str_put(b, ")");
+		break;
+	case SC_EX_ROWSUM:
+	case SC_EX_COLSUM:
+		sc_str_printf(b, "%s(%s, ", x->kind == SC_EX_ROWSUM ? "rowsum" : "colsum", x->name);
+		fmt_rec(s, x->a, 0, b);
+		sc_str_put(b, ")");
+		break;
 	case SC_EX_SIZE:
 		sc_str_put(b, "size(");
 		fmt_rec(s, x->a, 0, b);

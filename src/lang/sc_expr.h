@@ -27,12 +27,13 @@ struct sc_expr_env {
 	int ndim;
 	uint32_t bound;         /* bit v: var[v] holds a value */
 	int64_t var[SC_VAR_COUNT];
+	const struct sc_countv *counts; /* the case's drawn counts; NULL: none here */
 };
 
 /* The environment of a global evaluation: dims and the world only. */
 static inline struct sc_expr_env sc_expr_env_global(const int64_t *sizes, int64_t world)
 {
-	struct sc_expr_env v = {sizes, world, -1, NULL, 0, 0, {0}};
+	struct sc_expr_env v = {sizes, world, -1, NULL, 0, 0, {0}, NULL};
 	return v;
 }
 
@@ -55,6 +56,8 @@ uint32_t sc_expr_kinds(const struct sc_spec *s, int node);
 int sc_expr_find(const struct sc_spec *s, int node, uint32_t kinds);
 /* Kinds that only a rank can evaluate. */
 #define SC_EXPR_PER_RANK ((1u << SC_EX_RANK) | (1u << SC_EX_VAR) | (1u << SC_EX_SIZE))
+/* Kinds that read the drawn counts (known once the dims are drawn). */
+#define SC_EXPR_COUNTS ((1u << SC_EX_COUNT) | (1u << SC_EX_ROWSUM) | (1u << SC_EX_COLSUM))
 
 /* Evaluates node (a condition gives 1 or 0); on error (division by zero,
  * inexact '/', overflow, a value the environment lacks) returns

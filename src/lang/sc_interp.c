@@ -74,6 +74,7 @@ struct sc_expr_env sc_interp_env(const struct sc_exec *x, int r, const int64_t *
 {
 	struct sc_expr_env v = sc_expr_env_global(sizes, x->world);
 	v.rank = x->first + r;
+	v.counts = x->counts;
 	v.shape = x->t[r].shape;
 	v.ndim = x->t[r].ndim;
 	return v;

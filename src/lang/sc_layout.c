@@ -24,8 +24,43 @@ void sc_layout_rows(enum sc_shard_rule rule, int64_t L, int64_t P, int64_t r, in
 	}
 }
 
+enum sc_status sc_layout_sized_rows(const struct sc_layout *l, const struct sc_layout_ctx *lc, const int64_t *xsizes,
+				    int world, int rank, int64_t *start, int64_t *len, int64_t *total,
+				    struct sc_err *e)
+{
+	struct sc_expr_env v = sc_expr_env_global(xsizes, world);
+	v.counts = lc ? lc->counts : NULL;
+	v.bound = 1u << SC_VAR_R;
+	int64_t sum = 0, a = 0, n = 0;
+	for (int q = 0; q < world; q++) {
+		int64_t k;
+		v.var[SC_VAR_R] = q;
+		if (!lc)
+			return SC_ERR(e, SC_E_INTERNAL, "a sizes= placement mapped without its spec");
+		SC_CHECK(sc_expr_eval_in(lc->s, l->sizes_expr, &v, &k, e));
+		if (k < 0)
+			return SC_ERR(e, SC_E_RUNTIME, "sizes= gives rank %d %lld rows", q, (long long)k);
+		if (q == rank) {
+			a = sum;
+			n = k;
+		}
+		if (__builtin_add_overflow(sum, k, &sum))
+			return SC_ERR(e, SC_E_RUNTIME, "sizes= overflows");
+	}
+	*start = a;
+	*len = n;
+	*total = sum;
+	return SC_OK;
+}
+
 void sc_layout_map(const struct sc_layout *l, const int64_t *xsizes, int ndims, int world,
 		   int rank, struct sc_map *m)
+{
+	sc_layout_map_in(l, NULL, xsizes, ndims, world, rank, m);
+}
+
+void sc_layout_map_in(const struct sc_layout *l, const struct sc_layout_ctx *lc, const int64_t *xsizes, int ndims,
+		      int world, int rank, struct sc_map *m)
 {
 	int64_t xs[SC_MAX_DIMS];
 	sc_contig_strides(xsizes, ndims, xs);
@@ -47,8 +82,11 @@ void sc_layout_map(const struct sc_layout *l, const int64_t *xsizes, int ndims, 
 			m->offset += (int64_t)rank * b * xs[d];
 			extra = k;
 		} else if (l->kind == SC_SHARD && d == l->shard_dim) {
-			int64_t start, len;
-			sc_layout_rows(l->rule, xsizes[d], world, rank, &start, &len);
+			int64_t start = 0, len = 0, total;
+			if (l->rule == SC_RULE_SIZES) /* validated when the case was made */
+				(void)sc_layout_sized_rows(l, lc, xsizes, world, rank, &start, &len, &total, NULL);
+			else
+				sc_layout_rows(l->rule, xsizes[d], world, rank, &start, &len);
 			m->shape[m->ndim] = len;
 			m->offset += start * xs[d];
 		}
@@ -65,6 +103,34 @@ void sc_layout_map(const struct sc_layout *l, const int64_t *xsizes, int ndims, 
 		pos += n;
 		k0 += l->group_len[g];
 	}
+}
+
+/* After `shard NAME`: chunk, split, zigzag or sizes=E (E of r). */
+static enum sc_status parse_rule(struct sc_parse *p, struct sc_layout *l)
+{
+	struct sc_tok *r = sc_lex_peek(p);
+	static const struct {
+		const char *word;
+		enum sc_shard_rule rule;
+	} rules[] = {{"chunk", SC_RULE_CHUNK}, {"split", SC_RULE_SPLIT}, {"zigzag", SC_RULE_ZIGZAG}};
+	for (size_t k = 0; r->kind == SC_T_NAME && k < sizeof rules / sizeof rules[0]; k++)
+		if (strcmp(r->text, rules[k].word) == 0) {
+			l->rule = rules[k].rule;
+			p->pos++;
+			break;
+		}
+	if (r->kind == SC_T_NAME && strcmp(r->text, "sizes") == 0 && sc_lex_is_op(&p->t[p->pos + 1], "=")) {
+		p->pos += 2;
+		p->bound[SC_VAR_R] = "r";
+		p->arg_mode = 1;
+		p->depth = 0;
+		enum sc_status rc = sc_expr_parse(p, &l->sizes_expr);
+		p->arg_mode = 0;
+		p->bound[SC_VAR_R] = NULL;
+		SC_CHECK(rc);
+		l->rule = SC_RULE_SIZES;
+	}
+	return SC_OK;
 }
 
 static int is_only(const struct sc_tok *t) { return t->kind == SC_T_NAME && strcmp(t->text, "only") == 0; }
@@ -113,17 +179,7 @@ static enum sc_status parse_placement(struct sc_parse *p, struct sc_layout *l, i
 		*shard_col = n->col;
 		l->kind = SC_SHARD;
 		p->pos++;
-		struct sc_tok *r = sc_lex_peek(p);
-		static const struct {
-			const char *word;
-			enum sc_shard_rule rule;
-		} rules[] = {{"chunk", SC_RULE_CHUNK}, {"split", SC_RULE_SPLIT}, {"zigzag", SC_RULE_ZIGZAG}};
-		for (size_t k = 0; r->kind == SC_T_NAME && k < sizeof rules / sizeof rules[0]; k++)
-			if (strcmp(r->text, rules[k].word) == 0) {
-				l->rule = rules[k].rule;
-				p->pos++;
-				break;
-			}
+		SC_CHECK(parse_rule(p, l));
 	} else if (strcmp(t->text, "replicate") == 0) {
 		l->kind = SC_REPLICATE;
 		p->pos++;

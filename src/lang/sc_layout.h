@@ -27,6 +27,19 @@ struct sc_map {
 };
 void sc_layout_map(const struct sc_layout *l, const int64_t *xsizes, int ndims, int world,
 		   int rank, struct sc_map *m);
+/* What a `sizes=E` placement needs to be mapped: its spec, the case's counts. */
+struct sc_layout_ctx {
+	const struct sc_spec *s;
+	const struct sc_countv *counts;
+};
+/* sc_layout_map for every rule (lc may be NULL without `sizes=`). */
+void sc_layout_map_in(const struct sc_layout *l, const struct sc_layout_ctx *lc, const int64_t *xsizes, int ndims,
+		      int world, int rank, struct sc_map *m);
+/* A `sizes=E` placement's rows on rank r of P: E(r) and the sum before it;
+ * SC_E_RUNTIME where E fails or is negative; *total the sum over ranks. */
+enum sc_status sc_layout_sized_rows(const struct sc_layout *l, const struct sc_layout_ctx *lc, const int64_t *xsizes,
+				    int world, int rank, int64_t *start, int64_t *len, int64_t *total,
+				    struct sc_err *e);
 /* The rows [start, start+len) of L that rank r of P holds under rule. */
 void sc_layout_rows(enum sc_shard_rule rule, int64_t L, int64_t P, int64_t r, int64_t *start, int64_t *len);
 

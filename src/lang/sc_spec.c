@@ -178,6 +178,35 @@ static enum sc_status decl_sizes(struct spec_parse *q, const struct sc_tok *kw)
 	return SC_OK;
 }
 
+/* counts NAME LO..HI: a matrix drawn per case (MoE routing counts). */
+static enum sc_status decl_counts(struct spec_parse *q, const struct sc_tok *kw)
+{
+	struct sc_parse *p = &q->p;
+	struct sc_spec *s = p->s;
+	struct sc_tok *n = sc_lex_peek(p);
+	if (n->kind != SC_T_NAME)
+		return sc_lex_err(p, n->col, "expected a name after 'counts'");
+	if (s->ncounts >= SC_MAX_COUNTS)
+		return sc_lex_err(p, kw->col, "too many counts matrices (at most %d)", SC_MAX_COUNTS);
+	for (int k = 0; k < s->ncounts; k++)
+		if (strcmp(s->counts[k].name, n->text) == 0)
+			return sc_lex_err(p, n->col, "duplicate counts '%s'", n->text);
+	struct sc_countsdecl *c = &s->counts[s->ncounts];
+	snprintf(c->name, sizeof c->name, "%s", n->text);
+	c->line = p->line;
+	c->col = n->col;
+	p->pos++;
+	SC_CHECK(sc_expr_parse(p, &c->lo));
+	if (!sc_lex_is_op(sc_lex_peek(p), ".."))
+		return sc_lex_err(p, sc_lex_peek(p)->col, "expected '..' in counts NAME LO..HI");
+	p->pos++;
+	SC_CHECK(sc_expr_parse(p, &c->hi));
+	if (sc_lex_peek(p)->kind == SC_T_NAME && strncmp(sc_lex_peek(p)->text, "group", 5) == 0)
+		return sc_lex_err(p, sc_lex_peek(p)->col, "counts over a group need a mesh (not in this version)");
+	s->ncounts++;
+	return sc_lex_end(p);
+}
+
 /* The declarations, by keyword. */
 static const struct {
 	const char *keyword;
@@ -186,7 +215,7 @@ static const struct {
 	{"pipeline", decl_pipeline}, {"dims", decl_dims},       {"world", decl_world},
 	{"tensor", decl_tensor},     {"output", decl_place},    {"dtypes", decl_dtypes},
 	{"input", decl_place},       {"require", decl_require}, {"expect", decl_expect},
-	{"sizes", decl_sizes},
+	{"sizes", decl_sizes},       {"counts", decl_counts},
 };
 
 /* ---- lines ---- */
@@ -302,6 +331,12 @@ static enum sc_status finish_compute(struct spec_parse *q)
 static enum sc_status global_only(struct sc_parse *p, int node, const char *where)
 {
 	const struct sc_spec *s = p->s;
+	const int c = sc_expr_find(s, node, SC_EXPR_COUNTS);
+	if (c >= 0) {
+		p->line = s->nodes[c].line;
+		return sc_lex_err(p, s->nodes[c].col, "%s is decided before the counts are drawn: '%s' has no value there",
+				  where, s->nodes[c].name);
+	}
 	const int i = sc_expr_find(s, node, SC_EXPR_PER_RANK);
 	if (i < 0)
 		return SC_OK;
@@ -318,6 +353,20 @@ static enum sc_status resolve_names(struct spec_parse *q)
 	struct sc_spec *s = p->s;
 	for (int i = 0; i < s->nnodes; i++) {
 		struct sc_expr *x = &s->nodes[i];
+		if ((1u << x->kind) & SC_EXPR_COUNTS) {
+			x->dim = -1;
+			for (int k = 0; k < s->ncounts; k++)
+				if (strcmp(s->counts[k].name, x->name) == 0)
+					x->dim = k;
+			if (x->dim < 0) {
+				p->line = x->line;
+				return sc_lex_err(p, x->col, x->kind == SC_EX_COUNT
+								     ? "unknown function '%s' (cdiv, min, max, size, rowsum, colsum, or a counts matrix)"
+								     : "unknown counts matrix '%s'",
+						  x->name);
+			}
+			continue;
+		}
 		if (x->kind != SC_EX_NAME)
 			continue;
 		if (strcmp(x->name, s->world_sym) == 0) {
@@ -344,6 +393,10 @@ static enum sc_status resolve_names(struct spec_parse *q)
 	for (int i = 0; i < s->nconds; i++) {
 		s->conds[i].last_dim = sc_expr_last_dim(s, s->conds[i].node);
 		SC_CHECK(global_only(p, s->conds[i].node, "a require"));
+	}
+	for (int k = 0; k < s->ncounts; k++) {
+		SC_CHECK(global_only(p, s->counts[k].lo, "a counts range"));
+		SC_CHECK(global_only(p, s->counts[k].hi, "a counts range"));
 	}
 	for (int d = 0; d < s->ndims; d++) {
 		if (s->hint[d].lo < 0)
@@ -387,6 +440,13 @@ static enum sc_status finish(struct spec_parse *q, const char *path)
 				continue;
 			else if (pl[i]->rule == SC_RULE_EVEN)
 				s->sharded_mask |= 1u << pl[i]->shard_dim;
+			else if (pl[i]->rule == SC_RULE_SIZES && s->hint[pl[i]->shard_dim].lo >= 0)
+				return sc_lex_err(p, 1, "'%s' is sized by its sizes= placement: it takes no sizes range",
+						  s->dim[pl[i]->shard_dim]);
+			else if (pl[i]->rule == SC_RULE_SIZES) {
+				s->derived_mask |= 1u << pl[i]->shard_dim;
+				s->uneven_mask |= 1u << pl[i]->shard_dim;
+			}
 			else if (pl[i]->rule == SC_RULE_ZIGZAG && s->ndims >= SC_MAX_DIMS)
 				return sc_lex_err(p, 1, "a zigzag placement needs a spare dim (at most %d dims)", SC_MAX_DIMS - 1);
 			else if (pl[i]->rule == SC_RULE_ZIGZAG)
@@ -397,6 +457,18 @@ static enum sc_status finish(struct spec_parse *q, const char *path)
 	if (s->in.kind == SC_PARTIAL || s->out.kind == SC_PARTIAL)
 		s->has_reduction = 1;
 	SC_CHECK(resolve_names(q));
+	for (int i = 0; i < 2 && !s->compute; i++) { /* a sized dim's E cannot read its own size */
+		const struct sc_layout *l = i ? &s->out : &s->in;
+		if (l->kind != SC_SHARD || l->rule != SC_RULE_SIZES)
+			continue;
+		for (int k = sc_expr_find(s, l->sizes_expr, 1u << SC_EX_DIM); k >= 0;) {
+			const struct sc_expr *x = &s->nodes[k];
+			if (!((s->derived_mask >> x->dim) & 1u))
+				break;
+			p->line = x->line;
+			return sc_lex_err(p, x->col, "sizes= may not use '%s': its size is what sizes= gives", s->dim[x->dim]);
+		}
+	}
 	/* shapes may differ from rank to rank: every step then runs per rank */
 	s->varies = s->uneven_mask != 0;
 	for (int i = 0; i < s->nnodes; i++)

@@ -37,6 +37,11 @@ enum sc_status sc_casefile_format(struct sc_target *t, const char *property, con
 	sc_str_printf(&b, "property %s\nbackend %s\nworld %d\nsizes", property, backend, c->world);
 	for (int d = 0; d < c->ndims; d++)
 		sc_str_printf(&b, " %s=%lld", s[0]->dim[d], (long long)c->sizes[d]);
+	if (c->counts.P) {
+		char ct[4096];
+		sc_target_counts_text(t, c, " ", 0, ct, sizeof ct);
+		sc_str_put(&b, ct);
+	}
 	sc_str_put(&b, "\n");
 	struct sc_case_param pa[SC_CASE_MAX_PARAMS];
 	const int np = sc_target_params(t, c, pa);
@@ -516,10 +521,15 @@ static enum sc_status read_sizes(const char *path, struct record *r, struct sc_t
 		if (!eq)
 			FAIL_("%s:%d: expected NAME=SIZE in sizes, got '%s'", path, sl, tok);
 		*eq++ = '\0';
-		int d = -1;
+		int d = -1, counts = 0;
 		for (int k = 0; k < s[0]->ndims; k++)
 			if (strcmp(s[0]->dim[k], tok) == 0)
 				d = k;
+		struct sc_err ce;
+		if (d < 0 && sc_target_counts_parse(t, &r->c, tok, eq, &counts, &ce) != SC_OK)
+			FAIL_("%s:%d: %s", path, sl, ce.msg);
+		if (counts)
+			continue;
 		if (d < 0)
 			FAIL_("%s:%d: '%s' is not a dim of %s", path, sl, tok, t->name);
 		if (seen[d])
@@ -530,6 +540,8 @@ static enum sc_status read_sizes(const char *path, struct record *r, struct sc_t
 		r->c.sizes[d] = v;
 		seen[d] = 1;
 	}
+	if (s[0]->ncounts && r->c.counts.P != r->c.world)
+		FAIL_("%s:%d: no counts %s (NAME=a:b/c:d, world rows of world entries)", path, sl, s[0]->counts[0].name);
 	int64_t all = r->c.world;
 	for (int d = 0; d < s[0]->ndims; d++) {
 		if (!seen[d])

@@ -45,7 +45,7 @@ static void coords(struct sc_str *b, const struct sc_case *c, uint64_t g)
 
 void sc_report_replay_cmd(const struct sc_result *r, char *buf, size_t n)
 {
-	char sizes[256], params[96] = "";
+	char sizes[4096], params[96] = "";
 	const struct sc_case *c = &r->cx;
 	if (r->case_file[0]) {
 		snprintf(buf, n, "shardcheck repro %s", r->case_file);
@@ -128,6 +128,11 @@ static char *json_doc(const struct sc_report_meta *m, const struct sc_result *re
 			sc_str_printf(&b, "%s", d ? ", " : "");
 			sc_str_json(&b, ns > 0 ? s[0]->dim[d] : "?");
 			sc_str_printf(&b, ": %lld", (long long)c->sizes[d]);
+		}
+		if (c->counts.P) {
+			char ct[8192];
+			sc_target_counts_text(r->tgt, c, ", ", 1, ct, sizeof ct);
+			sc_str_put(&b, ct);
 		}
 		sc_str_printf(&b, "}, \"dtype\": \"%s\", \"seed\": %llu", sc_dtype_name(c->dtype),
 		       (unsigned long long)c->seed);

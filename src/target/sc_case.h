@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sc_ast.h"
 #include "sc_dtype.h"
 #include "sc_limits.h"
 
@@ -22,6 +23,7 @@ struct sc_case {
 	uint64_t seed;
 	int p0, p1; /* built-ins: split / gather / scatter dim, concat dim */
 	enum sc_redop op;
+	struct sc_countv counts; /* specs with `counts`: the drawn matrices (counts.P == world) */
 };
 
 #define SC_CASE_MAX_PARAMS 4

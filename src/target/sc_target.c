@@ -4,6 +4,8 @@
 #include "sc_target.h"
 
 #include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sc_devmem.h"
@@ -152,6 +154,78 @@ void sc_target_sizes_arg(struct sc_target *t, const struct sc_case *c, char *buf
 	for (int d = 0; d < c->ndims && k < n; d++)
 		k += (size_t)snprintf(buf + k, n - k, "%s%s=%lld", d ? "," : "",
 				      sc_target_dim_name(t, c, d, tmp, sizeof tmp), (long long)c->sizes[d]);
+	if (c->counts.P && k < n)
+		sc_target_counts_text(t, c, ",", 0, buf + k, n - k);
+}
+
+void sc_target_counts_text(struct sc_target *t, const struct sc_case *c, const char *sep, int json, char *buf,
+			   size_t n)
+{
+	const struct sc_spec *s[SC_MAX_CHAIN];
+	int ns;
+	size_t k = 0;
+	buf[0] = '\0';
+	if (!n || sc_target_specs(t, c, s, &ns, NULL) != SC_OK)
+		return;
+	const int P = c->counts.P;
+	for (int m = 0; m < s[0]->ncounts && k < n; m++) {
+		k += (size_t)snprintf(buf + k, n - k, json ? "%s\"%s\": [" : "%s%s=", sep, s[0]->counts[m].name);
+		for (int i = 0; i < P && k < n; i++) {
+			if (json)
+				k += (size_t)snprintf(buf + k, n - k, "%s[", i ? ", " : "");
+			for (int j = 0; j < P && k < n; j++)
+				k += (size_t)snprintf(buf + k, n - k, "%s%d", j ? (json ? ", " : ":") : (i && !json ? "/" : ""),
+						      c->counts.v[m][i * P + j]);
+			if (json && k < n)
+				k += (size_t)snprintf(buf + k, n - k, "]");
+		}
+		if (json && k < n)
+			k += (size_t)snprintf(buf + k, n - k, "]");
+	}
+	if (k >= n)
+		buf[n - 1] = '\0';
+}
+
+enum sc_status sc_target_counts_parse(struct sc_target *t, struct sc_case *c, const char *name, const char *text,
+				      int *found, struct sc_err *e)
+{
+	const struct sc_spec *s[SC_MAX_CHAIN];
+	int ns;
+	*found = 0;
+	if (sc_target_specs(t, c, s, &ns, NULL) != SC_OK)
+		return SC_OK;
+	int m = -1;
+	for (int k = 0; k < s[0]->ncounts; k++)
+		if (strcmp(s[0]->counts[k].name, name) == 0)
+			m = k;
+	if (m < 0)
+		return SC_OK;
+	*found = 1;
+	const int P = c->world;
+	if (P > SC_COUNTS_MAX_P)
+		return SC_ERR(e, SC_E_USAGE, "counts %s: a world of %d is over the %d ranks counts allow", name, P,
+			      SC_COUNTS_MAX_P);
+	const char *q = text;
+	for (int i = 0; i < P; i++)
+		for (int j = 0; j < P; j++) {
+			char *end;
+			if (*q < '0' || *q > '9')
+				return SC_ERR(e, SC_E_USAGE, "counts %s: expected %d rows of %d entries (a:b/c:d), at '%s'",
+					      name, P, P, q);
+			const long v = strtol(q, &end, 10);
+			if (v < 0 || v > INT32_MAX || end - q > 10)
+				return SC_ERR(e, SC_E_USAGE, "counts %s: entry '%.*s' out of range", name, (int)(end - q), q);
+			c->counts.v[m][i * P + j] = (int32_t)v;
+			q = end;
+			const char want = j < P - 1 ? ':' : i < P - 1 ? '/' : '\0';
+			if (*q != want)
+				return SC_ERR(e, SC_E_USAGE, "counts %s: expected %d rows of %d entries (a:b/c:d), at '%s'",
+					      name, P, P, q);
+			if (*q)
+				q++;
+		}
+	c->counts.P = P;
+	return SC_OK;
 }
 
 void sc_target_case_format(struct sc_target *t, const struct sc_case *c, char *buf, size_t n)
@@ -165,6 +239,10 @@ void sc_target_case_format(struct sc_target *t, const struct sc_case *c, char *b
 	for (int d = 0; d < c->ndims && k < n; d++)
 		k += (size_t)snprintf(buf + k, n - k, " %s=%lld", sc_target_dim_name(t, c, d, tmp, sizeof tmp),
 				      (long long)c->sizes[d]);
+	if (c->counts.P && k < n) {
+		sc_target_counts_text(t, c, " ", 0, buf + k, n - k);
+		k += strlen(buf + k);
+	}
 	if (k < n)
 		snprintf(buf + k, n - k, " dtype=%s seed=%llu", sc_dtype_name(c->dtype),
 			 (unsigned long long)c->seed);

@@ -143,6 +143,14 @@ int sc_target_ndims_range(const struct sc_target *t, int *lo, int *hi);
 void sc_target_case_format(struct sc_target *t, const struct sc_case *c, char *buf, size_t n);
 /* "s=2,b=2" for --sizes */
 void sc_target_sizes_arg(struct sc_target *t, const struct sc_case *c, char *buf, size_t n);
+/* A case's counts matrices as text, each "NAME=a:b/c:d" (rows by '/',
+ * entries by ':'), after sep; json: "NAME": [[a, b], [c, d]] instead. */
+void sc_target_counts_text(struct sc_target *t, const struct sc_case *c, const char *sep, int json, char *buf,
+			   size_t n);
+/* NAME=a:b/c:d into the case when NAME is one of its counts matrices:
+ * *found 1 then (an error names what is wrong); 0 when NAME is not one. */
+enum sc_status sc_target_counts_parse(struct sc_target *t, struct sc_case *c, const char *name, const char *text,
+				      int *found, struct sc_err *e);
 /* Name of dim d of the case ("d3" when no spec names it). */
 const char *sc_target_dim_name(struct sc_target *t, const struct sc_case *c, int d, char *tmp, size_t n);
 
