@@ -5,6 +5,7 @@ sizes 1..9 so that shards are empty) run one exchange in `shardcheck eval
 exchange with torch.distributed on the dumped inputs, and every rank's
 dumped output must equal torch's bit for bit:
   all_to_all_single in=E out=F  dist.all_to_all_single(out, t, F, E)
+                                (also with drawn MoE routing counts C)
   shift K                       dist.batch_isend_irecv (send to r+K, recv)
   broadcast src=E               dist.broadcast(t, E)
   sendrecv to=E from=F          dist.batch_isend_irecv (a pipeline's stages)
@@ -67,7 +68,8 @@ def cases(rng, n):
         sizes = [rng.randint(1, 9) for _ in range(nd)]
         P = rng.randint(1, 4)
         kind = rng.choice(["redist", "next", "shift", "shift_pairs", "bcast", "allgather", "sendrecv",
-                           "gather", "reduce", "rs_sizes"])
+                           "gather", "reduce", "rs_sizes", "moe"])
+        counts = None
         rule = "chunk"
         if kind == "redist":
             step = f"all_to_all_single splits={REDIST}"
@@ -98,12 +100,21 @@ def cases(rng, n):
         elif kind == "reduce":
             rule = None
             step = f"reduce {rng.choice(['sum', 'max'])} dst={rng.choice(['0', 'P-1'])}"
+        elif kind == "moe":  # MoE dispatch: drawn routing counts, rank src holds rowsum(C, src) tokens
+            counts = [[rng.choice([0, 0, 1, 2, 3]) for _ in range(P)] for _ in range(P)]
+            if sum(map(sum, counts)) == 0:
+                counts[rng.randrange(P)][rng.randrange(P)] = 1
+            sizes[0] = sum(map(sum, counts))
+            rule = "sizes=rowsum(C,r)"
+            step = "all_to_all_single in=C(src,dst) out=C(src,dst)"
         else:
             rule = None
             step = "reduce_scatter dim=0 op=sum sizes=a//P+(1 if dst<a%P else 0)"
         place = f"shard a {rule}".strip() if rule is not None else "replicate"
-        spec = f"dims {' '.join(names)}\ninput {place}\noutput replicate\n{step}\n"
-        out.append({"kind": kind, "step": step, "spec": spec, "sizes": sizes, "names": names, "P": P})
+        decl = "counts C 0..3\n" if counts else ""
+        spec = f"dims {' '.join(names)}\n{decl}input {place}\noutput replicate\n{step}\n"
+        out.append({"kind": kind, "step": step, "spec": spec, "sizes": sizes, "names": names, "P": P,
+                    "counts": counts})
     return out
 
 
@@ -113,6 +124,8 @@ def eval_dump(sc, c, d):
     with open(spec, "w") as f:
         f.write(c["spec"])
     arg = ",".join(f"{n}={v}" for n, v in zip(c["names"], c["sizes"]))
+    if c["counts"]:  # C=a:b/c:d
+        arg += ",C=" + "/".join(":".join(str(v) for v in row) for row in c["counts"])
     r = subprocess.run([sc, "eval", spec, "--world", str(c["P"]), "--sizes", arg, "--seed", "3",
                         "--dump", d], capture_output=True, text=True)
     if r.returncode not in (0, 1) or not os.path.exists(os.path.join(d, "rank0.output.npy")):
@@ -124,6 +137,11 @@ def torch_result(c, d, r, P):
     t = torch.from_numpy(np.load(os.path.join(d, f"rank{r}.input.npy"))).contiguous()
     L = c["sizes"][0]
     k = c["kind"]
+    if k == "moe":
+        C = c["counts"]
+        out = t.new_empty([sum(C[j][r] for j in range(P))] + list(t.shape[1:]))
+        dist.all_to_all_single(out, t, [C[j][r] for j in range(P)], [C[r][j] for j in range(P)])
+        return out
     if k in ("redist", "next"):
         if k == "redist":
             ins = [redist(L, P, r, j) for j in range(P)]
@@ -229,7 +247,7 @@ def main():
         bad.append(fails.get())
     for b in bad:
         print("FAILED:", b)
-    if len(kinds) < 10:
+    if len(kinds) < 11:
         print(f"FAILED: only {sorted(kinds)} drawn")
         bad.append("kinds")
     print(f"{n} cases on {len(by_world)} worlds: {len(bad)} failed")

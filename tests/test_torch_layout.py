@@ -1,6 +1,7 @@
 """Placements against PyTorch itself: on random cases (1-3 dims, world 1..8,
 sizes 1..9 so that some shards are empty, `chunk`, `split` and `zigzag`
-rules (zigzag: blocks r and 2P-1-r of torch.chunk(X, 2P)), a
+rules (zigzag: blocks r and 2P-1-r of torch.chunk(X, 2P)), sizes=E
+(torch.split by E(r), the dim's size their sum), a
 random `as` permutation with a merged group anywhere), every rank's local
 input written by `shardcheck eval --dump` must be, bit for bit,
 torch.chunk (or torch.tensor_split) of the global tensor X, permuted and
@@ -41,9 +42,18 @@ def main():
             sizes = [rng.randint(1, 9) for _ in range(nd)]
             P = rng.randint(1, 8)
             d = rng.randrange(nd)
-            rule = rng.choice(["chunk", "split", "zigzag"])
+            rule = rng.choice(["chunk", "split", "zigzag", "sizes"])
             if rule == "zigzag":  # 2P equal blocks
                 sizes[d] = 2 * P * rng.randint(1, 2)
+            lens = None
+            if rule == "sizes":  # sizes=E: torch.split by E(r), the dim's size their sum
+                form, fn = rng.choice([("r+1", lambda r: r + 1), ("(2 if r%2==0 else 0)", lambda r: 2 if r % 2 == 0 else 0),
+                                       ("P-r", lambda r: P - r), ("(1 if r==P-1 else 0)", lambda r: 1 if r == P - 1 else 0)])
+                lens = [fn(r) for r in range(P)]
+                if sum(lens) == 0:
+                    form, lens = "r+1", [r + 1 for r in range(P)]
+                sizes[d] = sum(lens)
+                rule = f"sizes={form}"
             order = list(range(nd))
             rng.shuffle(order)
             i = rng.randrange(nd)
@@ -61,7 +71,9 @@ def main():
             X = eval_dump(sc, head + "input replicate\noutput replicate\n", 1, sizes, names, tmp)[0]
             place = f"shard {names[d]} {rule} as {layout}"
             got = eval_dump(sc, head + f"input {place}\noutput {place}\n", P, sizes, names, tmp)
-            if rule == "zigzag":  # ring attention's load balance: blocks r and 2P-1-r
+            if lens is not None:
+                pieces = torch.split(X, lens, d)
+            elif rule == "zigzag":  # ring attention's load balance: blocks r and 2P-1-r
                 blocks = torch.chunk(X, 2 * P, d)
                 pieces = [torch.cat([blocks[r], blocks[2 * P - 1 - r]], d) for r in range(P)]
             else:
