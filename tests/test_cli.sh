@@ -167,9 +167,9 @@ r = json.load(open(sys.argv[1]))["results"][0]
 assert r["verdict"] == "fail" and r["counterexample"]["case_file"] == sys.argv[2], r
 PY
 	then bad "$spec: --json - result"; continue; fi
-	grep -E "holds|runtime|invalid|Tensors|exceed their error bound|has shape|assertion failed|sends|expects|different shapes" "$tmp/all.txt" | grep -v replay | sed 's/^ *//' >"$tmp/w1"
+	grep -E "holds|runtime|invalid|Tensors|exceed their error bound|has shape|assertion failed|sends|expects|different shapes|Split sizes" "$tmp/all.txt" | grep -v replay | sed 's/^ *//' >"$tmp/w1"
 	"$sc" repro "$cf" >"$tmp/rp.out" 2>&1; rc=$?
-	sed -n '/still fails/,$p' "$tmp/rp.out" | grep -E "holds|runtime|invalid|Tensors|exceed their error bound|has shape|assertion failed|sends|expects|different shapes" | grep -v replay | sed 's/^ *//' >"$tmp/w2"
+	sed -n '/still fails/,$p' "$tmp/rp.out" | grep -E "holds|runtime|invalid|Tensors|exceed their error bound|has shape|assertion failed|sends|expects|different shapes|Split sizes" | grep -v replay | sed 's/^ *//' >"$tmp/w2"
 	if [ "$rc" -eq 1 ] && [ -s "$tmp/w1" ] && cmp -s "$tmp/w1" "$tmp/w2"; then ok; else bad "$spec: repro differs (rc $rc)"; diff "$tmp/w1" "$tmp/w2" >&2; fi
 done
 

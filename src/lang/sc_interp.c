@@ -205,18 +205,6 @@ enum sc_status sc_prov_repad(struct sc_exec *x, void *const *mx, void *const *mn
 	return prov_map(x, mx, NULL, count, repad_fn, mn, e);
 }
 
-/* Whether the local ranks' tensors differ in shape (uneven placements). */
-static int shapes_differ(const struct sc_exec *x)
-{
-	const struct sc_tensor *t0 = &x->t[0];
-	for (int r = 1; r < x->nlocal; r++) {
-		const struct sc_tensor *t = &x->t[r];
-		if (t->ndim != t0->ndim || memcmp(t->shape, t0->shape, sizeof(int64_t) * (size_t)t0->ndim) != 0)
-			return 1;
-	}
-	return 0;
-}
-
 /* A local step on ranks whose shapes differ runs on each rank alone, so
  * that every shape it computes (flatten, reshape's -1, squeeze, chunk)
  * is that rank's own. */
@@ -235,39 +223,40 @@ static enum sc_status exec_per_rank(struct sc_exec *x, const struct sc_spec *s, 
 	return SC_OK;
 }
 
-/* A 31-bit digest of a shape, for agreeing across processes. */
-static int shape_digest(const struct sc_tensor *t)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)t->ndim;
-	for (int d = 0; d < t->ndim; d++)
-		h = sc_mix64(h ^ (uint64_t)t->shape[d]);
-	return (int)(h & 0x7fffffff);
-}
-
 /* The collectives here need every rank's tensor of one shape, as torch's
- * do (the sized forms are separate steps): a spec whose placements are
- * uneven can reach one with ranks that differ, which fails the step
- * rather than moving bytes that are not there. */
-static enum sc_status same_shapes(struct sc_exec *x, const struct sc_step *st,
-				  struct sc_err *e)
+ * do (the sized forms check their own): a spec whose shapes vary can reach
+ * one with ranks that differ, which fails the step rather than moving
+ * bytes that are not there. Every rank's shape is gathered (across
+ * processes too), so every process fails alike with the same message. */
+static enum sc_status same_shapes(struct sc_exec *x, const struct sc_step *st, struct sc_err *e)
 {
-	int differ = x->nlocal > 1 && shapes_differ(x);
-	if (!differ && x->nlocal == 1 && x->be && x->be->ops->combine) {
-		const int h = shape_digest(&x->t[0]);
-		differ = sc_backend_combine(x->be, x->world, h) != -sc_backend_combine(x->be, x->world, -h);
+	enum { LEN = 1 + SC_MAX_DIMS };
+	int64_t mine[SC_MAX_WORLD][LEN];
+	int64_t *all = malloc(sizeof(int64_t) * LEN * (size_t)x->world);
+	if (!all)
+		return SC_ERR(e, SC_E_NOMEM, "out of memory");
+	void *send[SC_MAX_WORLD], *recv[SC_MAX_WORLD];
+	for (int r = 0; r < x->nlocal; r++) {
+		memset(mine[r], 0, sizeof mine[r]);
+		mine[r][0] = x->t[r].ndim;
+		memcpy(&mine[r][1], x->t[r].shape, sizeof(int64_t) * (size_t)x->t[r].ndim);
+		send[r] = mine[r];
+		recv[r] = all;
 	}
-	if (!differ)
-		return SC_OK;
-	char a[160], b[160] = "another process's";
-	sc_shape_format(x->t[0].shape, x->t[0].ndim, a, sizeof a);
+	enum sc_status rc = x->be->ops->all_gather(x->be, x->world, send, recv, sizeof(int64_t) * LEN, e);
 	int k = 0;
-	for (int r = 1; r < x->nlocal && !k; r++)
-		if (shape_digest(&x->t[r]) != shape_digest(&x->t[0]))
+	for (int r = 1; rc == SC_OK && r < x->world && !k; r++)
+		if (memcmp(all + (size_t)r * LEN, all, sizeof(int64_t) * LEN) != 0)
 			k = r;
-	if (k)
-		sc_shape_format(x->t[k].shape, x->t[k].ndim, b, sizeof b);
-	return sc_interp_fail(e, st, "ranks hold tensors of different shapes (rank %d %s, rank %d %s): this collective needs one shape on every rank, as torch's does",
-			      x->first, a, x->first + k, b);
+	if (rc == SC_OK && k) {
+		char a[160], b[160];
+		sc_shape_format(all + 1, (int)all[0], a, sizeof a);
+		sc_shape_format(all + (size_t)k * LEN + 1, (int)all[(size_t)k * LEN], b, sizeof b);
+		rc = sc_interp_fail(e, st, "ranks hold tensors of different shapes (rank 0 %s, rank %d %s): this collective needs one shape on every rank, as torch's does",
+				    a, k, b);
+	}
+	free(all);
+	return rc;
 }
 
 enum sc_status sc_exec_step(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
