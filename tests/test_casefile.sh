@@ -165,5 +165,18 @@ for f in $(find corpus -name '*.case'); do
 	[ $rc -le 1 ] && ok || { bad "$f: exit $rc"; cat "$tmp/c.out" >&2; }
 done
 
+# counts matrices: a case of a spec with drawn counts loads (C=a:b/c:d, the
+# world's rows), and every malformed matrix is refused at its line
+moe=corpus/megatron/moe-a2a-combine-reuses-dispatch-splits.sc
+mc() { printf 'shardcheck-case 1\ntarget %s\nproperty semantics\nbackend sim\nworld 2\nsizes %s\ndtype i32\nseed 0\n' "$moe" "$1"; }
+mc "t=1 h=1 C=0:0/1:0" >"$tmp/counts.case";                            loads counts 1
+mc "t=1 h=1 C=0:0/0:1" >"$tmp/counts-pass.case";                       loads counts-pass 0
+mc "t=1 h=1" >"$tmp/nocounts.case";                                     refuse nocounts 6 "no counts C"
+mc "t=1 h=1 C=0:0:0/1:0" >"$tmp/cwide.case";                            refuse cwide 6 "counts C: expected 2 rows of 2 entries"
+mc "t=1 h=1 C=0:0/1" >"$tmp/cshort.case";                               refuse cshort 6 "counts C: expected 2 rows of 2 entries"
+mc "t=1 h=1 C=0:0/x:0" >"$tmp/cnum.case";                               refuse cnum 6 "counts C: expected"
+mc "t=2 h=1 C=0:0/1:0" >"$tmp/csum.case";                               refuse csum 6 "t is 2, but its sizes= give 1"
+mc "t=1 h=1 C=0:0/9:0" >"$tmp/crange.case";                             refuse crange 6 "C\(1, 0\) = 9 outside 0..3"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
