@@ -448,8 +448,6 @@ static enum sc_status derive_sizes(struct dec *d, struct sc_case *c, struct sc_e
 		if (set[dim] && c->sizes[dim] != total)
 			return reject(d, e, "the input's sizes= give %s %lld rows, the output's %lld", s0->dim[dim],
 				      (long long)c->sizes[dim], (long long)total);
-		if (total < 1)
-			return reject(d, e, "sizes= give %s no rows", s0->dim[dim]);
 		if (!d->ch && !set[dim] && d->want->sizes[dim] != total)
 			return reject(d, e, "%s is %lld, but its sizes= give %lld", s0->dim[dim],
 				      (long long)d->want->sizes[dim], (long long)total);

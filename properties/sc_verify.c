@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sc_devmem.h"
+#include "sc_reference.h"
 
 /* What rank's input holds at each element (the value encoding, or small
  * integers for reductions), as the descriptor the device fills from. */
@@ -137,14 +138,14 @@ static void record(struct sc_failure *f, int rank, const struct sc_iter *ti, int
 /* A shape mismatch on any local rank: one message, the expected elements
  * counted as wrong. Returns 1 when there was one. */
 static int shape_mismatch(const struct sc_spec *s, const struct sc_layout *out, const struct sc_case *c,
-			  const struct sc_exec *x, struct sc_failure *f)
+			  const int64_t *ysizes, const struct sc_exec *x, struct sc_failure *f)
 {
 	for (int r = 0; r < x->nlocal; r++) {
 		if (!sc_layout_checks(s, out, c->sizes, c->world, x->first + r))
 			continue;
 		struct sc_map m;
 		const struct sc_layout_ctx lc = {s, &c->counts};
-		sc_layout_map_in(out, &lc, c->sizes, c->ndims, c->world, x->first + r, &m);
+		sc_layout_map_in(out, &lc, ysizes, c->ndims, c->world, x->first + r, &m);
 		const struct sc_tensor *tt = &x->t[r];
 		int same = tt->ndim == m.lndim;
 		for (int d = 0; same && d < m.lndim; d++)
@@ -245,6 +246,34 @@ static void check_on_host(const struct sc_tensor *tt, int rank, const struct sc_
 	}
 }
 
+/* With a reference: each output element against the element of Y its
+ * placement names, that is the element of X (or the padding) Y holds. */
+static enum sc_status check_ref(struct sc_exec *x, const struct sc_tensor *tt, int rank, const struct sc_map *m,
+				const struct sc_tensor *y, const struct sc_hd_fill *want, int prov, unsigned es,
+				struct sc_failure *f, int64_t *wrong, struct sc_err *e)
+{
+	const unsigned char *base = sc_tensor_host(x->arena, tt);
+	if (!base)
+		return SC_ERR(e, SC_E_IO, "could not read rank %d's output from the device", rank);
+	const uint64_t *yp = (const uint64_t *)(const void *)y->buf->data + y->offset;
+	struct sc_iter mi, ti;
+	sc_iter_init(&mi, m->shape, m->stride, m->ndim, m->offset);
+	sc_iter_init(&ti, tt->shape, tt->stride, tt->ndim, tt->offset);
+	const int64_t n = sc_tensor_numel(tt);
+	for (int64_t k = 0; k < n; k++) {
+		const uint64_t g = yp[mi.off];
+		const uint64_t act = sc_load_bits(base + (size_t)ti.off * es, es);
+		const uint64_t exp = g == SC_PROV_PAD ? (prov ? SC_PROV_PAD : 0) : sc_hd_fill_bits(want, g);
+		if (act != exp) {
+			(*wrong)++;
+			record(f, rank, &ti, tt->ndim, g, exp, act, prov);
+		}
+		sc_iter_next(&mi);
+		sc_iter_next(&ti);
+	}
+	return SC_OK;
+}
+
 enum sc_status sc_verify_output(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
 				struct sc_failure *f, int64_t *wrong, struct sc_err *e)
 {
@@ -252,7 +281,25 @@ enum sc_status sc_verify_output(struct sc_target *t, const struct sc_case *c, st
 	int ns;
 	SC_CHECK(sc_target_specs(t, c, s, &ns, e));
 	const struct sc_layout *out = &s[ns - 1]->out;
-	if (shape_mismatch(s[ns - 1], out, c, x, f)) {
+	/* the output places Y, the reference's result, or X itself */
+	struct sc_tensor y;
+	const int64_t *ysizes = c->sizes;
+	if (s[ns - 1]->ref_line) {
+		struct sc_err re;
+		enum sc_status rc = sc_reference_run(x->arena, s[ns - 1], c->sizes, c->world, &c->counts, &y, &re);
+		if (rc == SC_E_RUNTIME) {
+			f->runtime_error = 1;
+			snprintf(f->msg, sizeof f->msg, "the reference: %.480s", re.msg);
+			*wrong = f->wrong = 1;
+			return SC_OK;
+		}
+		if (rc != SC_OK) {
+			*e = re;
+			return rc;
+		}
+		ysizes = y.shape;
+	}
+	if (shape_mismatch(s[ns - 1], out, c, ysizes, x, f)) {
 		*wrong = f->wrong;
 		return SC_OK;
 	}
@@ -273,8 +320,10 @@ enum sc_status sc_verify_output(struct sc_target *t, const struct sc_case *c, st
 		if (!sc_layout_checks(s[ns - 1], out, c->sizes, c->world, x->first + r))
 			continue; /* `only E`: another rank's result */
 		const struct sc_layout_ctx lc = {s[ns - 1], &c->counts};
-		sc_layout_map_in(&whole, &lc, c->sizes, c->ndims, c->world, x->first + r, &m);
-		if (chk[r].buf->dm)
+		sc_layout_map_in(&whole, &lc, ysizes, c->ndims, c->world, x->first + r, &m);
+		if (s[ns - 1]->ref_line)
+			SC_CHECK(check_ref(x, &chk[r], x->first + r, &m, &y, &want, x->prov, es, f, &n, e));
+		else if (chk[r].buf->dm)
 			SC_CHECK(check_on_device(&chk[r], x->first + r, &m, &want, x->prov, f, &n, e));
 		else
 			check_on_host(&chk[r], x->first + r, &m, &want, x->prov, es, f, &n);

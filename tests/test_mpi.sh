@@ -89,15 +89,16 @@ grep -q "minimal case: world=2 n=1 m=1 dtype=i32 seed=0" "$tmp/uneven.out" && \
 run -np 4 "$sc" check --backend mpi tests/specs/uneven-list-all-gather.sc tests/specs/l2-pad-gather.sc \
 	tests/specs/l2-a2a-redistribute.sc tests/specs/l2-shift-ring.sc tests/specs/l2-zigzag-gather.sc \
 	tests/specs/l2-gather-last.sc tests/specs/l2-pipeline.sc tests/specs/l2-pad-allreduce-gather.sc \
-	--seed 1 --cases 200 >"$tmp/l2ok.out" 2>&1
+	tests/specs/l2-ref-gqa.sc tests/specs/l2-ref-vocab-pad.sc --seed 1 --cases 200 >"$tmp/l2ok.out" 2>&1
 rc=$?
-[ $rc -eq 0 ] && grep -q "31 checks: 31 pass" "$tmp/l2ok.out" && ok || { bad "language 2 correct specs under mpi: exit $rc"; tail -5 "$tmp/l2ok.out" >&2; }
+[ $rc -eq 0 ] && grep -q "39 checks: 39 pass" "$tmp/l2ok.out" && ok || { bad "language 2 correct specs under mpi: exit $rc"; tail -5 "$tmp/l2ok.out" >&2; }
 run -np 4 "$sc" check --backend mpi tests/specs/uneven-list-all-gather-sizes.sc tests/specs/l2-pad-gather-split.sc \
 	tests/specs/l2-a2a-redistribute-bad.sc tests/specs/l2-shift-twice.sc tests/specs/l2-gather-first.sc \
-	tests/specs/l2-pad-allreduce-gather-bad.sc \
+	tests/specs/l2-pad-allreduce-gather-bad.sc tests/specs/l2-ref-gqa-bad.sc corpus/megatron/moe-a2a-combine-reuses-dispatch-splits.sc \
 	--seed 1 --cases 300 --property semantics \
 	>"$tmp/l2bad.out" 2>&1
-for m in "world=3 n=4 m=1" "world=3 s=4 h=1" "world=3 t=4 h=1" "world=3 s=3 h=1" "world=2 s=2 h=1"; do
+for m in "world=3 n=4 m=1" "world=3 s=4 h=1" "world=3 t=4 h=1" "world=3 s=3 h=1" "world=2 s=2 h=1" "world=4 kv=2 d=1" \
+	"world=2 t=1 h=1 C=0:0/1:0"; do
 	grep -q "minimal case: $m dtype=i32 seed=0" "$tmp/l2bad.out" && ok || { bad "language 2 under mpi: no minimum $m"; tail -12 "$tmp/l2bad.out" >&2; }
 done
 grep -q "rank 1 sends 1 row to rank 1, which expects 2" "$tmp/l2bad.out" && \

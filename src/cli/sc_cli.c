@@ -16,6 +16,7 @@
 
 #include "sc_builtin.h"
 #include "sc_casefile.h"
+#include "sc_reference.h"
 #include "sc_fs.h"
 #include "sc_npy.h"
 #include "sc_plugin.h"
@@ -577,7 +578,13 @@ enum sc_status sc_cli_expected_tensor(struct sc_ctx *ctx, struct sc_target *t, c
 	int ns;
 	SC_CHECK(sc_target_specs(t, cs, sp, &ns, e));
 	const struct sc_layout_ctx lc = {sp[ns - 1], &cs->counts};
-	sc_layout_map_in(&l, &lc, cs->sizes, cs->ndims, cs->world, rank, &m);
+	struct sc_tensor y; /* with a reference, the output places Y */
+	const uint64_t *yp = NULL;
+	if (sp[ns - 1]->ref_line) {
+		SC_CHECK(sc_reference_run(&ctx->arena, sp[ns - 1], cs->sizes, cs->world, &cs->counts, &y, e));
+		yp = (const uint64_t *)(const void *)y.buf->data + y.offset;
+	}
+	sc_layout_map_in(&l, &lc, yp ? y.shape : cs->sizes, cs->ndims, cs->world, rank, &m);
 	const int use_dm = ctx->arena.use_dm; /* written here: host memory */
 	ctx->arena.use_dm = 0;
 	enum sc_status st = sc_tensor_empty(&ctx->arena, m.lshape, m.lndim, (unsigned)sc_dtype_size(cs->dtype), et, e);
@@ -587,7 +594,8 @@ enum sc_status sc_cli_expected_tensor(struct sc_ctx *ctx, struct sc_target *t, c
 	sc_iter_init(&it, m.shape, m.stride, m.ndim, m.offset);
 	const unsigned es = et->buf->esize;
 	for (int64_t k = 0; k < sc_tensor_numel(et); k++) {
-		sc_store_bits(et->buf->data + (size_t)k * es, es, sc_verify_expected_bits(t, cs, (uint64_t)it.off));
+		const uint64_t g = yp ? yp[it.off] : (uint64_t)it.off;
+		sc_store_bits(et->buf->data + (size_t)k * es, es, g == SC_PROV_PAD && yp ? 0 : sc_verify_expected_bits(t, cs, g));
 		sc_iter_next(&it);
 	}
 	return SC_OK;

@@ -34,7 +34,7 @@ static int parse_sizes(struct sc_target *t, const struct sc_spec *s, const char 
 			continue;
 		if (d < 0)
 			return sc_cli_die("--sizes: '%s' is not a dim of the spec", tok);
-		if (sc_cli_u64(eq + 1, &v) || v < 1 || v > (1ULL << 40))
+		if (sc_cli_u64(eq + 1, &v) || v < !((s->derived_mask >> d) & 1u) || v > (1ULL << 40))
 			return sc_cli_die("--sizes: bad size '%s'", eq + 1);
 		cs->sizes[d] = (int64_t)v;
 		seen[d] = 1;

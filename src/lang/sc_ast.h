@@ -105,6 +105,7 @@ struct sc_step_def;
 
 
 #define SC_STEP_MAX_ARGS 20
+#define SC_MAX_REF_STEPS 16
 
 /* A parsed step: its row of the step table (sc_step.h) and its arguments. */
 struct sc_step {
@@ -199,6 +200,11 @@ struct sc_spec {
 	int ncounts;
 	struct sc_countsdecl counts[SC_MAX_COUNTS];
 	uint32_t derived_mask; /* dims whose size a `sizes=E` placement gives (not drawn) */
+	/* layout specs: `reference` ... `end`, local steps on X on one device
+	 * whose result Y (X's dims, other sizes) the output places */
+	int nrsteps;
+	struct sc_step rsteps[SC_MAX_REF_STEPS];
+	int ref_line;
 	/* compute specs */
 	int compute;
 	int ntensors;

@@ -73,7 +73,7 @@ enum sc_status sc_interp_contiguous(struct sc_exec *x, struct sc_tensor *t, stru
 struct sc_expr_env sc_interp_env(const struct sc_exec *x, int r, const int64_t *sizes)
 {
 	struct sc_expr_env v = sc_expr_env_global(sizes, x->world);
-	v.rank = x->first + r;
+	v.rank = x->ref ? -1 : x->first + r;
 	v.counts = x->counts;
 	v.shape = x->t[r].shape;
 	v.ndim = x->t[r].ndim;

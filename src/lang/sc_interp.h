@@ -28,6 +28,7 @@ struct sc_exec {
 	int compute;          /* compute run: (value, bound) pairs of doubles, rounded to dtype */
 	int pads;             /* the spec writes padding: a reduction treats it as absent */
 	const struct sc_countv *counts; /* the case's drawn counts (NULL: none) */
+	int ref;              /* a reference run: one device, no rank */
 	/* compute runs: the reduction of pairs across ranks, installed by the
 	 * compute module (which sits above the interpreter) */
 	enum sc_status (*pair_reduce)(struct sc_exec *x, int scatter, void **send, void **recv,

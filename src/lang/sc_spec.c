@@ -22,7 +22,7 @@ struct spec_parse {
 	int seen_dims, seen_world, seen_in, seen_out, seen_name, seen_expect;
 	int sizes_line[SC_MAX_DIMS];
 	struct sc_layout_names pend_in, pend_out;
-	int block; /* 0 declarations, 1 reference, 2 program */
+	int block; /* 0 declarations, 1 reference, 2 program (compute specs), 3 a layout reference */
 	int seen_ref, seen_prog;
 };
 
@@ -257,6 +257,30 @@ static int pipeline_line(struct spec_parse *q, const char *line, enum sc_status 
 	return 1;
 }
 
+/* A line of a layout spec's reference block: a local step, or `end`. */
+static enum sc_status ref_line(struct spec_parse *q, const struct sc_tok *kw, const char *line)
+{
+	struct sc_parse *p = &q->p;
+	struct sc_spec *s = p->s;
+	if (kw->kind == SC_T_NAME && strcmp(kw->text, "end") == 0) {
+		p->pos = 1;
+		SC_CHECK(sc_lex_end(p));
+		q->block = 0;
+		return SC_OK;
+	}
+	const struct sc_step_def *def = kw->kind == SC_T_NAME ? sc_step_find(kw->text) : NULL;
+	if (!def)
+		return sc_lex_err(p, kw->col, "expected a local step or 'end' in the reference block, got '%s'", kw->text);
+	if (def->flags & SC_STEP_COLLECTIVE)
+		return sc_lex_err(p, kw->col, "'%s' in the reference: the reference runs on one device, without collectives",
+				  kw->text);
+	if (s->nrsteps >= SC_MAX_REF_STEPS)
+		return sc_lex_err(p, kw->col, "too many reference steps (at most %d)", SC_MAX_REF_STEPS);
+	SC_CHECK(sc_step_parse(p, def, line));
+	s->rsteps[s->nrsteps++] = s->steps[--s->nsteps]; /* parsed as a step; kept apart */
+	return SC_OK;
+}
+
 static enum sc_status parse_line(struct spec_parse *q, const char *line)
 {
 	struct sc_parse *p = &q->p;
@@ -267,6 +291,16 @@ static enum sc_status parse_line(struct spec_parse *q, const char *line)
 	if (p->nt == 0)
 		return SC_OK;
 	struct sc_tok *kw = &p->t[0];
+	if (q->block == 3)
+		return ref_line(q, kw, line);
+	if (kw->kind == SC_T_NAME && strcmp(kw->text, "reference") == 0 && p->nt == 1 && !p->s->ntensors &&
+	    !p->s->compute) { /* a layout spec's reference, closed by `end` */
+		if (p->s->ref_line)
+			return sc_lex_err(p, kw->col, "duplicate 'reference' block");
+		p->s->ref_line = p->line;
+		q->block = 3;
+		return SC_OK;
+	}
 	if (kw->kind == SC_T_NAME && (strcmp(kw->text, "reference") == 0 || strcmp(kw->text, "program") == 0) &&
 	    p->nt == 1) {
 		int ref = kw->text[0] == 'r';
@@ -421,6 +455,10 @@ static enum sc_status finish(struct spec_parse *q, const char *path)
 	p->line = p->line + 1;
 	if (!q->seen_dims)
 		return sc_lex_err(p, 1, "missing 'dims' declaration");
+	if (q->block == 3) {
+		p->line = s->ref_line;
+		return sc_lex_err(p, 1, "the 'reference' block has no 'end'");
+	}
 	if (s->compute)
 		SC_CHECK(finish_compute(q));
 	if (!q->seen_in)
@@ -435,7 +473,9 @@ static enum sc_status finish(struct spec_parse *q, const char *path)
 		SC_CHECK(sc_layout_resolve(p, &s->in, &q->pend_in, "input"));
 		SC_CHECK(sc_layout_resolve(p, &s->out, &q->pend_out, "output"));
 		const struct sc_layout *pl[2] = {&s->in, &s->out};
-		for (int i = 0; i < 2; i++)
+		/* with a reference the output places Y, whose sizes are known only
+		 * once it runs: its shard does not constrain X's dims */
+		for (int i = 0; i < (s->ref_line ? 1 : 2); i++)
 			if (pl[i]->kind != SC_SHARD)
 				continue;
 			else if (pl[i]->rule == SC_RULE_EVEN)

@@ -535,7 +535,8 @@ static enum sc_status read_sizes(const char *path, struct record *r, struct sc_t
 		if (seen[d])
 			FAIL_("%s:%d: size of '%s' given twice", path, sl, tok);
 		const long long v = all_digits(eq) && strlen(eq) < 15 ? strtoll(eq, NULL, 10) : -1;
-		if (v < 1 || v > SC_CASE_MAX_ELEMS)
+		const int derived = (s[0]->derived_mask >> d) & 1u; /* sizes= may give no rows */
+		if (v < !derived || v > SC_CASE_MAX_ELEMS)
 			FAIL_("%s:%d: size of '%s' must be a decimal in 1..2^40, got '%s'", path, sl, tok, eq);
 		r->c.sizes[d] = v;
 		seen[d] = 1;

@@ -492,6 +492,8 @@ void sc_report_failure_text(FILE *out, const struct sc_result *r, const char *in
 		sc_shape_format(w->index, w->ndim, idx, sizeof idx);
 		sc_verify_format_from(&r->cx, w->expected_from, ef, sizeof ef);
 		sc_dtype_format(r->cx.dtype, w->expected_bits, eb, sizeof eb);
+		if (!SC_PROV_IS_INDEX(w->expected_from)) /* padding the reference put there */
+			snprintf(eb, sizeof eb, "0");
 		if (w->have_prov) {
 			sc_verify_format_from(&r->cx, w->actual_from, af, sizeof af);
 			if (w->bits_unknown) {
