@@ -140,6 +140,7 @@ static void record(struct sc_failure *f, int rank, const struct sc_iter *ti, int
 static int shape_mismatch(const struct sc_spec *s, const struct sc_layout *out, const struct sc_case *c,
 			  const int64_t *ysizes, const struct sc_exec *x, struct sc_failure *f)
 {
+	int bad = 0;
 	for (int r = 0; r < x->nlocal; r++) {
 		if (!sc_layout_checks(s, out, c->sizes, c->world, x->first + r))
 			continue;
@@ -152,17 +153,19 @@ static int shape_mismatch(const struct sc_spec *s, const struct sc_layout *out, 
 			same = tt->shape[d] == m.lshape[d];
 		if (same)
 			continue;
-		char a[160], b[160];
-		sc_shape_format(tt->shape, tt->ndim, a, sizeof a);
-		sc_shape_format(m.lshape, m.lndim, b, sizeof b);
-		snprintf(f->msg, sizeof f->msg, "rank %d output has shape %s, but the output placement needs %s",
-			 x->first + r, a, b);
-		f->wrong = sc_shape_numel(m.lshape, m.lndim);
-		if (!f->wrong)
-			f->wrong = 1;
-		return 1;
+		if (!bad) { /* the first rank's message; every rank's elements counted, as mpi sums them */
+			char a[160], b[160];
+			sc_shape_format(tt->shape, tt->ndim, a, sizeof a);
+			sc_shape_format(m.lshape, m.lndim, b, sizeof b);
+			snprintf(f->msg, sizeof f->msg, "rank %d output has shape %s, but the output placement needs %s",
+				 x->first + r, a, b);
+			f->wrong = 0;
+		}
+		const int64_t n = sc_shape_numel(m.lshape, m.lndim);
+		f->wrong += n ? n : 1;
+		bad = 1;
 	}
-	return 0;
+	return bad;
 }
 
 /* A partial output: X = OP over ranks of the outputs, reduced on the

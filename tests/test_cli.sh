@@ -227,7 +227,7 @@ expect_grep "ranks hold tensors of different shapes (rank 0 \[1, 1\], rank 1 \[0
 expect_rc 0 "language 2: correct specs" "$sc" check tests/specs/uneven-list-all-gather.sc tests/specs/l2-pad-gather.sc \
 	tests/specs/l2-a2a-redistribute.sc tests/specs/l2-shift-ring.sc tests/specs/l2-zigzag-gather.sc \
 	tests/specs/l2-gather-last.sc tests/specs/l2-pipeline.sc tests/specs/l2-pad-allreduce-gather.sc \
-	tests/specs/l2-ref-gqa.sc tests/specs/l2-ref-vocab-pad.sc --seed 1 --cases 300
+	tests/specs/l2-ref-gqa.sc tests/specs/l2-ref-vocab-pad.sc corpus/megatron/qkv-split-query.sc --seed 1 --cases 300
 l2_planted() { # spec minimum message
 	expect_rc 1 "$1" "$sc" check "tests/specs/$1.sc" --seed 1 --cases 300 --property semantics
 	expect_grep "minimal case: $2 dtype=i32 seed=0" "$tmp/out" "$1: the minimum"
@@ -241,6 +241,7 @@ l2_planted l2-zigzag-gather-bad "world=2 s=4 h=1" "wrong elements"
 l2_planted l2-pad-allreduce-gather-bad "world=3 t=4 h=1" "rank 0 \[3, 0\] holds padding, expected X\[3, 0\]"
 l2_planted l2-ref-gqa-bad "world=4 kv=2 d=1" "rank 1 \[0, 0\] holds X\[1, 0\] = .*, expected X\[0, 0\]"
 l2_planted l2-ref-vocab-pad-front "world=2 v=1 h=1" "rank 1 \[0, 0\] holds X\[0, 0\] = .*, expected padding = 0"
+l2_planted l2-qkv-blocked-split "world=1 s=1 b=1 g=2 j=3 e=1" "rank 0 \[0, 0, 1, 0\] holds X\[0, 0, 0, 1, 0\]"
 l2_planted l2-gather-first "world=2 s=2 h=1" "rank 0 output has shape \[1, 1\], but the output placement needs \[2, 1\]"
 
 echo "$pass passed, $fail failed"

@@ -40,6 +40,8 @@ static const char *const samples[][2] = {
 	{"gather", "gather dim=1 dst=1"},
 	{"sendrecv", "sendrecv to=1-rank from=1-rank"},
 	{"reduce", "reduce sum dst=0"},
+	{"cat", "y = cat input input dim=1"},
+	{"split", "x, y = split input [1, 1] dim=1"},
 };
 
 /* Sized forms of rows above: each must run through the variable-size exchange. */

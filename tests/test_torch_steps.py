@@ -51,6 +51,10 @@ STEPS = [
     ("pad D 0 P-rank", None),
     ("pad D -min(1,size(D)) 0", None),
     ("repeat_interleave 1+rank%2 D", lambda t, d, r, P: t.repeat_interleave(1 + r % 2, dim=d)),
+    # named tensors (first in a chain: `input` is the input itself)
+    ("u, w = split input [size(D)//2, size(D)-size(D)//2] dim=D\ny = cat w u w dim=D",
+     lambda t, d, r, P: torch.cat([torch.split(t, [t.shape[d] // 2, t.shape[d] - t.shape[d] // 2], d)[k]
+                                   for k in (1, 0, 1)], d)),
 ]
 
 
@@ -98,8 +102,10 @@ def main():
             sizes = [rng.randint(1, 9) for _ in range(nd)]
             P = rng.randint(1, 6)
             chain = []
-            for _ in range(rng.randint(1, 3)):
+            for i in range(rng.randint(1, 3)):
                 text, fn = rng.choice(STEPS)
+                while "=" in text.split()[1:2] + text.split()[2:3] and i > 0:  # named: first only
+                    text, fn = rng.choice(STEPS)
                 d = rng.randrange(nd)
                 dt = d - nd if rng.random() < 0.3 else d  # negative dims wrap as in ATen
                 chain.append((text.replace("D", str(dt)), fn or PADS[text], d))

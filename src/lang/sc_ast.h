@@ -106,6 +106,7 @@ struct sc_step_def;
 
 #define SC_STEP_MAX_ARGS 20
 #define SC_MAX_REF_STEPS 16
+#define SC_MAX_NAMED 8 /* named tensors of a layout spec (the input included) */
 
 /* A parsed step: its row of the step table (sc_step.h) and its arguments. */
 struct sc_step {
@@ -115,6 +116,11 @@ struct sc_step {
 	int args[SC_STEP_MAX_ARGS]; /* dims as ints, sizes as expression nodes (per step) */
 	int form;                   /* a step's variant (take: chunk, split, list, [E for k]) */
 	unsigned flags;             /* SC_STEP_* flags this use adds to its row's (sized forms) */
+	/* named tensors: 1 + the name of its input and of its result (0: the
+	 * current tensor); split's outputs and cat's inputs */
+	int src1, dst1;
+	int nio;
+	int io[SC_MAX_NAMED];
 	enum sc_redop redop;
 	int raw;
 	char text[200]; /* the step as written, for messages */
@@ -204,6 +210,10 @@ struct sc_spec {
 	 * whose result Y (X's dims, other sizes) the output places */
 	int nrsteps;
 	struct sc_step rsteps[SC_MAX_REF_STEPS];
+	/* named tensors (`tensor x = input`, `y = STEP x ...`, split, cat):
+	 * name 0 is the input */
+	int ntnames;
+	char tname[SC_MAX_NAMED][SC_NAME_MAX];
 	int ref_line;
 	/* compute specs */
 	int compute;

@@ -70,6 +70,21 @@ enum sc_status sc_interp_contiguous(struct sc_exec *x, struct sc_tensor *t, stru
 	return SC_OK;
 }
 
+struct sc_tensor *sc_interp_named(struct sc_exec *x, int name, int r)
+{
+	return name == x->cur ? &x->t[r] : &x->slots[(size_t)name * (size_t)x->nlocal + (size_t)r];
+}
+
+/* Makes name the current tensors (the current ones go to their slots). */
+static void switch_to(struct sc_exec *x, int name)
+{
+	if (name == x->cur)
+		return;
+	memcpy(&x->slots[(size_t)x->cur * (size_t)x->nlocal], x->t, sizeof(struct sc_tensor) * (size_t)x->nlocal);
+	memcpy(x->t, &x->slots[(size_t)name * (size_t)x->nlocal], sizeof(struct sc_tensor) * (size_t)x->nlocal);
+	x->cur = name;
+}
+
 struct sc_expr_env sc_interp_env(const struct sc_exec *x, int r, const int64_t *sizes)
 {
 	struct sc_expr_env v = sc_expr_env_global(sizes, x->world);
@@ -265,12 +280,18 @@ enum sc_status sc_exec_step(struct sc_exec *x, const struct sc_spec *s, const st
 	/* only specs whose shapes may vary run per rank (the fast path is
 	 * language 1's: one shape everywhere) */
 	const unsigned f = st->def->flags | st->flags;
+	if (st->src1 && x->slots)
+		switch_to(x, st->src1 - 1);
+	if (st->dst1 && x->slots && st->dst1 - 1 != x->cur) /* the source keeps its tensors */
+		memcpy(&x->slots[(size_t)x->cur * (size_t)x->nlocal], x->t, sizeof(struct sc_tensor) * (size_t)x->nlocal);
 	if (s->varies && (f & SC_STEP_COLLECTIVE) && !(f & SC_STEP_OWN_SHAPES))
 		SC_CHECK(same_shapes(x, st, e));
-	if (s->varies && !(f & SC_STEP_COLLECTIVE) && x->nlocal > 1)
+	if (s->varies && !(f & (SC_STEP_COLLECTIVE | SC_STEP_NAMED)) && x->nlocal > 1)
 		SC_CHECK(exec_per_rank(x, s, st, sizes, e));
 	else
 		SC_CHECK(st->def->exec(x, s, st, sizes, e));
+	if (st->dst1 && x->slots)
+		x->cur = st->dst1 - 1; /* the result is that name (the old one is gone) */
 	if (sc_log_on(SC_LOG_INTERP)) {
 		char shape[160];
 		sc_shape_format(x->t[0].shape, x->t[0].ndim, shape, sizeof shape);
@@ -284,7 +305,14 @@ enum sc_status sc_exec_spec(struct sc_exec *x, const struct sc_spec *s, const in
 			    struct sc_err *e)
 {
 	x->pads = s->pads;
-	for (int i = 0; i < s->nsteps; i++)
-		SC_CHECK(sc_exec_step(x, s, &s->steps[i], sizes, e));
-	return SC_OK;
+	x->cur = 0;
+	x->slots = NULL;
+	if (s->ntnames > 1 && !(x->slots = calloc((size_t)s->ntnames * (size_t)x->nlocal, sizeof *x->slots)))
+		return SC_ERR(e, SC_E_NOMEM, "out of memory");
+	enum sc_status rc = SC_OK;
+	for (int i = 0; i < s->nsteps && rc == SC_OK; i++)
+		rc = sc_exec_step(x, s, &s->steps[i], sizes, e);
+	free(x->slots); /* the result is the current tensors: the last named */
+	x->slots = NULL;
+	return rc;
 }

@@ -29,6 +29,9 @@ struct sc_exec {
 	int pads;             /* the spec writes padding: a reduction treats it as absent */
 	const struct sc_countv *counts; /* the case's drawn counts (NULL: none) */
 	int ref;              /* a reference run: one device, no rank */
+	/* named tensors: slots[name * nlocal + r] holds the names not current */
+	struct sc_tensor *slots;
+	int cur;              /* the name the current tensors (t) have */
 	/* compute runs: the reduction of pairs across ranks, installed by the
 	 * compute module (which sits above the interpreter) */
 	enum sc_status (*pair_reduce)(struct sc_exec *x, int scatter, void **send, void **recv,
@@ -81,6 +84,8 @@ enum sc_status sc_interp_eval(const struct sc_spec *s, const struct sc_step *st,
 /* Fills a fresh contiguous tensor with padding: zeros (data, compute runs)
  * or SC_PROV_PAD (provenance runs). */
 void sc_interp_fill_pad(struct sc_exec *x, struct sc_tensor *t);
+/* Local rank r's tensor of a name (the current ones are x->t). */
+struct sc_tensor *sc_interp_named(struct sc_exec *x, int name, int r);
 /* t.narrow(dim, start, len), a view. */
 void sc_interp_narrow(struct sc_tensor *t, int dim, int64_t start, int64_t len);
 

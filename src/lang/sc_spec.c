@@ -72,10 +72,119 @@ static enum sc_status decl_world(struct spec_parse *q, const struct sc_tok *kw)
 	return sc_lex_end(p);
 }
 
+/* A new or existing tensor name of a layout spec (name 0 is the input). */
+static enum sc_status tensor_name(struct sc_parse *p, const struct sc_tok *t, int *out)
+{
+	struct sc_spec *s = p->s;
+	if (!s->ntnames) {
+		snprintf(s->tname[0], SC_NAME_MAX, "input");
+		s->ntnames = 1;
+	}
+	int k = sc_step_tensor(s, t->text);
+	if (k >= 0) {
+		*out = k;
+		return SC_OK;
+	}
+	if (sc_lex_dim(s, t->text) >= 0 || strcmp(t->text, s->world_sym) == 0 || strcmp(t->text, "rank") == 0 ||
+	    sc_step_find(t->text))
+		return sc_lex_err(p, t->col, "'%s' cannot name a tensor (a dim, the world, rank or a step)", t->text);
+	if (s->ntnames >= SC_MAX_NAMED)
+		return sc_lex_err(p, t->col, "too many named tensors (at most %d)", SC_MAX_NAMED);
+	snprintf(s->tname[s->ntnames], SC_NAME_MAX, "%s", t->text);
+	*out = s->ntnames++;
+	return SC_OK;
+}
+
 static enum sc_status decl_tensor(struct spec_parse *q, const struct sc_tok *kw)
 {
 	(void)kw;
-	return sc_program_parse_tensor(&q->p, 0);
+	struct sc_parse *p = &q->p;
+	if (p->nt == 4 && sc_lex_is_op(&p->t[2], "=") && p->t[3].kind == SC_T_NAME && strcmp(p->t[3].text, "input") == 0) {
+		/* tensor x = input: the layout spec's input named */
+		struct sc_spec *s = p->s;
+		if (s->ntnames > 1 || (s->ntnames == 1 && strcmp(s->tname[0], "input") != 0) || s->nsteps)
+			return sc_lex_err(p, kw->col, "name the input before any step: tensor x = input");
+		if (p->t[1].kind != SC_T_NAME)
+			return sc_lex_err(p, p->t[1].col, "expected a name");
+		int k;
+		SC_CHECK(tensor_name(p, &p->t[1], &k));
+		snprintf(s->tname[0], SC_NAME_MAX, "%s", p->t[1].text);
+		s->ntnames = 1;
+		return SC_OK;
+	}
+	return sc_program_parse_tensor(p, 0);
+}
+
+/* The step at token `at` of line, the tokens before it and SRC (at+1 when
+ * src) blanked so that columns stay the line's. */
+static enum sc_status named_step(struct sc_parse *p, const char *line, int at, int has_src, int *src)
+{
+	char rest[4096];
+	snprintf(rest, sizeof rest, "%s", line);
+	const int kw_col = p->t[at].col;
+	memset(rest, ' ', (size_t)kw_col - 1);
+	if (has_src) {
+		const struct sc_tok *t = &p->t[at + 1];
+		if (t->kind != SC_T_NAME)
+			return sc_lex_err(p, t->col, "expected the tensor the step applies to");
+		*src = sc_step_tensor(p->s, t->text);
+		if (*src < 0)
+			return sc_lex_err(p, t->col, "unknown tensor '%s'", t->text);
+		memset(rest + t->col - 1, ' ', strlen(t->text));
+	}
+	const struct sc_step_def *def = sc_step_find(p->t[at].text);
+	if (!def)
+		return sc_lex_err(p, p->t[at].col, "expected a step after '=', got '%s'", p->t[at].text);
+	SC_CHECK(sc_lex_tokenize(p, rest));
+	return sc_step_parse(p, def, rest);
+}
+
+/* NAME = STEP SRC args | NAME = cat a b dim=i | a, b = split t [E, E] dim=i */
+static enum sc_status named_line(struct spec_parse *q, const char *line)
+{
+	struct sc_parse *p = &q->p;
+	struct sc_spec *s = p->s;
+	int dst[SC_MAX_NAMED], ndst = 0, k = 0;
+	struct sc_tok names[SC_MAX_NAMED];
+	if (!s->ntnames) { /* name 0: the input */
+		snprintf(s->tname[0], SC_NAME_MAX, "input");
+		s->ntnames = 1;
+	}
+	for (;;) { /* the names left of '=' */
+		if (p->t[k].kind != SC_T_NAME || ndst >= SC_MAX_NAMED)
+			return sc_lex_err(p, p->t[k].col, "expected a tensor name");
+		names[ndst++] = p->t[k++];
+		if (sc_lex_is_op(&p->t[k], "=")) {
+			k++;
+			break;
+		}
+		if (!sc_lex_is_op(&p->t[k], ","))
+			return sc_lex_err(p, p->t[k].col, "expected ',' or '='");
+		k++;
+	}
+	if (p->t[k].kind != SC_T_NAME)
+		return sc_lex_err(p, p->t[k].col, "expected a step after '='");
+	const int is_split = strcmp(p->t[k].text, "split") == 0, is_cat = strcmp(p->t[k].text, "cat") == 0;
+	if (ndst > 1 && !is_split)
+		return sc_lex_err(p, names[1].col, "only split gives several tensors");
+	int src = -1;
+	SC_CHECK(named_step(p, line, k, !is_split && !is_cat, &src));
+	for (int i = 0; i < ndst; i++) /* after the right side: `x = transpose x 0 1` reads the old x */
+		SC_CHECK(tensor_name(p, &names[i], &dst[i]));
+	struct sc_step *st = &s->steps[s->nsteps - 1];
+	if (is_split) {
+		if (st->nargs - 1 != ndst) {
+			p->line = st->line;
+			return sc_lex_err(p, names[0].col, "%d names for %d pieces", ndst, st->nargs - 1);
+		}
+		memcpy(st->io, dst, sizeof(int) * (size_t)ndst);
+		st->nio = ndst;
+		return SC_OK;
+	}
+	if (src >= 0)
+		st->src1 = src + 1;
+	st->dst1 = dst[0] + 1;
+	return SC_OK;
 }
 
 static enum sc_status decl_dtypes(struct spec_parse *q, const struct sc_tok *kw)
@@ -318,6 +427,8 @@ static enum sc_status parse_line(struct spec_parse *q, const char *line)
 		return sc_program_parse_stmt(p, q->block, line);
 	if (kw->kind != SC_T_NAME)
 		return sc_lex_err(p, kw->col, "expected a declaration or a step, got '%s'", kw->text);
+	if (p->nt > 2 && (sc_lex_is_op(&p->t[1], "=") || sc_lex_is_op(&p->t[1], ",")) && !p->s->compute)
+		return named_line(q, line);
 	p->pos = 1;
 	for (size_t i = 0; i < sizeof decls / sizeof decls[0]; i++)
 		if (strcmp(kw->text, decls[i].keyword) == 0)

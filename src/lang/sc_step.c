@@ -12,7 +12,16 @@ static const struct sc_step_def *const families[] = {
 	sc_steps_coll,
 	sc_steps_sized,
 	sc_steps_p2p,
+	sc_steps_named,
 };
+
+int sc_step_tensor(const struct sc_spec *s, const char *name)
+{
+	for (int i = 0; i < s->ntnames; i++)
+		if (strcmp(s->tname[i], name) == 0)
+			return i;
+	return -1;
+}
 
 #define MAX_ROWS 64
 

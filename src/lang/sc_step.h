@@ -25,6 +25,7 @@ struct sc_exec;
 				 * also set per use, in st->flags, by a sized form) */
 #define SC_STEP_OWN_SHAPES 32u  /* a collective that checks the ranks' shapes itself */
 #define SC_STEP_PADS 64u        /* writes padding (provenance SC_PROV_PAD) */
+#define SC_STEP_NAMED 128u      /* joins or divides named tensors (cat, split): runs over every rank itself */
 
 struct sc_step_def {
 	const char *keyword;
@@ -47,7 +48,10 @@ void sc_step_table(const struct sc_step_def *const **rows, int *n);
 enum sc_status sc_step_parse(struct sc_parse *p, const struct sc_step_def *def, const char *linetext);
 
 /* The families' rows, each ending with a row whose keyword is NULL. */
-extern const struct sc_step_def sc_steps_view[], sc_steps_slice[], sc_steps_coll[], sc_steps_sized[], sc_steps_p2p[];
+extern const struct sc_step_def sc_steps_view[], sc_steps_slice[], sc_steps_coll[], sc_steps_sized[], sc_steps_p2p[],
+	sc_steps_named[];
+/* The index of a named tensor of the spec, or -1. */
+int sc_step_tensor(const struct sc_spec *s, const char *name);
 
 /* The sized forms of rows in sc_steps_coll (sc_steps_sized.c):
  * all_to_all_single [in=E] [out=F] | [splits=E], and all_gather dim=i
