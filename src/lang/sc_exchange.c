@@ -186,3 +186,23 @@ enum sc_status sc_exchange_fill(struct sc_exec *x, const struct sc_spec *s, cons
 	return first;
 }
 
+
+enum sc_status sc_exchange_gather(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
+				  const int64_t *sizes, struct sc_exchange *w, sc_exchange_fill_fn fill, struct sc_err *e)
+{
+	memset(w, 0, sizeof *w);
+	SC_CHECK(sc_exchange_init(x, w, e));
+	struct sc_err mine;
+	sc_err_clear(&mine);
+	const enum sc_status ms = sc_exchange_fill(x, s, st, sizes, w, fill, &mine);
+	return sc_exchange_share(x, st, w, ms, &mine, e);
+}
+
+int64_t sc_exchange_numel(const struct sc_exchange *w, int rank)
+{
+	const int64_t *q = sc_exchange_row(w, rank);
+	int64_t n = 1;
+	for (int d = 0; d < q[SC_XROW_NDIM]; d++)
+		n *= q[SC_XROW_SHAPE + d];
+	return n;
+}

@@ -47,6 +47,11 @@ enum sc_status sc_exchange_fill(struct sc_exec *x, const struct sc_spec *s, cons
  * *mine_err), or a failure naming a rank of another process. */
 enum sc_status sc_exchange_share(struct sc_exec *x, const struct sc_step *st, struct sc_exchange *w,
 				 enum sc_status mine_st, struct sc_err *mine_err, struct sc_err *e);
+/* init, fill and share in one: w may be freed whatever the status. */
+enum sc_status sc_exchange_gather(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
+				  const int64_t *sizes, struct sc_exchange *w, sc_exchange_fill_fn fill, struct sc_err *e);
+/* Elements of rank's whole tensor (its row's shape). */
+int64_t sc_exchange_numel(const struct sc_exchange *w, int rank);
 /* The exchange the rows' send and receive vectors say (units of rnum[rank]
  * elements of the sender), each local input packed `reps` times; bufs[r]
  * receive local rank r's rows in source order. */

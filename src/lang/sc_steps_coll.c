@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sc_devmem.h"
+#include "sc_exchange.h"
 #include "sc_expr.h"
 #include "sc_interp.h"
 #include "sc_lex.h"
@@ -63,15 +64,10 @@ static enum sc_status parse_dim_op(struct sc_parse *p, struct sc_step *st)
 static enum sc_status parse_reduce_dst(struct sc_parse *p, struct sc_step *st)
 {
 	SC_CHECK(sc_lex_redop(p, &st->redop));
-	struct sc_tok *t = sc_lex_peek(p);
-	if (t->kind != SC_T_NAME || strcmp(t->text, "dst") != 0 || !sc_lex_is_op(&p->t[p->pos + 1], "="))
-		return sc_lex_err(p, t->col, "expected 'dst=' (the rank that receives the reduction)");
-	p->pos += 2;
-	p->arg_mode = 1;
-	p->depth = 0;
-	enum sc_status rc = sc_expr_parse(p, &st->args[0]);
-	p->arg_mode = 0;
-	SC_CHECK(rc);
+	int seen;
+	SC_CHECK(sc_exchange_parse_kv(p, "dst", 0, &st->args[0], &seen));
+	if (!seen)
+		return sc_lex_err(p, sc_lex_peek(p)->col, "expected 'dst=' (the rank that receives the reduction)");
 	st->nargs = 1;
 	return parse_raw(p, st);
 }

@@ -53,11 +53,7 @@ static enum sc_status exec_shift(struct sc_exec *x, const struct sc_spec *s, con
 				 const int64_t *sizes, struct sc_err *e)
 {
 	struct sc_exchange w;
-	SC_CHECK(sc_exchange_init(x, &w, e));
-	struct sc_err mine;
-	sc_err_clear(&mine);
-	enum sc_status ms = sc_exchange_fill(x, s, st, sizes, &w, shift_row, &mine);
-	enum sc_status rc = sc_exchange_share(x, st, &w, ms, &mine, e);
+	enum sc_status rc = sc_exchange_gather(x, s, st, sizes, &w, shift_row, e);
 	const int P = w.P;
 	int from[SC_MAX_WORLD];
 	for (int r = 0; r < P; r++)
@@ -77,9 +73,7 @@ static enum sc_status exec_shift(struct sc_exec *x, const struct sc_spec *s, con
 	int64_t rnum[SC_MAX_WORLD];
 	for (int r = 0; r < P; r++) {
 		const int64_t *q = sc_exchange_row(&w, r);
-		rnum[r] = 1;
-		for (int d = 0; d < q[SC_XROW_NDIM]; d++)
-			rnum[r] *= q[SC_XROW_SHAPE + d];
+		rnum[r] = sc_exchange_numel(&w, r);
 		sc_exchange_sends(&w, r)[(int)q[SC_XROW_SCALAR]] = 1;
 	}
 	for (int dst = 0; dst < P; dst++)
@@ -113,11 +107,7 @@ static enum sc_status exec_broadcast(struct sc_exec *x, const struct sc_spec *s,
 				     const int64_t *sizes, struct sc_err *e)
 {
 	struct sc_exchange w;
-	SC_CHECK(sc_exchange_init(x, &w, e));
-	struct sc_err mine;
-	sc_err_clear(&mine);
-	enum sc_status ms = sc_exchange_fill(x, s, st, sizes, &w, bcast_row, &mine);
-	enum sc_status rc = sc_exchange_share(x, st, &w, ms, &mine, e);
+	enum sc_status rc = sc_exchange_gather(x, s, st, sizes, &w, bcast_row, e);
 	const int P = w.P;
 	const int src = rc == SC_OK ? (int)sc_exchange_row(&w, 0)[SC_XROW_SCALAR] : 0;
 	for (int r = 1; rc == SC_OK && r < P; r++)
@@ -134,9 +124,7 @@ static enum sc_status exec_broadcast(struct sc_exec *x, const struct sc_spec *s,
 		int64_t rnum[SC_MAX_WORLD];
 		const int64_t *q = sc_exchange_row(&w, src);
 		for (int r = 0; r < P; r++) {
-			rnum[r] = 1;
-			for (int d = 0; d < q[SC_XROW_NDIM]; d++)
-				rnum[r] *= q[SC_XROW_SHAPE + d];
+			rnum[r] = sc_exchange_numel(&w, src);
 			sc_exchange_sends(&w, src)[r] = 1;
 			sc_exchange_recvs(&w, r)[src] = 1;
 		}
@@ -214,20 +202,14 @@ static enum sc_status exec_sendrecv(struct sc_exec *x, const struct sc_spec *s, 
 				    const int64_t *sizes, struct sc_err *e)
 {
 	struct sc_exchange w;
-	SC_CHECK(sc_exchange_init(x, &w, e));
-	struct sc_err mine;
-	sc_err_clear(&mine);
-	enum sc_status ms = sc_exchange_fill(x, s, st, sizes, &w, sendrecv_row, &mine);
-	enum sc_status rc = sc_exchange_share(x, st, &w, ms, &mine, e);
+	enum sc_status rc = sc_exchange_gather(x, s, st, sizes, &w, sendrecv_row, e);
 	if (rc == SC_OK)
 		rc = sendrecv_pairs(st, &w, e);
 	const int P = w.P;
 	int64_t rnum[SC_MAX_WORLD];
 	for (int r = 0; rc == SC_OK && r < P; r++) {
 		int64_t *q = sc_exchange_row(&w, r);
-		rnum[r] = 1;
-		for (int d = 0; d < q[SC_XROW_NDIM]; d++)
-			rnum[r] *= q[SC_XROW_SHAPE + d];
+		rnum[r] = sc_exchange_numel(&w, r);
 		if (q[SC_XROW_SCALAR] >= 0)
 			sc_exchange_sends(&w, r)[q[SC_XROW_SCALAR]] = 1;
 		if (q[SC_XROW_SCALAR2] >= 0)

@@ -210,11 +210,7 @@ enum sc_status sc_steps_ag_sized(struct sc_exec *x, const struct sc_spec *s, con
 		return sc_interp_fail(e, st, "zero-dimensional tensor cannot be split or concatenated");
 	SC_CHECK(sc_interp_wrap_dim(st, st->args[0], nd, &i, e));
 	struct sc_exchange w;
-	SC_CHECK(sc_exchange_init(x, &w, e));
-	struct sc_err mine;
-	sc_err_clear(&mine);
-	enum sc_status ms = sc_exchange_fill(x, s, st, sizes, &w, ag_row, &mine);
-	enum sc_status rc = sc_exchange_share(x, st, &w, ms, &mine, e);
+	enum sc_status rc = sc_exchange_gather(x, s, st, sizes, &w, ag_row, e);
 	if (rc == SC_OK)
 		rc = ag_check(st, &w, i, e);
 	const int P = w.P;
@@ -222,9 +218,7 @@ enum sc_status sc_steps_ag_sized(struct sc_exec *x, const struct sc_spec *s, con
 	int64_t rnum[SC_MAX_WORLD], total = 0;
 	for (int r = 0; rc == SC_OK && r < P; r++) { /* whole tensors, one to every rank (or to dst) */
 		const int64_t *q = sc_exchange_row(&w, r);
-		rnum[r] = 1;
-		for (int d = 0; d < q[SC_XROW_NDIM]; d++)
-			rnum[r] *= q[SC_XROW_SHAPE + d];
+		rnum[r] = sc_exchange_numel(&w, r);
 		total += q[SC_XROW_SHAPE + i];
 		for (int j = 0; j < P; j++) {
 			sc_exchange_sends(&w, r)[j] = to < 0 || j == to;
@@ -296,11 +290,7 @@ enum sc_status sc_steps_agreed(struct sc_exec *x, const struct sc_spec *s, const
 			       const int64_t *sizes, int64_t *vals, struct sc_err *e)
 {
 	struct sc_exchange w;
-	SC_CHECK(sc_exchange_init(x, &w, e));
-	struct sc_err mine;
-	sc_err_clear(&mine);
-	enum sc_status ms = sc_exchange_fill(x, s, st, sizes, &w, agree_row, &mine);
-	enum sc_status rc = sc_exchange_share(x, st, &w, ms, &mine, e);
+	enum sc_status rc = sc_exchange_gather(x, s, st, sizes, &w, agree_row, e);
 	for (int r = 1; rc == SC_OK && r < w.P; r++)
 		for (int j = 0; j < w.P && rc == SC_OK; j++)
 			if (sc_exchange_sends(&w, r)[j] != sc_exchange_sends(&w, 0)[j])
