@@ -1,6 +1,7 @@
 """Placements against PyTorch itself: on random cases (1-3 dims, world 1..8,
 sizes 1..9 so that some shards are empty, `chunk`, `split` and `zigzag`
-rules (zigzag: blocks r and 2P-1-r of torch.chunk(X, 2P)), sizes=E
+rules (zigzag: blocks r and 2P-1-r of torch.chunk(X, 2P)), merged groups
+sharded as a whole (`shard (a b)`: X.flatten then chunk), sizes=E
 (torch.split by E(r), the dim's size their sum), a
 random `as` permutation with a merged group anywhere), every rank's local
 input written by `shardcheck eval --dump` must be, bit for bit,
@@ -28,6 +29,28 @@ def eval_dump(sc, spec_text, world, sizes, names, out):
     if r.returncode != 0:
         raise SystemExit(f"eval failed ({r.returncode}):\n{spec_text}{r.stdout}{r.stderr}")
     return [torch.from_numpy(np.load(os.path.join(out, f"rank{k}.input.npy"))) for k in range(world)]
+
+
+def merged_case(sc, rng, names, sizes, P, head, tmp, case):
+    """`shard (x y) RULE as ... (x y) ...`: X's consecutive dims d, d+1 merged
+    (X.flatten(d, d+1)), then torch.chunk / tensor_split of that dim."""
+    nd = len(names)
+    d = rng.randrange(nd - 1)
+    rule = rng.choice(["chunk", "split"])
+    group = f"({names[d]} {names[d + 1]})"
+    layout = " ".join(names[:d] + [group] + names[d + 2:])
+    X = eval_dump(sc, head + "input replicate\noutput replicate\n", 1, sizes, names, tmp)[0]
+    place = f"shard {group} {rule} as {layout}"
+    got = eval_dump(sc, head + f"input {place}\noutput {place}\n", P, sizes, names, tmp)
+    flat = X.flatten(d, d + 1)
+    pieces = torch.chunk(flat, P, d) if rule == "chunk" else torch.tensor_split(flat, P, d)
+    for r in range(P):
+        want = pieces[r] if r < len(pieces) else flat.narrow(d, flat.shape[d], 0)
+        if list(want.shape) != list(got[r].shape) or not torch.equal(want, got[r]):
+            print(f"FAILED case {case}: sizes {sizes} P={P} input {place}: rank {r} "
+                  f"holds {list(got[r].shape)}, torch gives {list(want.shape)}")
+            return 1
+    return 0
 
 
 def main():
@@ -68,6 +91,9 @@ def main():
                 toks.append(t)
             layout = " ".join(toks)
             head = f"dims {' '.join(names)}\n"
+            if nd >= 2 and rng.random() < 0.25:  # shard (a b): a merged group chunked as a whole
+                fails += merged_case(sc, rng, names, sizes, P, head, tmp, case)
+                continue
             X = eval_dump(sc, head + "input replicate\noutput replicate\n", 1, sizes, names, tmp)[0]
             place = f"shard {names[d]} {rule} as {layout}"
             got = eval_dump(sc, head + f"input {place}\noutput {place}\n", P, sizes, names, tmp)

@@ -89,6 +89,7 @@ struct sc_layout {
 	enum sc_place kind;
 	enum sc_redop op;   /* partial */
 	int shard_dim;      /* X dim sharded (shard) */
+	int shard_ndims;    /* `shard (a b)`: the merged group shard_dim.. as one dim (0 or 1: one dim) */
 	enum sc_shard_rule rule;
 	int norder;
 	int order[SC_MAX_DIMS];

@@ -66,7 +66,8 @@ void sc_layout_map_in(const struct sc_layout *l, const struct sc_layout_ctx *lc,
 	sc_contig_strides(xsizes, ndims, xs);
 	m->ndim = 0;
 	m->offset = 0;
-	int extra = -1; /* zigzag: the order position whose dim became two */
+	int extra = -1;  /* zigzag: the order position whose dim became two */
+	int merged = -1; /* shard (a b): the order position where the group became one */
 	for (int k = 0; k < l->norder; k++) {
 		int d = l->order[k];
 		m->shape[m->ndim] = xsizes[d];
@@ -81,6 +82,17 @@ void sc_layout_map_in(const struct sc_layout *l, const struct sc_layout_ctx *lc,
 			m->stride[m->ndim] = xs[d];
 			m->offset += (int64_t)rank * b * xs[d];
 			extra = k;
+		} else if (l->kind == SC_SHARD && d == l->shard_dim && l->shard_ndims > 1) {
+			/* the merged group as one dim of X (consecutive dims, row-major) */
+			int64_t L = 1, start, len;
+			for (int i = 0; i < l->shard_ndims; i++)
+				L *= xsizes[d + i];
+			sc_layout_rows(l->rule, L, world, rank, &start, &len);
+			m->shape[m->ndim] = len;
+			m->stride[m->ndim] = xs[d + l->shard_ndims - 1];
+			m->offset += start * xs[d + l->shard_ndims - 1];
+			merged = k;
+			k += l->shard_ndims - 1;
 		} else if (l->kind == SC_SHARD && d == l->shard_dim) {
 			int64_t start = 0, len = 0, total;
 			if (l->rule == SC_RULE_SIZES) /* validated when the case was made */
@@ -96,7 +108,8 @@ void sc_layout_map_in(const struct sc_layout *l, const struct sc_layout_ctx *lc,
 	m->lndim = l->ngroups;
 	for (int g = 0; g < l->ngroups; g++) {
 		int64_t p = 1;
-		int n = l->group_len[g] + (extra >= k0 && extra < k0 + l->group_len[g]);
+		int n = l->group_len[g] + (extra >= k0 && extra < k0 + l->group_len[g]) -
+			(merged >= k0 && merged < k0 + l->group_len[g] ? l->shard_ndims - 1 : 0);
 		for (int k = 0; k < n; k++)
 			p *= m->shape[pos + k];
 		m->lshape[g] = p;
@@ -159,9 +172,30 @@ int sc_layout_checks(const struct sc_spec *s, const struct sc_layout *l, const i
 	return sc_expr_is_cond(s, l->only1 - 1) ? got != 0 : got == rank;
 }
 
+/* `shard (a b ...)`: the group's names into pp. */
+static enum sc_status parse_shard_group(struct sc_parse *p, struct sc_layout_names *pp)
+{
+	p->pos++; /* ( */
+	pp->shard_n = 0;
+	while (!sc_lex_is_op(sc_lex_peek(p), ")")) {
+		struct sc_tok *t = sc_lex_peek(p);
+		if (t->kind != SC_T_NAME)
+			return sc_lex_err(p, t->col, "expected a dim name in 'shard (...)'");
+		if (pp->shard_n >= SC_MAX_DIMS)
+			return sc_lex_err(p, t->col, "too many dims in 'shard (...)'");
+		snprintf(pp->shard_names[pp->shard_n], SC_NAME_MAX, "%s", t->text);
+		pp->shard_cols[pp->shard_n++] = t->col;
+		p->pos++;
+	}
+	p->pos++;
+	if (pp->shard_n < 2)
+		return sc_lex_err(p, sc_lex_peek(p)->col, "'shard (...)' merges two or more dims");
+	return SC_OK;
+}
+
 static enum sc_status parse_placement(struct sc_parse *p, struct sc_layout *l, int *shard_col,
 				      char *shard_name, int *layout_names, char names[][SC_NAME_MAX],
-				      int *name_cols, int *group_open_col)
+				      int *name_cols, int *group_open_col, struct sc_layout_names *pp)
 {
 	struct sc_tok *t = sc_lex_peek(p);
 	memset(l, 0, sizeof *l);
@@ -173,12 +207,18 @@ static enum sc_status parse_placement(struct sc_parse *p, struct sc_layout *l, i
 	if (strcmp(t->text, "shard") == 0) {
 		p->pos++;
 		struct sc_tok *n = sc_lex_peek(p);
-		if (n->kind != SC_T_NAME)
-			return sc_lex_err(p, n->col, "expected a dim name after 'shard'");
-		snprintf(shard_name, SC_NAME_MAX, "%s", n->text);
-		*shard_col = n->col;
 		l->kind = SC_SHARD;
-		p->pos++;
+		if (sc_lex_is_op(n, "(")) { /* a merged group as a whole */
+			SC_CHECK(parse_shard_group(p, pp));
+			snprintf(shard_name, SC_NAME_MAX, "%s", pp->shard_names[0]);
+			*shard_col = pp->shard_cols[0];
+		} else {
+			if (n->kind != SC_T_NAME)
+				return sc_lex_err(p, n->col, "expected a dim name after 'shard'");
+			snprintf(shard_name, SC_NAME_MAX, "%s", n->text);
+			*shard_col = n->col;
+			p->pos++;
+		}
 		SC_CHECK(parse_rule(p, l));
 	} else if (strcmp(t->text, "replicate") == 0) {
 		l->kind = SC_REPLICATE;
@@ -267,7 +307,48 @@ static enum sc_status parse_placement(struct sc_parse *p, struct sc_layout *l, i
 enum sc_status sc_layout_parse(struct sc_parse *p, struct sc_layout *l, struct sc_layout_names *pp)
 {
 	int gcol;
-	return parse_placement(p, l, &pp->shard_col, pp->shard_name, &pp->nnames, pp->names, pp->name_cols, &gcol);
+	pp->shard_n = 0;
+	return parse_placement(p, l, &pp->shard_col, pp->shard_name, &pp->nnames, pp->names, pp->name_cols, &gcol, pp);
+}
+
+/* `shard (a b)`: consecutive dims of X in order, a chunk or split rule. */
+static enum sc_status resolve_shard_group(struct sc_parse *p, struct sc_layout *l, const struct sc_layout_names *pp,
+					  const char *what)
+{
+	const struct sc_spec *s = p->s;
+	l->shard_ndims = pp->shard_n > 1 ? pp->shard_n : 1;
+	if (pp->shard_n < 2)
+		return SC_OK;
+	for (int k = 1; k < pp->shard_n; k++)
+		if (sc_lex_dim(s, pp->shard_names[k]) != l->shard_dim + k)
+			return sc_lex_err(p, pp->shard_cols[k],
+					  "%s: 'shard (...)' merges consecutive dims of X in their order ('%s' is not the dim after '%s')",
+					  what, pp->shard_names[k], pp->shard_names[k - 1]);
+	if (l->rule != SC_RULE_CHUNK && l->rule != SC_RULE_SPLIT)
+		return sc_lex_err(p, pp->shard_col, "%s: a merged group shards with chunk or split", what);
+	return SC_OK;
+}
+
+/* `shard (a b)`: the layout must merge exactly that group. */
+static enum sc_status check_shard_group(struct sc_parse *p, const struct sc_layout *l,
+					const struct sc_layout_names *pp, const char *what)
+{
+	if (l->shard_ndims > 1) { /* `shard (a b)`: the layout must merge exactly that group */
+		int pos = 0, found = 0;
+		for (int g = 0; g < l->ngroups; g++) {
+			if (l->group_len[g] == l->shard_ndims && l->order[pos] == l->shard_dim) {
+				found = 1;
+				for (int k = 1; k < l->shard_ndims; k++)
+					found &= l->order[pos + k] == l->shard_dim + k;
+			}
+			if (found)
+				break;
+			pos += l->group_len[g];
+		}
+		if (!found)
+			return sc_lex_err(p, pp->shard_col, "%s: 'shard (...)' needs the same group in its 'as' layout", what);
+	}
+	return SC_OK;
 }
 
 enum sc_status sc_layout_resolve(struct sc_parse *p, struct sc_layout *l, const struct sc_layout_names *pp,
@@ -279,6 +360,7 @@ enum sc_status sc_layout_resolve(struct sc_parse *p, struct sc_layout *l, const 
 		l->shard_dim = sc_lex_dim(s, pp->shard_name);
 		if (l->shard_dim < 0)
 			return sc_lex_err(p, pp->shard_col, "%s: unknown dim '%s'", what, pp->shard_name);
+		SC_CHECK(resolve_shard_group(p, l, pp, what));
 	}
 	if (l->kind == SC_OPAQUE)
 		return SC_OK;
@@ -289,7 +371,7 @@ enum sc_status sc_layout_resolve(struct sc_parse *p, struct sc_layout *l, const 
 			l->order[i] = i;
 			l->group_len[i] = 1;
 		}
-		return SC_OK;
+		return check_shard_group(p, l, pp, what);
 	}
 	int seen[SC_MAX_DIMS] = {0};
 	for (int i = 0; i < pp->nnames; i++) {
@@ -308,5 +390,5 @@ enum sc_status sc_layout_resolve(struct sc_parse *p, struct sc_layout *l, const 
 				    what, s->dim[d]);
 	/* the rank's part is taken along the sharded dim first, then arranged:
 	 * the sharded dim may stand anywhere in a merged group */
-	return SC_OK;
+	return check_shard_group(p, l, pp, what);
 }

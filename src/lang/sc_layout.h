@@ -47,6 +47,9 @@ void sc_layout_rows(enum sc_shard_rule rule, int64_t L, int64_t P, int64_t r, in
 struct sc_layout_names {
 	int line, shard_col, nnames;
 	char shard_name[SC_NAME_MAX];
+	int shard_n; /* `shard (a b ...)`: its names (shard_n > 1) */
+	char shard_names[SC_MAX_DIMS][SC_NAME_MAX];
+	int shard_cols[SC_MAX_DIMS];
 	char names[SC_MAX_DIMS][SC_NAME_MAX];
 	int name_cols[SC_MAX_DIMS];
 };

@@ -602,8 +602,9 @@ static enum sc_status finish(struct spec_parse *q, const char *path)
 				return sc_lex_err(p, 1, "a zigzag placement needs a spare dim (at most %d dims)", SC_MAX_DIMS - 1);
 			else if (pl[i]->rule == SC_RULE_ZIGZAG)
 				s->sharded_mask |= s->zigzag_mask |= 1u << pl[i]->shard_dim;
-			else
-				s->uneven_mask |= 1u << pl[i]->shard_dim;
+			else /* chunk, split: one dim, or every dim of a merged group */
+				s->uneven_mask |= ((1u << (pl[i]->shard_ndims > 1 ? pl[i]->shard_ndims : 1)) - 1u)
+						  << pl[i]->shard_dim;
 	}
 	if (s->in.kind == SC_PARTIAL || s->out.kind == SC_PARTIAL)
 		s->has_reduction = 1;
