@@ -18,6 +18,7 @@
 #include "sc_layout.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -389,9 +390,10 @@ static enum sc_status draw_size(struct dec *d, int dim, int64_t *sizes, int worl
 static enum sc_status decode_counts(struct dec *d, struct sc_case *c, struct sc_err *e)
 {
 	const struct sc_spec *s0 = d->s[0];
-	memset(&c->counts, 0, sizeof c->counts);
+	c->counts.P = 0;
 	if (!s0->ncounts)
 		return SC_OK;
+	memset(&c->counts, 0, sizeof c->counts);
 	const int P = c->world;
 	if (P > SC_COUNTS_MAX_P)
 		return reject(d, e, "a spec with counts runs on at most %d ranks (world %d)", SC_COUNTS_MAX_P, P);
@@ -512,7 +514,9 @@ static int dtype_at(uint32_t mask, uint64_t k)
 static enum sc_status decode(struct dec *d, struct sc_case *out, struct sc_err *e)
 {
 	struct sc_case c;
-	memset(&c, 0, sizeof c);
+	/* the counts (2 KiB) are only touched for specs that draw them */
+	memset(&c, 0, offsetof(struct sc_case, counts));
+	c.counts.P = 0;
 	d->part = SC_GEN_PART_WORLD;
 	SC_CHECK(decode_world(d, &c, e));
 	d->part = SC_GEN_PART_PARAMS;
@@ -535,7 +539,10 @@ static enum sc_status decode(struct dec *d, struct sc_case *out, struct sc_err *
 		c.dtype = d->want->dtype;
 		c.seed = d->want->seed;
 	}
-	*out = c;
+	memcpy(out, &c, offsetof(struct sc_case, counts));
+	out->counts.P = c.counts.P;
+	if (c.counts.P)
+		out->counts = c.counts;
 	return SC_OK;
 }
 

@@ -105,7 +105,7 @@ struct sc_layout {
 struct sc_step_def;
 
 
-#define SC_STEP_MAX_ARGS 20
+#define SC_STEP_MAX_ARGS 16
 #define SC_MAX_REF_STEPS 16
 #define SC_MAX_NAMED 8 /* named tensors of a layout spec (the input included) */
 
@@ -124,7 +124,7 @@ struct sc_step {
 	int io[SC_MAX_NAMED];
 	enum sc_redop redop;
 	int raw;
-	char text[200]; /* the step as written, for messages */
+	char text[128]; /* the step as written, for messages */
 };
 
 /* Compute specs: tensors, and statements of the reference and the program. */
