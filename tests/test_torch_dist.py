@@ -1,5 +1,5 @@
 """Language 2's sized exchanges against torch.distributed itself: random
-cases (world 1..4, uneven torch.chunk / tensor_split inputs of 1-3 dims,
+cases (world 1..8, uneven torch.chunk / tensor_split inputs of 1-3 dims,
 sizes 1..9 so that shards are empty) run one exchange in `shardcheck eval
 --dump`; then a gloo process group of the same world runs the same
 exchange with torch.distributed on the dumped inputs, and every rank's
@@ -66,7 +66,7 @@ def cases(rng, n):
         nd = rng.randint(1, 3)
         names = ["a", "b", "c"][:nd]
         sizes = [rng.randint(1, 9) for _ in range(nd)]
-        P = rng.randint(1, 4)
+        P = rng.randint(1, 8)
         kind = rng.choice(["redist", "next", "shift", "shift_pairs", "bcast", "allgather", "sendrecv",
                            "gather", "reduce", "rs_sizes", "moe"])
         counts = None
@@ -81,7 +81,7 @@ def cases(rng, n):
             step = f"shift {rng.choice(['1', 'P-1', '2', '-1'])}"
         elif kind == "shift_pairs":
             if P % 2:
-                P += 1 if P < 4 else -1
+                P += 1 if P < 8 else -1
             rule = "split"
             step = "shift (1 if rank%2==0 else -1)"
         elif kind == "bcast":

@@ -1,5 +1,5 @@
 """Language 2's local steps against PyTorch itself: on random cases (1-3
-dims, sizes 1..9, world 1..6), a replicated input goes through a chain of
+dims, sizes 1..9, world 1..8), a replicated input goes through a chain of
 one to three steps whose sizes are per-rank expressions (narrow, take in
 its chunk, split, list and [E for k] forms, flip, pad with positive and
 negative widths, repeat_interleave); every rank's output written by
@@ -100,7 +100,7 @@ def main():
             nd = rng.randint(1, 3)
             names = ["a", "b", "c"][:nd]
             sizes = [rng.randint(1, 9) for _ in range(nd)]
-            P = rng.randint(1, 6)
+            P = rng.randint(1, 8)
             chain = []
             for i in range(rng.randint(1, 3)):
                 text, fn = rng.choice(STEPS)
