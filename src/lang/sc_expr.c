@@ -333,6 +333,34 @@ enum sc_status sc_expr_parse(struct sc_parse *p, int *out)
 	return SC_OK;
 }
 
+enum sc_status sc_expr_parse_list(struct sc_parse *p, int *nodes, int max, int *n, const char *what)
+{
+	p->pos++; /* [ */
+	*n = 0;
+	if (sc_lex_is_op(sc_lex_peek(p), "]")) {
+		p->pos++;
+		return SC_OK;
+	}
+	for (;;) {
+		if (*n >= max)
+			return sc_lex_err(p, sc_lex_peek(p)->col, "too many %s (at most %d)", what, max);
+		SC_CHECK(sc_expr_parse(p, &nodes[*n]));
+		(*n)++;
+		struct sc_tok *t = sc_lex_peek(p);
+		if (sc_lex_is_op(t, ",")) {
+			p->pos++;
+			continue;
+		}
+		if (sc_lex_is_op(t, "]")) {
+			p->pos++;
+			return SC_OK;
+		}
+		if (t->kind == SC_T_END)
+			return sc_lex_err(p, t->col, "expected ']'");
+		return sc_lex_err(p, t->col, "expected ',' or ']', got '%s'", t->text);
+	}
+}
+
 enum sc_status sc_expr_parse_any(struct sc_parse *p, int *out)
 {
 	return parse_test(p, out);

@@ -43,6 +43,9 @@ enum sc_status sc_expr_parse(struct sc_parse *p, int *out);
 /* A number or a condition at the cursor; sc_expr_is_cond tells which. */
 enum sc_status sc_expr_parse_any(struct sc_parse *p, int *out);
 int sc_expr_is_cond(const struct sc_spec *s, int node);
+/* [e, e, ...] at the cursor (on '['): up to max expressions into nodes,
+ * *n of them (what names them in errors: "dims", "pieces"). */
+enum sc_status sc_expr_parse_list(struct sc_parse *p, int *nodes, int max, int *n, const char *what);
 /* A condition at the cursor (comparisons joined by and, or, not). */
 enum sc_status sc_expr_parse_cond(struct sc_parse *p, int *out);
 /* `require` conditions to the end of the line, appended to the spec, one

@@ -48,23 +48,11 @@ static enum sc_status parse_split(struct sc_parse *p, struct sc_step *st)
 	st->src1 = src + 1;
 	if (!sc_lex_is_op(sc_lex_peek(p), "["))
 		return sc_lex_err(p, sc_lex_peek(p)->col, "expected '[' and the sizes");
-	p->pos++;
-	st->nargs = 1;
-	for (;;) {
-		if (st->nargs > SC_MAX_NAMED)
-			return sc_lex_err(p, sc_lex_peek(p)->col, "too many pieces (at most %d)", SC_MAX_NAMED);
-		SC_CHECK(sc_expr_parse(p, &st->args[st->nargs]));
-		st->nargs++;
-		if (sc_lex_is_op(sc_lex_peek(p), ",")) {
-			p->pos++;
-			continue;
-		}
-		if (sc_lex_is_op(sc_lex_peek(p), "]")) {
-			p->pos++;
-			break;
-		}
-		return sc_lex_err(p, sc_lex_peek(p)->col, "expected ',' or ']'");
-	}
+	int n;
+	SC_CHECK(sc_expr_parse_list(p, &st->args[1], SC_MAX_NAMED, &n, "pieces"));
+	if (n == 0)
+		return sc_lex_err(p, sc_lex_peek(p)->col, "split needs at least one size");
+	st->nargs = 1 + n;
 	SC_CHECK(sc_lex_kv_int(p, "dim", &st->args[0]));
 	return sc_lex_end(p);
 }

@@ -18,28 +18,7 @@ static enum sc_status parse_shape(struct sc_parse *p, struct sc_step *st)
 {
 	if (!sc_lex_is_op(sc_lex_peek(p), "["))
 		return sc_lex_err(p, sc_lex_peek(p)->col, "expected '[' after '%s'", st->def->keyword);
-	p->pos++;
-	if (sc_lex_is_op(sc_lex_peek(p), "]")) {
-		p->pos++;
-		return sc_lex_end(p);
-	}
-	for (;;) {
-		if (st->nargs >= SC_MAX_DIMS)
-			return sc_lex_err(p, sc_lex_peek(p)->col, "too many dims (at most %d)", SC_MAX_DIMS);
-		SC_CHECK(sc_expr_parse(p, &st->args[st->nargs]));
-		st->nargs++;
-		if (sc_lex_is_op(sc_lex_peek(p), ",")) {
-			p->pos++;
-			continue;
-		}
-		if (sc_lex_is_op(sc_lex_peek(p), "]")) {
-			p->pos++;
-			break;
-		}
-		if (sc_lex_peek(p)->kind == SC_T_END)
-			return sc_lex_err(p, sc_lex_peek(p)->col, "expected ']'");
-		return sc_lex_err(p, sc_lex_peek(p)->col, "expected ',' or ']', got '%s'", sc_lex_peek(p)->text);
-	}
+	SC_CHECK(sc_expr_parse_list(p, st->args, SC_MAX_DIMS, &st->nargs, "dims"));
 	return sc_lex_end(p);
 }
 
