@@ -242,6 +242,10 @@ l2_planted l2-pad-allreduce-gather-bad "world=3 t=4 h=1" "rank 0 \[3, 0\] holds 
 l2_planted l2-ref-gqa-bad "world=4 kv=2 d=1" "rank 1 \[0, 0\] holds X\[1, 0\] = .*, expected X\[0, 0\]"
 l2_planted l2-ref-vocab-pad-front "world=2 v=1 h=1" "rank 1 \[0, 0\] holds X\[0, 0\] = .*, expected padding = 0"
 l2_planted l2-qkv-blocked-split "world=1 s=1 b=1 g=2 j=3 e=1" "rank 0 \[0, 0, 1, 0\] holds X\[0, 0, 0, 1, 0\]"
+# repro's pictures name the padding where a value of X belongs
+"$sc" check tests/specs/l2-pad-gather-split.sc --property semantics --seed 1 --report "$tmp/padrep" >/dev/null 2>&1
+expect_rc 1 "repro of padding" "$sc" repro "$tmp/padrep/failures/specs-l2-pad-gather-split-semantics.case"
+expect_grep "\[3\] *(padding)!" "$tmp/out" "repro marks the padding"
 l2_planted l2-gather-first "world=2 s=2 h=1" "rank 0 output has shape \[1, 1\], but the output placement needs \[2, 1\]"
 
 echo "$pass passed, $fail failed"

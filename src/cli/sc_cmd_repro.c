@@ -24,8 +24,10 @@ static void short_value(enum sc_dtype dt, uint64_t bits, char *buf, size_t n)
 
 /* Prints a tensor row by row (rows along the last dim); with ref, marks
  * the elements that differ with '!'. */
+/* Prints t row by row, '!' where it differs from ref; prov (row-major, may
+ * be NULL) names the elements that hold padding or that nothing wrote. */
 static void print_tensor(const char *title, const struct sc_tensor *t, const struct sc_tensor *ref,
-			 enum sc_dtype dt)
+			 const uint64_t *prov, enum sc_dtype dt)
 {
 	char sh[160];
 	sc_shape_format(t->shape, t->ndim, sh, sizeof sh);
@@ -50,10 +52,38 @@ static void print_tensor(const char *title, const struct sc_tensor *t, const str
 		}
 		char val[96];
 		short_value(dt, v, val, sizeof val);
+		if (prov && prov[k] == SC_PROV_PAD)
+			snprintf(val, sizeof val, "(padding)");
+		else if (prov && prov[k] == SC_PROV_POISON)
+			snprintf(val, sizeof val, "(nothing)");
 		printf(" %12s%s", val, differs ? "!" : " ");
 		if (k % row == row - 1)
 			printf("\n");
 		sc_iter_next(&it);
+	}
+}
+
+/* Each local rank's output provenance, row-major, in fresh arrays (the
+ * arena is reset by the next run); nothing where the run fails. */
+static void provenance(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *cs, uint64_t **prov,
+		       int64_t *pn)
+{
+	struct sc_err e;
+	sc_ctx_begin(ctx, 1, 1); /* poisoned: an unwritten element shows as such */
+	if (sc_verify_run(t, cs, &ctx->x, NULL, &e) != SC_OK)
+		return;
+	const struct sc_exec *x = &ctx->x;
+	for (int r = 0; r < x->nlocal; r++) {
+		const struct sc_tensor *tt = &x->t[r];
+		const unsigned char *base = sc_tensor_host(&ctx->arena, tt);
+		const int64_t n = sc_tensor_numel(tt);
+		if (!base || n > 256 || !(prov[r] = malloc(sizeof(uint64_t) * (size_t)(n ? n : 1))))
+			continue;
+		struct sc_iter it;
+		sc_iter_init(&it, tt->shape, tt->stride, tt->ndim, tt->offset);
+		for (int64_t k = 0; k < n; k++, sc_iter_next(&it))
+			prov[r][k] = sc_load_bits(base + (size_t)it.off * 8, 8);
+		pn[r] = n;
 	}
 }
 
@@ -109,6 +139,10 @@ static int repro_main(int argc, char **argv, int full_argc, char **full_argv)
 	/* per rank, expected and actual: in full when small */
 	const struct sc_spec *s[SC_MAX_CHAIN];
 	int ns = 0;
+	uint64_t *prov[SC_MAX_WORLD] = {NULL};
+	int64_t pn[SC_MAX_WORLD] = {0};
+	if (code != 2 && sc_target_specs(&t, cs, s, &ns, &e) == SC_OK && !s[0]->compute)
+		provenance(ctx, &t, cs, prov, pn); /* where padding and unwritten elements are */
 	if (code != 2 && sc_target_specs(&t, cs, s, &ns, &e) == SC_OK) {
 		sc_ctx_begin(ctx, 0, 0);
 		enum sc_status st = sc_verify_run(&t, cs, &ctx->x, NULL, &e);
@@ -123,7 +157,7 @@ static int repro_main(int argc, char **argv, int full_argc, char **full_argv)
 				if (sc_cli_expected_tensor(ctx, &t, cs, ol, x->first + rr, &et, &e) != SC_OK)
 					break;
 				printf("  rank %d:\n", x->first + rr);
-				print_tensor("expected", &et, NULL, cs->dtype);
+				print_tensor("expected", &et, NULL, NULL, cs->dtype);
 				int same_shape = et.ndim == x->t[rr].ndim;
 				for (int d = 0; same_shape && d < et.ndim; d++)
 					same_shape = et.shape[d] == x->t[rr].shape[d];
@@ -136,10 +170,13 @@ static int repro_main(int argc, char **argv, int full_argc, char **full_argv)
 					at.buf = &hb;
 				}
 				print_tensor(ol->kind == SC_PARTIAL ? "actual (this rank's partial)" : "actual",
-					     &at, same_shape && ol->kind != SC_PARTIAL ? &et : NULL, cs->dtype);
+					     &at, same_shape && ol->kind != SC_PARTIAL ? &et : NULL,
+					     prov[rr] && pn[rr] == sc_tensor_numel(&at) ? prov[rr] : NULL, cs->dtype);
 			}
 		}
 	}
+	for (int rr = 0; rr < SC_MAX_WORLD; rr++)
+		free(prov[rr]);
 	if (r.verdict == SC_V_FAIL) {
 		printf("FAIL  %s %s: the case still fails\n", t.name, p->name);
 		r.have_cx = 1;
