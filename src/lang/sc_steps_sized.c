@@ -78,7 +78,8 @@ static enum sc_status a2a_row(struct sc_exec *x, const struct sc_spec *s, const 
 	}
 	int64_t sum = 0;
 	for (int j = 0; j < P; j++)
-		sum += m[SC_XROW_SEND + j];
+		if (__builtin_add_overflow(sum, m[SC_XROW_SEND + j], &sum))
+			return sc_interp_fail(e, st, "on rank %d: the input split sizes overflow", me);
 	if (sum != L)
 		return sc_interp_fail(e, st, "on rank %d: Split sizes doesn't match total dim 0 size (the input split sizes sum to %lld, dim 0 is %lld)",
 				      me, (long long)sum, (long long)L);

@@ -305,7 +305,11 @@ static enum sc_status exec_pad(struct sc_exec *x, const struct sc_spec *s, const
 		SC_CHECK(dim_of(x, st, r, &d, e));
 		SC_CHECK(sc_interp_eval(s, st, &env, st->args[1], &before, e));
 		SC_CHECK(sc_interp_eval(s, st, &env, st->args[2], &after, e));
-		const int64_t L = x->t[r].shape[d], n = L + before + after;
+		const int64_t L = x->t[r].shape[d];
+		int64_t n;
+		if (__builtin_add_overflow(L, before, &n) || __builtin_add_overflow(n, after, &n))
+			return sc_interp_fail(e, st, "on rank %d: padding widths %lld and %lld overflow", x->first + r,
+					      (long long)before, (long long)after);
 		if (n < 0)
 			return sc_interp_fail(e, st, "on rank %d: The input size %lld, plus negative padding %lld and %lld resulted in a negative output size, which is invalid. Check dimension %d of your input.",
 					      x->first + r, (long long)L, (long long)before, (long long)after, d);
