@@ -101,6 +101,17 @@ for m in "world=3 n=4 m=1" "world=3 s=4 h=1" "world=3 t=4 h=1" "world=3 s=3 h=1"
 	"world=2 t=1 h=1 C=0:0/1:0"; do
 	grep -q "minimal case: $m dtype=i32 seed=0" "$tmp/l2bad.out" && ok || { bad "language 2 under mpi: no minimum $m"; tail -12 "$tmp/l2bad.out" >&2; }
 done
+# a failure on one process's ranks only, before a collective: every process
+# stops at once with the message one process holding every rank gives (no
+# process left waiting in the collective)
+for f in l2-assert-rank l2-strided-a2a; do
+	"$sc" check "tests/specs/$f.sc" --seed 1 --cases 100 --world 1..3 --property semantics >"$tmp/$f.sim" 2>&1
+	timeout 120 mpirun --oversubscribe -np 3 "$sc" check --backend mpi "tests/specs/$f.sc" --seed 1 \
+		--cases 100 --world 1..3 --property semantics >"$tmp/$f.mpi" 2>&1
+	rc=$?
+	if [ $rc -eq 1 ] && diff <(grep -E "minimal|line" "$tmp/$f.sim") <(grep -E "minimal|line" "$tmp/$f.mpi") >/dev/null; then ok
+	else bad "$f under mpi: exit $rc (124: a process hung), or not sim's failure"; tail -5 "$tmp/$f.mpi" >&2; fi
+done
 grep -q "rank 1 sends 1 row to rank 1, which expects 2" "$tmp/l2bad.out" && \
 	grep -q "holds padding" "$tmp/l2bad.out" && ok || { bad "language 2 under mpi: messages"; tail -12 "$tmp/l2bad.out" >&2; }
 

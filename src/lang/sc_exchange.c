@@ -25,6 +25,7 @@ enum sc_status sc_exchange_init(struct sc_exec *x, struct sc_exchange *w, struct
 	if (!w->all || !w->mine) {
 		free(w->all);
 		free(w->mine);
+		w->all = w->mine = NULL; /* callers free w whatever the status */
 		return SC_ERR(e, SC_E_NOMEM, "out of memory");
 	}
 	for (int r = 0; r < x->nlocal; r++) {
@@ -119,6 +120,7 @@ enum sc_status sc_exchange_run(struct sc_exec *x, const struct sc_step *st, cons
 		}
 		recv[r] = bufs[r]->data;
 	}
+	rc = sc_interp_agree(x, st, rc, e); /* an allocation failed on one process: all stop */
 	if (rc == SC_OK)
 		rc = sc_backend_all_to_allv(x->be, x->world, send, recv, sb, rb, e);
 	if (rc == SC_E_UNAVAIL)

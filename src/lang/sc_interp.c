@@ -85,6 +85,44 @@ static void switch_to(struct sc_exec *x, int name)
 	x->cur = name;
 }
 
+enum sc_status sc_interp_agree(struct sc_exec *x, const struct sc_step *st, enum sc_status rc, struct sc_err *e)
+{
+	if (!x->be || !x->be->ops->combine)
+		return rc; /* one process holds every rank */
+	const int any = sc_backend_combine(x->be, x->world, rc == SC_OK ? 0 : 1);
+	if (!any)
+		return rc;
+	/* every process takes the first failing rank's status and message, as
+	 * one process holding every rank would report it */
+	struct msg {
+		int32_t status;
+		char text[SC_ERR_MAX];
+	};
+	struct msg *all = calloc((size_t)x->world, sizeof *all), mine;
+	if (!all)
+		return rc != SC_OK ? rc : SC_ERR(e, SC_E_NOMEM, "out of memory");
+	memset(&mine, 0, sizeof mine);
+	mine.status = rc;
+	if (rc != SC_OK)
+		snprintf(mine.text, sizeof mine.text, "%s", e->msg);
+	void *send[SC_MAX_WORLD], *recv[SC_MAX_WORLD];
+	for (int r = 0; r < x->nlocal; r++) {
+		send[r] = &mine;
+		recv[r] = all;
+	}
+	struct sc_err ge;
+	enum sc_status out = x->be->ops->all_gather(x->be, x->world, send, recv, sizeof mine, &ge);
+	for (int r = 0; out == SC_OK && r < x->world; r++)
+		if (all[r].status != SC_OK) {
+			out = SC_ERR(e, (enum sc_status)all[r].status, "%s", all[r].text);
+			break;
+		}
+	if (out == SC_OK) /* cannot be: some process failed */
+		out = sc_interp_fail(e, st, "failed on another process");
+	free(all);
+	return out;
+}
+
 struct sc_expr_env sc_interp_env(const struct sc_exec *x, int r, const int64_t *sizes)
 {
 	struct sc_expr_env v = sc_expr_env_global(sizes, x->world);
@@ -245,7 +283,7 @@ static enum sc_status exec_per_rank(struct sc_exec *x, const struct sc_spec *s, 
  * processes too), so every process fails alike with the same message. */
 static enum sc_status same_shapes(struct sc_exec *x, const struct sc_step *st, struct sc_err *e)
 {
-	enum { LEN = 1 + SC_MAX_DIMS };
+	enum { LEN = 2 + SC_MAX_DIMS }; /* ndim, shape, and whether it is contiguous */
 	int64_t mine[SC_MAX_WORLD][LEN];
 	int64_t *all = malloc(sizeof(int64_t) * LEN * (size_t)x->world);
 	if (!all)
@@ -255,13 +293,14 @@ static enum sc_status same_shapes(struct sc_exec *x, const struct sc_step *st, s
 		memset(mine[r], 0, sizeof mine[r]);
 		mine[r][0] = x->t[r].ndim;
 		memcpy(&mine[r][1], x->t[r].shape, sizeof(int64_t) * (size_t)x->t[r].ndim);
+		mine[r][1 + SC_MAX_DIMS] = sc_tensor_is_contig(&x->t[r]);
 		send[r] = mine[r];
 		recv[r] = all;
 	}
 	enum sc_status rc = x->be->ops->all_gather(x->be, x->world, send, recv, sizeof(int64_t) * LEN, e);
 	int k = 0;
 	for (int r = 1; rc == SC_OK && r < x->world && !k; r++)
-		if (memcmp(all + (size_t)r * LEN, all, sizeof(int64_t) * LEN) != 0)
+		if (memcmp(all + (size_t)r * LEN, all, sizeof(int64_t) * (1 + SC_MAX_DIMS)) != 0)
 			k = r;
 	if (rc == SC_OK && k) {
 		char a[160], b[160];
@@ -270,6 +309,11 @@ static enum sc_status same_shapes(struct sc_exec *x, const struct sc_step *st, s
 		rc = sc_interp_fail(e, st, "ranks hold tensors of different shapes (rank 0 %s, rank %d %s): this collective needs one shape on every rank, as torch's does",
 				    a, k, b);
 	}
+	/* a dim-0 collective on a strided input, decided for every rank alike */
+	for (int r = 0; rc == SC_OK && r < x->world && (st->def->flags & SC_STEP_NEEDS_CONTIG) && !st->raw; r++)
+		if (!all[(size_t)r * LEN + 1 + SC_MAX_DIMS])
+			rc = sc_interp_fail(e, st, "Tensors must be contiguous (rank %d's is not; torch.distributed rejects a non-contiguous input; transcribe a missing .contiguous() with the 'raw' suffix)",
+					    r);
 	free(all);
 	return rc;
 }
@@ -286,10 +330,16 @@ enum sc_status sc_exec_step(struct sc_exec *x, const struct sc_spec *s, const st
 		memcpy(&x->slots[(size_t)x->cur * (size_t)x->nlocal], x->t, sizeof(struct sc_tensor) * (size_t)x->nlocal);
 	if (s->varies && (f & SC_STEP_COLLECTIVE) && !(f & SC_STEP_OWN_SHAPES))
 		SC_CHECK(same_shapes(x, st, e));
+	enum sc_status rc;
 	if (s->varies && !(f & (SC_STEP_COLLECTIVE | SC_STEP_NAMED)) && x->nlocal > 1)
-		SC_CHECK(exec_per_rank(x, s, st, sizes, e));
+		rc = exec_per_rank(x, s, st, sizes, e);
 	else
-		SC_CHECK(st->def->exec(x, s, st, sizes, e));
+		rc = st->def->exec(x, s, st, sizes, e);
+	/* shapes that vary: a step may fail on one process's ranks only; every
+	 * process learns it here, so none goes on into a collective alone */
+	if (s->varies)
+		rc = sc_interp_agree(x, st, rc, e);
+	SC_CHECK(rc);
 	if (st->dst1 && x->slots)
 		x->cur = st->dst1 - 1; /* the result is that name (the old one is gone) */
 	if (sc_log_on(SC_LOG_INTERP)) {
@@ -307,7 +357,7 @@ enum sc_status sc_exec_spec(struct sc_exec *x, const struct sc_spec *s, const in
 	x->pads = s->pads;
 	x->cur = 0;
 	x->slots = NULL;
-	if (s->ntnames > 1 && !(x->slots = calloc((size_t)s->ntnames * (size_t)x->nlocal, sizeof *x->slots)))
+	if (s->ntnames > 0 && !(x->slots = calloc((size_t)s->ntnames * (size_t)x->nlocal, sizeof *x->slots)))
 		return SC_ERR(e, SC_E_NOMEM, "out of memory");
 	enum sc_status rc = SC_OK;
 	for (int i = 0; i < s->nsteps && rc == SC_OK; i++)

@@ -84,6 +84,10 @@ enum sc_status sc_interp_eval(const struct sc_spec *s, const struct sc_step *st,
 /* Fills a fresh contiguous tensor with padding: zeros (data, compute runs)
  * or SC_PROV_PAD (provenance runs). */
 void sc_interp_fill_pad(struct sc_exec *x, struct sc_tensor *t);
+/* On backends of several processes: whether rc failed on any of them
+ * (the same answer everywhere). A process whose ranks did not fail gets a
+ * failure that says another process failed; rc otherwise. */
+enum sc_status sc_interp_agree(struct sc_exec *x, const struct sc_step *st, enum sc_status rc, struct sc_err *e);
 /* Local rank r's tensor of a name (the current ones are x->t). */
 struct sc_tensor *sc_interp_named(struct sc_exec *x, int name, int r);
 /* t.narrow(dim, start, len), a view. */

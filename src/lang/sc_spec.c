@@ -383,6 +383,9 @@ static enum sc_status ref_line(struct spec_parse *q, const struct sc_tok *kw, co
 	if (def->flags & SC_STEP_COLLECTIVE)
 		return sc_lex_err(p, kw->col, "'%s' in the reference: the reference runs on one device, without collectives",
 				  kw->text);
+	if (def->flags & SC_STEP_NAMED)
+		return sc_lex_err(p, kw->col, "'%s' in the reference: the reference is steps on X alone, without named tensors",
+				  kw->text);
 	if (s->nrsteps >= SC_MAX_REF_STEPS)
 		return sc_lex_err(p, kw->col, "too many reference steps (at most %d)", SC_MAX_REF_STEPS);
 	SC_CHECK(sc_step_parse(p, def, line));
@@ -434,6 +437,9 @@ static enum sc_status parse_line(struct spec_parse *q, const char *line)
 		if (strcmp(kw->text, decls[i].keyword) == 0)
 			return decls[i].parse(q, kw);
 	const struct sc_step_def *def = sc_step_find(kw->text);
+	if (def && (def->flags & SC_STEP_NAMED))
+		return sc_lex_err(p, kw->col, "'%s' names its result: write %s", kw->text,
+				  strcmp(kw->text, "split") == 0 ? "a, b = split t [E, E] dim=i" : "y = cat a b dim=i");
 	if (def)
 		return sc_step_parse(p, def, line);
 	return sc_lex_err(p, kw->col, "unknown declaration or step '%s'", kw->text);

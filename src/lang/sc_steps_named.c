@@ -112,7 +112,8 @@ static enum sc_status exec_split(struct sc_exec *x, const struct sc_spec *s, con
 			if (len[k] < 0)
 				return sc_interp_fail(e, st, "on rank %d: split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=%lld",
 						      x->first + r, (long long)len[k]);
-			sum += len[k];
+			if (__builtin_add_overflow(sum, len[k], &sum))
+				return sc_interp_fail(e, st, "on rank %d: the split sizes overflow", x->first + r);
 		}
 		if (sum != whole[r].shape[d])
 			return sc_interp_fail(e, st, "on rank %d: split_with_sizes expects split_sizes to sum exactly to %lld (input tensor's size at dimension %d), but got sizes summing to %lld",

@@ -45,7 +45,7 @@ static enum sc_status shift_row(struct sc_exec *x, const struct sc_spec *s, cons
 	int64_t k;
 	SC_CHECK(sc_interp_eval(s, st, &env, st->args[0], &k, e));
 	const int64_t P = x->world;
-	m[SC_XROW_SCALAR] = (((x->first + r + k) % P) + P) % P;
+	m[SC_XROW_SCALAR] = ((x->first + r) + ((k % P) + P) % P) % P; /* no overflow for any K */
 	return SC_OK;
 }
 

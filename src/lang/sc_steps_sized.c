@@ -56,6 +56,7 @@ static enum sc_status a2a_row(struct sc_exec *x, const struct sc_spec *s, const 
 {
 	const int P = x->world, me = x->first + r;
 	const int64_t L = x->t[r].ndim ? x->t[r].shape[0] : 0;
+	m[SC_XROW_SCALAR2] = sc_tensor_is_contig(&x->t[r]);
 	struct sc_expr_env env = sc_interp_env(x, r, sizes);
 	env.bound = SRC | DST;
 	for (int j = 0; j < P; j++) {
@@ -122,14 +123,11 @@ enum sc_status sc_steps_a2a_sized(struct sc_exec *x, const struct sc_spec *s, co
 				  const int64_t *sizes, struct sc_err *e)
 {
 	struct sc_exchange w;
-	for (int r = 0; r < x->nlocal; r++)
-		if (!st->raw && !sc_tensor_is_contig(&x->t[r]))
-			return sc_interp_fail(e, st, "Tensors must be contiguous (torch.distributed rejects a non-contiguous input; transcribe a missing .contiguous() with the 'raw' suffix)");
-	SC_CHECK(sc_exchange_init(x, &w, e));
-	struct sc_err mine;
-	sc_err_clear(&mine);
-	enum sc_status ms = sc_exchange_fill(x, s, st, sizes, &w, a2a_row, &mine);
-	enum sc_status rc = sc_exchange_share(x, st, &w, ms, &mine, e);
+	enum sc_status rc = sc_exchange_gather(x, s, st, sizes, &w, a2a_row, e);
+	for (int r = 0; rc == SC_OK && r < w.P; r++) /* decided from the shared rows: alike everywhere */
+		if (!st->raw && !sc_exchange_row(&w, r)[SC_XROW_SCALAR2])
+			rc = sc_interp_fail(e, st, "Tensors must be contiguous (rank %d's is not; torch.distributed rejects a non-contiguous input; transcribe a missing .contiguous() with the 'raw' suffix)",
+					    r);
 	if (rc == SC_OK)
 		rc = exec_a2a_sized_rows(x, st, &w, e);
 	sc_exchange_free(&w);
@@ -205,13 +203,15 @@ static enum sc_status ag_check(const struct sc_step *st, const struct sc_exchang
 enum sc_status sc_steps_ag_sized(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
 				 const int64_t *sizes, struct sc_err *e)
 {
-	const int nd = x->t[0].ndim;
-	int i;
-	if (nd == 0)
-		return sc_interp_fail(e, st, "zero-dimensional tensor cannot be split or concatenated");
-	SC_CHECK(sc_interp_wrap_dim(st, st->args[0], nd, &i, e));
 	struct sc_exchange w;
 	enum sc_status rc = sc_exchange_gather(x, s, st, sizes, &w, ag_row, e);
+	/* the dim from rank 0's shared row, so that every process decides alike */
+	const int nd = rc == SC_OK ? (int)sc_exchange_row(&w, 0)[SC_XROW_NDIM] : 0;
+	int i = 0;
+	if (rc == SC_OK && nd == 0)
+		rc = sc_interp_fail(e, st, "zero-dimensional tensor cannot be split or concatenated");
+	if (rc == SC_OK)
+		rc = sc_interp_wrap_dim(st, st->args[0], nd, &i, e);
 	if (rc == SC_OK)
 		rc = ag_check(st, &w, i, e);
 	const int P = w.P;

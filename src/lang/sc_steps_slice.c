@@ -175,8 +175,12 @@ static void chunk_rows(int64_t L, int64_t n, int64_t k, int split, int64_t *star
 		*len = q + (k < m);
 		return;
 	}
-	const int64_t c = (L + n - 1) / n;
-	const int64_t a = k * c < L ? k * c : L, b = (k + 1) * c < L ? (k + 1) * c : L;
+	const int64_t c = L / n + (L % n != 0); /* ceil(L / n) without overflow */
+	int64_t a = L, b = L;
+	if (c == 0 || k <= L / c) /* k * c cannot overflow: it is at most L */
+		a = k * c < L ? k * c : L;
+	if (c == 0 || k + 1 <= L / c)
+		b = (k + 1) * c < L ? (k + 1) * c : L;
 	*start = a;
 	*len = b - a;
 }
@@ -307,7 +311,8 @@ static enum sc_status exec_pad(struct sc_exec *x, const struct sc_spec *s, const
 		SC_CHECK(sc_interp_eval(s, st, &env, st->args[2], &after, e));
 		const int64_t L = x->t[r].shape[d];
 		int64_t n;
-		if (__builtin_add_overflow(L, before, &n) || __builtin_add_overflow(n, after, &n))
+		if (before == INT64_MIN || after == INT64_MIN || __builtin_add_overflow(L, before, &n) ||
+		    __builtin_add_overflow(n, after, &n))
 			return sc_interp_fail(e, st, "on rank %d: padding widths %lld and %lld overflow", x->first + r,
 					      (long long)before, (long long)after);
 		if (n < 0)
