@@ -10,6 +10,7 @@
  * the simplest dtype, then seed 0. */
 #include "sc_shrink.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,7 +145,8 @@ static int shrink_counts(struct sh *s, struct sc_case *c)
 	const int P = c->counts.P;
 	for (int k = 0; P && k < SC_MAX_COUNTS; k++)
 		for (int i = 0; i < P * P; i++) {
-			for (int32_t nv = 0; nv < c->counts.v[k][i]; nv++) {
+			/* small values all tried, large ones by doubling, as sizes */
+			for (int32_t nv = 0; nv < c->counts.v[k][i]; nv = nv < 64 ? nv + 1 : nv > INT32_MAX / 2 ? INT32_MAX : nv * 2) {
 				struct sc_case m = *c;
 				m.counts.v[k][i] = nv;
 				if (try_case(s, c, &m)) {
@@ -155,6 +157,8 @@ static int shrink_counts(struct sh *s, struct sc_case *c)
 			/* an entry moved later is smaller in row-major order */
 			for (int j = i + 1; P * P <= 64 && c->counts.v[k][i] && j < P * P; j++) {
 				struct sc_case m = *c;
+				if (m.counts.v[k][j] > INT32_MAX - m.counts.v[k][i])
+					continue;
 				m.counts.v[k][j] += m.counts.v[k][i];
 				m.counts.v[k][i] = 0;
 				if (try_case(s, c, &m)) {

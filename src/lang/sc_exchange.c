@@ -90,8 +90,9 @@ enum sc_status sc_exchange_run(struct sc_exec *x, const struct sc_step *st, cons
 	}
 	for (int r = 0; r < x->nlocal && rc == SC_OK; r++) {
 		const int me = x->first + r;
-		int64_t total = 0;
+		int64_t total = 0, sends = 0;
 		for (int j = 0; j < P; j++) {
+			sends += sc_exchange_sends(w, me)[j];
 			sb[(size_t)r * P + j] = (size_t)(sc_exchange_sends(w, me)[j] * rnum[me]) * es;
 			rb[(size_t)r * P + j] = (size_t)(sc_exchange_recvs(w, me)[j] * rnum[j]) * es;
 			total += sc_exchange_recvs(w, me)[j] * rnum[j];
@@ -101,7 +102,8 @@ enum sc_status sc_exchange_run(struct sc_exec *x, const struct sc_step *st, cons
 			break;
 		const int64_t n = sc_tensor_numel(&c);
 		struct sc_buf *sbuf = c.buf;
-		if (reps > 1) { /* the same tensor to every receiver */
+		const int pack = reps > 1 && sends > 0; /* a rank that sends nothing packs nothing */
+		if (pack) { /* the same tensor to every receiver */
 			if (!(sbuf = sc_arena_buf(sc_interp_on(x, r), n * reps, es))) {
 				rc = sc_interp_arena_fail(x, e);
 				break;
@@ -113,7 +115,7 @@ enum sc_status sc_exchange_run(struct sc_exec *x, const struct sc_step *st, cons
 				sc_tensor_copy(&d, &c);
 			}
 		}
-		send[r] = sbuf->data + (reps > 1 ? 0 : (size_t)c.offset * es);
+		send[r] = sbuf->data + (pack ? 0 : (size_t)c.offset * es);
 		if (!(bufs[r] = sc_arena_buf(sc_interp_on(x, r), total, es))) {
 			rc = sc_interp_arena_fail(x, e);
 			break;

@@ -50,6 +50,9 @@ static uint64_t signature(const struct sc_result *r)
 	h = fnv(&c->dtype, sizeof c->dtype, h);
 	h = fnv(&c->p0, sizeof c->p0, h);
 	h = fnv(&c->p1, sizeof c->p1, h);
+	if (c->counts.P) /* drawn counts are part of the case */
+		for (int k = 0; k < SC_MAX_COUNTS; k++)
+			h = fnv(c->counts.v[k], sizeof(int32_t) * (size_t)(c->counts.P * c->counts.P), h);
 	return fnv(&c->op, sizeof c->op, h);
 }
 
