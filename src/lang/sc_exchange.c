@@ -159,10 +159,7 @@ enum sc_status sc_exchange_parse_kv(struct sc_parse *p, const char *key, uint32_
 	static const char *const names[SC_VAR_COUNT] = {"src", "dst", "k", "r"};
 	for (int v = 0; v < SC_VAR_COUNT; v++)
 		p->bound[v] = (vars >> v) & 1u ? names[v] : NULL;
-	p->arg_mode = 1;
-	p->depth = 0;
-	enum sc_status rc = sc_expr_parse(p, out);
-	p->arg_mode = 0;
+	enum sc_status rc = sc_expr_parse_arg(p, out);
 	memset(p->bound, 0, sizeof p->bound);
 	SC_CHECK(rc);
 	*seen = 1;

@@ -361,6 +361,26 @@ enum sc_status sc_expr_parse_list(struct sc_parse *p, int *nodes, int max, int *
 	}
 }
 
+enum sc_status sc_expr_parse_arg(struct sc_parse *p, int *out)
+{
+	p->arg_mode = 1;
+	p->depth = 0;
+	enum sc_status st = sc_expr_parse(p, out);
+	p->arg_mode = 0;
+	SC_CHECK(st);
+	/* an operator after a space: the user meant one expression */
+	const struct sc_tok *t = sc_lex_peek(p);
+	/* (not + or -: the next argument may begin with a sign) */
+	static const char *const ops[] = {"*", "/", "//", "%", "==", "!=", "<", "<=", ">", ">=",
+					  "if", "else", "and", "or"};
+	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+		if (strcmp(t->text, ops[i]) == 0 && t->kind != SC_T_NUM)
+			return sc_lex_err(p, t->col,
+					  "a space ends a positional argument: write it without spaces or in parentheses, e.g. (A %s B)",
+					  ops[i]);
+	return SC_OK;
+}
+
 enum sc_status sc_expr_parse_any(struct sc_parse *p, int *out)
 {
 	return parse_test(p, out);
@@ -427,14 +447,6 @@ int sc_expr_last_dim(const struct sc_spec *s, int node)
 			m = k;
 	}
 	return m;
-}
-
-uint32_t sc_expr_kinds(const struct sc_spec *s, int node)
-{
-	if (node < 0)
-		return 0;
-	const struct sc_expr *x = &s->nodes[node];
-	return (1u << x->kind) | sc_expr_kinds(s, x->a) | sc_expr_kinds(s, x->b) | sc_expr_kinds(s, x->c);
 }
 
 int sc_expr_find(const struct sc_spec *s, int node, uint32_t kinds)

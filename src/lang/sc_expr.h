@@ -40,6 +40,9 @@ static inline struct sc_expr_env sc_expr_env_global(const int64_t *sizes, int64_
 /* A number-valued expression at the cursor; *out is its node. In a step's
  * positional argument (p->arg_mode) it ends at a space outside brackets. */
 enum sc_status sc_expr_parse(struct sc_parse *p, int *out);
+/* A step's positional argument: an expression that ends at a space outside
+ * brackets; an operator after such a space is an error that says so. */
+enum sc_status sc_expr_parse_arg(struct sc_parse *p, int *out);
 /* A number or a condition at the cursor; sc_expr_is_cond tells which. */
 enum sc_status sc_expr_parse_any(struct sc_parse *p, int *out);
 int sc_expr_is_cond(const struct sc_spec *s, int node);
@@ -53,8 +56,6 @@ enum sc_status sc_expr_parse_cond(struct sc_parse *p, int *out);
 enum sc_status sc_expr_parse_conds(struct sc_parse *p);
 /* Highest dim index node mentions (-1: only the world and numbers). */
 int sc_expr_last_dim(const struct sc_spec *s, int node);
-/* Bit k set when node uses a node of kind k. */
-uint32_t sc_expr_kinds(const struct sc_spec *s, int node);
 /* The first node under node (itself included) of one of the kinds; -1. */
 int sc_expr_find(const struct sc_spec *s, int node, uint32_t kinds);
 /* Kinds that only a rank can evaluate. */

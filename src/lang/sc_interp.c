@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "sc_devmem.h"
-#include "sc_mix.h"
 #include "sc_step.h"
 
 enum sc_status sc_interp_fail(struct sc_err *e, const struct sc_step *st, const char *fmt, ...)

@@ -135,10 +135,7 @@ static enum sc_status parse_rule(struct sc_parse *p, struct sc_layout *l)
 	if (r->kind == SC_T_NAME && strcmp(r->text, "sizes") == 0 && sc_lex_is_op(&p->t[p->pos + 1], "=")) {
 		p->pos += 2;
 		p->bound[SC_VAR_R] = "r";
-		p->arg_mode = 1;
-		p->depth = 0;
-		enum sc_status rc = sc_expr_parse(p, &l->sizes_expr);
-		p->arg_mode = 0;
+		enum sc_status rc = sc_expr_parse_arg(p, &l->sizes_expr);
 		p->bound[SC_VAR_R] = NULL;
 		SC_CHECK(rc);
 		l->rule = SC_RULE_SIZES;

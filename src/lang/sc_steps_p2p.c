@@ -17,11 +17,7 @@ static enum sc_status parse_shift(struct sc_parse *p, struct sc_step *st)
 {
 	if (sc_lex_peek(p)->kind == SC_T_END)
 		return sc_lex_err(p, sc_lex_peek(p)->col, "expected K (where each rank sends: rank + K)");
-	p->arg_mode = 1;
-	p->depth = 0;
-	enum sc_status rc = sc_expr_parse(p, &st->args[0]);
-	p->arg_mode = 0;
-	SC_CHECK(rc);
+	SC_CHECK(sc_expr_parse_arg(p, &st->args[0]));
 	st->nargs = 1;
 	return sc_lex_end(p);
 }

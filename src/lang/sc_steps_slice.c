@@ -17,27 +17,12 @@ enum take_form { TAKE_CHUNK, TAKE_LIST, TAKE_COMP };
 
 /* ---- parsing ---- */
 
-/* A positional expression: it ends at a space outside brackets. */
+/* A positional expression, or what it is: an error naming it. */
 static enum sc_status parse_arg(struct sc_parse *p, const char *what, int *out)
 {
 	if (sc_lex_peek(p)->kind == SC_T_END)
 		return sc_lex_err(p, sc_lex_peek(p)->col, "expected %s", what);
-	p->arg_mode = 1;
-	p->depth = 0;
-	enum sc_status st = sc_expr_parse(p, out);
-	p->arg_mode = 0;
-	SC_CHECK(st);
-	/* an operator after a space: the user meant one expression */
-	const struct sc_tok *t = sc_lex_peek(p);
-	/* (not + or -: the next argument may begin with a sign) */
-	static const char *const ops[] = {"*", "/", "//", "%", "==", "!=", "<", "<=", ">", ">=",
-					  "if", "else", "and", "or"};
-	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-		if (strcmp(t->text, ops[i]) == 0 && t->kind != SC_T_NUM)
-			return sc_lex_err(p, t->col,
-					  "a space ends a positional argument: write it without spaces or in parentheses, e.g. (A %s B)",
-					  ops[i]);
-	return SC_OK;
+	return sc_expr_parse_arg(p, out);
 }
 
 static enum sc_status parse_narrow(struct sc_parse *p, struct sc_step *st)
