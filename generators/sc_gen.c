@@ -84,6 +84,34 @@ static int sharded(const struct dec *d, int dim)
 	return m;
 }
 
+/* What dim's size must be a multiple of in this case: the world or twice
+ * it for a flat world's even and zigzag shards, a mesh placement's
+ * product of its groups' sizes (sc_layout_granule); 1 any size. */
+static int64_t granule(const struct dec *d, int dim, const int64_t *sizes, int world)
+{
+	int64_t g = 1;
+	for (int i = 0; i < d->ns; i++) {
+		const struct sc_spec *s = d->s[i];
+		if (!s->nmesh) {
+			const int64_t k = (int64_t)((s->zigzag_mask >> dim) & 1u ? 2 : sc_spec_sharded(s, dim) ? 1 : 0) * world;
+			if (k > g)
+				g = k; /* (one world: the multiples nest) */
+			continue;
+		}
+		for (int k = 0; k < (s->ref_line ? 1 : 2); k++) {
+			const int64_t m = sc_layout_granule(s, k ? &s->out : &s->in, dim, sizes, world);
+			int64_t a = g, b = m; /* lcm */
+			while (b) {
+				const int64_t t = a % b;
+				a = b;
+				b = t;
+			}
+			g = g / a * m;
+		}
+	}
+	return g;
+}
+
 /* Sharded by a chunk or split placement only: any size, drawn at the edges. */
 static int uneven(const struct dec *d, int dim)
 {
@@ -212,6 +240,112 @@ static enum sc_status decode_world(struct dec *d, struct sc_case *c, struct sc_e
 	return SC_OK;
 }
 
+/* ---- a mesh ---- */
+
+/* A mesh size's range: its `sizes` range (binding unless hints only
+ * guide), else 1..4 when drawing and any size when checking; a fixed
+ * size is itself. 0 when the range cannot be evaluated. */
+static int mesh_range(const struct dec *d, const struct sc_spec *s, int m, const int64_t *sizes, int64_t *lo,
+		      int64_t *hi)
+{
+	if (s->mesh_fixed[m]) {
+		*lo = *hi = s->mesh_fixed[m];
+		return 1;
+	}
+	*lo = 1;
+	*hi = d->ch ? 4 : SC_MAX_WORLD;
+	if (s->mesh_hint[m].lo < 0 || (!d->ch && d->o && d->o->hints_guide_only))
+		return 1;
+	if (sc_expr_eval(s, s->mesh_hint[m].lo, sizes, 0, lo, NULL) != SC_OK ||
+	    sc_expr_eval(s, s->mesh_hint[m].hi, sizes, 0, hi, NULL) != SC_OK)
+		return 0;
+	if (*lo < 1)
+		*lo = 1;
+	return 1;
+}
+
+/* The mesh sizes (after the dims in sizes[]) and the world, their
+ * product: each drawn in its range so that the product can still land in
+ * --world, 1, 2 and 3 often (1 x N, N x 1, non-powers of two); or checked. */
+static enum sc_status decode_mesh(struct dec *d, const struct sc_spec *s, struct sc_case *c, struct sc_err *e)
+{
+	const int nd = s->ndims;
+	const int wlo = d->o ? d->o->world_lo : 1, whi = d->o ? d->o->world_hi : SC_MAX_WORLD;
+	int64_t prod = 1;
+	for (int m = 0; m < s->nmesh; m++) {
+		int64_t lo, hi;
+		if (!mesh_range(d, s, m, c->sizes, &lo, &hi))
+			return reject(d, e, "the size range of mesh dim '%s' cannot be evaluated", s->mesh_dim[m]);
+		if (!d->ch) {
+			const int64_t v = d->want->sizes[nd + m];
+			if (v < lo || v > hi)
+				return reject(d, e, "mesh dim '%s' is %lld, outside %lld..%lld", s->mesh_dim[m], (long long)v,
+					      (long long)lo, (long long)hi);
+			c->sizes[nd + m] = v;
+			prod *= v;
+			continue;
+		}
+		/* the smallest and largest products the later mesh dims can make */
+		int64_t rest_lo = 1, rest_hi = 1;
+		for (int k = m + 1; k < s->nmesh; k++) {
+			rest_lo *= s->mesh_fixed[k] ? s->mesh_fixed[k] : 1;
+			rest_hi *= s->mesh_fixed[k] ? s->mesh_fixed[k] : whi;
+		}
+		int64_t cand[64];
+		int n = 0;
+		for (int64_t v = lo; v <= hi && n < 64; v++)
+			if (prod * v * rest_lo <= whi && prod * v * rest_hi >= wlo)
+				cand[n++] = v;
+		if (!n)
+			return reject(d, e, "no size of mesh dim '%s' keeps the mesh within --world %d..%d", s->mesh_dim[m], wlo,
+				      whi);
+		const uint64_t k = sc_choice(d->ch, 8);
+		int64_t v = cand[k >= 4 ? sc_choice(d->ch, (uint64_t)n) : 0];
+		for (int i = 0; k >= 1 && k <= 3 && i < n; i++)
+			if (cand[i] == (int64_t)k)
+				v = cand[i];
+		c->sizes[nd + m] = v;
+		prod *= v;
+	}
+	if (!d->ch && prod != d->want->world)
+		return reject(d, e, "the mesh's sizes make %lld ranks, the world is %d", (long long)prod, d->want->world);
+	char why[160];
+	if (!world_ok(d, (int)prod, why, sizeof why))
+		return reject(d, e, "%s", why);
+	c->world = (int)prod;
+	return SC_OK;
+}
+
+const struct sc_spec *sc_gen_mesh_spec(struct sc_target *t)
+{
+	const struct sc_spec *s = sc_target_fixed_spec(t, 0);
+	return s && s->nmesh ? s : NULL;
+}
+
+int sc_gen_meshes(const struct sc_spec *s, int world, int (*out)[SC_MAX_MESH], int max)
+{
+	int div[64], nd = 0, n = 0, at[SC_MAX_MESH] = {0};
+	for (int k = 1; k <= world && nd < 64; k++)
+		if (world % k == 0)
+			div[nd++] = k;
+	/* odometer over each mesh dim's divisors of world, last dim fastest */
+	for (;;) {
+		int prod = 1, v[SC_MAX_MESH] = {0}, ok = 1;
+		for (int m = 0; m < s->nmesh; m++) {
+			v[m] = div[at[m]];
+			prod *= v[m];
+			ok &= !s->mesh_fixed[m] || v[m] == s->mesh_fixed[m];
+		}
+		if (ok && prod == world && n < max)
+			memcpy(out[n++], v, sizeof v);
+		int m = s->nmesh - 1;
+		while (m >= 0 && ++at[m] >= nd)
+			at[m--] = 0;
+		if (m < 0)
+			return n;
+	}
+}
+
 /* ---- the target's own parameters (built-ins) ---- */
 
 static int param_ok(const struct sc_case_param *p, const struct sc_case_param *all, int ndims, int v)
@@ -289,9 +423,12 @@ static int size_ok(const struct dec *d, int dim, int64_t *sizes, int world, int6
 		WHY("size of '%s' outside its sizes range", s0->dim[dim]);
 		return 0;
 	}
-	const int g = sharded(d, dim);
-	if (g && v % (g * world) != 0) {
-		if (g == 2)
+	const int64_t gran = granule(d, dim, sizes, world);
+	if (v % gran != 0) {
+		if (s0->nmesh)
+			WHY("sharded dim '%s' (%lld) not divisible by %lld (the sizes of the mesh groups sharding it)",
+			    s0->dim[dim], (long long)v, (long long)gran);
+		else if (sharded(d, dim) == 2)
 			WHY("zigzag dim '%s' (%lld) not divisible by 2 * world %d", s0->dim[dim], (long long)v, world);
 		else
 			WHY("sharded dim '%s' (%lld) not divisible by world %d", s0->dim[dim], (long long)v, world);
@@ -360,8 +497,9 @@ static enum sc_status draw_size(struct dec *d, int dim, int64_t *sizes, int worl
 	const int h = hint_range(d, dim, sizes, world, &lo, &hi);
 	if (h < 0)
 		return reject(d, e, "size range of '%s' cannot be evaluated", d->s[0]->dim[dim]);
-	if (h == 0 && sharded(d, dim)) {
-		lo = (int64_t)sharded(d, dim) * world;
+	const int64_t gran = granule(d, dim, sizes, world);
+	if (h == 0 && gran > 1) {
+		lo = gran;
 		hi = 4 * lo;
 	} else if (h == 0 && uneven(d, dim)) {
 		lo = 1;
@@ -373,10 +511,8 @@ static enum sc_status draw_size(struct dec *d, int dim, int64_t *sizes, int worl
 	const int64_t span = hi - lo + 1;
 	const int64_t step = span > MAX_CAND * 4 ? span / (MAX_CAND * 4) + 1 : 1; /* huge ranges: a sample */
 	int n = 0;
-	const int64_t gran = (int64_t)(sharded(d, dim) ? sharded(d, dim) : 1) * world;
-	const int shard = sharded(d, dim) != 0;
 	for (int64_t v = lo; v <= hi && n < MAX_CAND; v += step)
-		if (!(shard && v % gran) && size_ok(d, dim, sizes, world, prod, v, NULL, 0))
+		if (!(v % gran) && size_ok(d, dim, sizes, world, prod, v, NULL, 0))
 			cand[n++] = v; /* (the divisibility test first only saves time) */
 	if (n == 0)
 		return reject(d, e, "no size of '%s' satisfies the constraints for world %d", d->s[0]->dim[dim],
@@ -394,7 +530,7 @@ static enum sc_status decode_counts(struct dec *d, struct sc_case *c, struct sc_
 	if (!s0->ncounts)
 		return SC_OK;
 	memset(&c->counts, 0, sizeof c->counts);
-	const int P = c->world;
+	const int P = sc_spec_counts_P(s0, c->sizes, c->world);
 	if (P > SC_COUNTS_MAX_P)
 		return reject(d, e, "a spec with counts runs on at most %d ranks (world %d)", SC_COUNTS_MAX_P, P);
 	c->counts.P = P;
@@ -402,8 +538,8 @@ static enum sc_status decode_counts(struct dec *d, struct sc_case *c, struct sc_
 		return reject(d, e, "the counts are %d x %d, the world is %d", d->want->counts.P, d->want->counts.P, P);
 	for (int k = 0; k < s0->ncounts; k++) {
 		int64_t lo, hi;
-		if (sc_expr_eval(s0, s0->counts[k].lo, c->sizes, P, &lo, NULL) != SC_OK ||
-		    sc_expr_eval(s0, s0->counts[k].hi, c->sizes, P, &hi, NULL) != SC_OK || lo > hi || lo < 0 ||
+		if (sc_expr_eval(s0, s0->counts[k].lo, c->sizes, c->world, &lo, NULL) != SC_OK ||
+		    sc_expr_eval(s0, s0->counts[k].hi, c->sizes, c->world, &hi, NULL) != SC_OK || lo > hi || lo < 0 ||
 		    hi > INT32_MAX)
 			return reject(d, e, "the range of counts %s cannot be evaluated or is empty", s0->counts[k].name);
 		int32_t *m = c->counts.v[k];
@@ -436,17 +572,18 @@ static enum sc_status derive_sizes(struct dec *d, struct sc_case *c, struct sc_e
 	const struct sc_spec *s0 = d->s[0];
 	if (!s0->derived_mask)
 		return SC_OK;
-	const struct sc_layout_ctx lc = {s0, &c->counts};
+	struct sc_mesh lcm;
+	const struct sc_layout_ctx lc = sc_layout_ctx_case(s0, &c->counts, c->sizes, c->world, &lcm);
 	const struct sc_layout *pl[2] = {&s0->in, &s0->out};
 	int set[SC_MAX_DIMS] = {0};
 	for (int i = 0; i < 2; i++) {
-		if (pl[i]->kind != SC_SHARD || pl[i]->rule != SC_RULE_SIZES)
-			continue;
-		const int dim = pl[i]->shard_dim;
-		int64_t a, n, total;
+		int dim;
+		int64_t total;
 		struct sc_err ee;
-		if (sc_layout_sized_rows(pl[i], &lc, c->sizes, c->world, 0, &a, &n, &total, &ee) != SC_OK)
-			return reject(d, e, "%s's sizes= cannot be evaluated: %s", s0->dim[dim], ee.msg);
+		if (sc_layout_sized_total(pl[i], &lc, c->sizes, c->world, &dim, &total, &ee) != SC_OK)
+			return reject(d, e, "%s's sizes= cannot be evaluated: %s", pl[i]->shard_dim >= 0 ? s0->dim[pl[i]->shard_dim] : "a dim", ee.msg);
+		if (dim < 0)
+			continue;
 		if (set[dim] && c->sizes[dim] != total)
 			return reject(d, e, "the input's sizes= give %s %lld rows, the output's %lld", s0->dim[dim],
 				      (long long)c->sizes[dim], (long long)total);
@@ -495,7 +632,12 @@ static enum sc_status decode_sizes(struct dec *d, struct sc_case *c, struct sc_e
 		prod *= c->sizes[k];
 	}
 	SC_CHECK(decode_counts(d, c, e));
-	return derive_sizes(d, c, e);
+	SC_CHECK(derive_sizes(d, c, e));
+	for (int i = 0; i < d->ns; i++) /* nested shards: every level's piece */
+		for (int k = 0; d->s[i]->nmesh && k < (d->s[i]->ref_line ? 1 : 2); k++)
+			if (!sc_layout_mesh_ok(d->s[i], k ? &d->s[i]->out : &d->s[i]->in, c->sizes, why, sizeof why))
+				return reject(d, e, "%s", why);
+	return SC_OK;
 }
 
 /* ---- the pass ---- */
@@ -518,7 +660,8 @@ static enum sc_status decode(struct dec *d, struct sc_case *out, struct sc_err *
 	memset(&c, 0, offsetof(struct sc_case, counts));
 	c.counts.P = 0;
 	d->part = SC_GEN_PART_WORLD;
-	SC_CHECK(decode_world(d, &c, e));
+	const struct sc_spec *ms = sc_gen_mesh_spec(d->t);
+	SC_CHECK(ms ? decode_mesh(d, ms, &c, e) : decode_world(d, &c, e));
 	d->part = SC_GEN_PART_PARAMS;
 	SC_CHECK(decode_params(d, &c, e));
 	struct sc_err se;
@@ -571,10 +714,16 @@ void sc_gen_fit_fold(struct sc_target *t, struct sc_case *c, int clamp)
 {
 	const struct sc_spec *sp[SC_MAX_CHAIN];
 	int ns;
-	if (sc_target_specs(t, c, sp, &ns, NULL) != SC_OK || !sp[0]->ncounts || c->world > SC_COUNTS_MAX_P)
+	const struct sc_spec *ms = sc_gen_mesh_spec(t);
+	if (ms) { /* the world is the mesh's product */
+		const struct sc_mesh m = sc_spec_mesh(ms, c->sizes, 0);
+		c->world = sc_mesh_world(&m);
+	}
+	if (sc_target_specs(t, c, sp, &ns, NULL) != SC_OK || !sp[0]->ncounts ||
+	    sc_spec_counts_P(sp[0], c->sizes, c->world) > SC_COUNTS_MAX_P)
 		return;
 	const struct sc_spec *s0 = sp[0];
-	const int P = c->world, old = c->counts.P;
+	const int P = sc_spec_counts_P(s0, c->sizes, c->world), old = c->counts.P;
 	if (old != P) {
 		struct sc_countv v;
 		memset(&v, 0, sizeof v);
@@ -591,13 +740,14 @@ void sc_gen_fit_fold(struct sc_target *t, struct sc_case *c, int clamp)
 				}
 		c->counts = v;
 	}
-	const struct sc_layout_ctx lc = {s0, &c->counts};
+	struct sc_mesh lcm;
+	const struct sc_layout_ctx lc = sc_layout_ctx_case(s0, &c->counts, c->sizes, c->world, &lcm);
 	const struct sc_layout *pl[2] = {&s0->in, &s0->out};
 	for (int i = 0; i < 2; i++) {
-		int64_t a, n, total;
-		if (pl[i]->kind == SC_SHARD && pl[i]->rule == SC_RULE_SIZES &&
-		    sc_layout_sized_rows(pl[i], &lc, c->sizes, P, 0, &a, &n, &total, NULL) == SC_OK)
-			c->sizes[pl[i]->shard_dim] = total;
+		int dim;
+		int64_t total;
+		if (sc_layout_sized_total(pl[i], &lc, c->sizes, P, &dim, &total, NULL) == SC_OK && dim >= 0)
+			c->sizes[dim] = total;
 	}
 }
 

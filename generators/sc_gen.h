@@ -36,6 +36,11 @@ void sc_gen_fit(struct sc_target *t, struct sc_case *c);
 /* sc_gen_fit, a smaller world folding rank i into i mod P (clamp 0) or
  * into min(i, P-1) (clamp 1). */
 void sc_gen_fit_fold(struct sc_target *t, struct sc_case *c, int clamp);
+/* The spec whose mesh the target's cases draw (NULL: a flat world). */
+const struct sc_spec *sc_gen_mesh_spec(struct sc_target *t);
+/* The mesh sizes of s with product world, in lexicographic order (fixed
+ * sizes kept): up to max vectors into out; their number. */
+int sc_gen_meshes(const struct sc_spec *s, int world, int (*out)[SC_MAX_MESH], int max);
 int sc_gen_valid(struct sc_target *t, const struct sc_gen_opts *o, const struct sc_case *c, char *why,
 		 size_t n);
 

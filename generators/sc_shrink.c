@@ -170,11 +170,53 @@ static int shrink_counts(struct sh *s, struct sc_case *c)
 	return progress;
 }
 
+#define MAX_MESHES 256
+
+/* A mesh spec's mesh: smaller worlds first (each mesh of that product in
+ * lexicographic order, the dims kept, else scaled to keep each rank's
+ * share), then meshes of the same world that are lexicographically
+ * smaller (mesh sizes shrink before dims). */
+static int shrink_mesh(struct sh *s, struct sc_case *c, const struct sc_spec *ms)
+{
+	static _Thread_local int mv[MAX_MESHES][SC_MAX_MESH];
+	const int nd = ms->ndims;
+	for (int w = s->o->world_lo; w <= c->world; w++) {
+		const int n = sc_gen_meshes(ms, w, mv, MAX_MESHES);
+		for (int i = 0; i < n; i++) {
+			struct sc_case k = *c;
+			int smaller = w < c->world;
+			for (int m = 0; m < ms->nmesh; m++)
+				k.sizes[nd + m] = mv[i][m];
+			if (!smaller) { /* the same world: lexicographically smaller only */
+				for (int m = 0; m < ms->nmesh && !smaller; m++) {
+					if (k.sizes[nd + m] != c->sizes[nd + m]) {
+						smaller = k.sizes[nd + m] < c->sizes[nd + m];
+						break;
+					}
+				}
+				if (!smaller)
+					continue;
+			}
+			if (try_case(s, c, &k))
+				return 1;
+			for (int d = 0; d < nd; d++)
+				if (c->sizes[d] % c->world == 0)
+					k.sizes[d] = c->sizes[d] / c->world * w;
+			if (try_case(s, c, &k))
+				return 1;
+		}
+	}
+	return 0;
+}
+
 static int greedy_pass(struct sh *s, struct sc_case *c)
 {
 	int progress = 0;
+	const struct sc_spec *ms = sc_gen_mesh_spec(s->t);
+	if (ms)
+		progress |= shrink_mesh(s, c, ms);
 	/* smaller worlds, keeping each sharded dim's per-rank size, else 1 */
-	for (int w = s->o->world_lo; w < c->world; w++) {
+	for (int w = s->o->world_lo; !ms && w < c->world; w++) {
 		struct sc_case k = *c;
 		k.world = w;
 		for (int d = 0; d < k.ndims; d++)
@@ -271,7 +313,11 @@ static void exhaustive(struct sh *s, struct sc_case *c)
 		if (c->sizes[d] > maxdim)
 			maxdim = c->sizes[d];
 	const int64_t cur_n = sc_case_numel(c);
+	const struct sc_spec *ms = sc_gen_mesh_spec(s->t);
+	static _Thread_local int mv[MAX_MESHES][SC_MAX_MESH];
 	for (int w = s->o->world_lo; w <= c->world; w++) {
+		/* the meshes of this world, lexicographic (one: a flat world) */
+		const int nm = ms ? sc_gen_meshes(ms, w, mv, MAX_MESHES) : 1;
 		int64_t bound = w == c->world ? cur_n : maxdim;
 		int64_t maxprod = w == c->world ? cur_n : s->o->max_elems;
 		if (bound > 4096)
@@ -280,19 +326,26 @@ static void exhaustive(struct sh *s, struct sc_case *c)
 		struct tuple cur = {1, {0}};
 		enum_rec(buf, &n, 0, nd, bound, maxprod, &cur);
 		qsort(buf, (size_t)n, sizeof *buf, tuple_cmp);
-		for (long i = 0; i < n; i++) {
-			struct sc_case k = *c;
-			k.world = w;
-			memcpy(k.sizes, buf[i].v, sizeof(int64_t) * (size_t)nd);
-			if (w == c->world && buf[i].prod == cur_n &&
-			    memcmp(k.sizes, c->sizes, sizeof(int64_t) * (size_t)nd) == 0)
-				break; /* reached the current case: it is minimal */
-			if (try_case(s, c, &k)) {
-				free(buf);
-				return;
-			}
+		/* (elements, mesh sizes, dims): each run of equal elements once
+		 * per mesh */
+		for (long i0 = 0, i1; i0 < n; i0 = i1) {
+			for (i1 = i0; i1 < n && buf[i1].prod == buf[i0].prod; i1++)
+				;
+			for (int mi = 0; mi < nm; mi++)
+				for (long i = i0; i < i1; i++) {
+					struct sc_case k = *c;
+					k.world = w;
+					for (int m = 0; ms && m < ms->nmesh; m++)
+						k.sizes[nd + m] = mv[mi][m];
+					memcpy(k.sizes, buf[i].v, sizeof(int64_t) * (size_t)nd);
+					if (w == c->world && buf[i].prod == cur_n && memcmp(&k, c, sizeof k) == 0)
+						goto done; /* reached the current case: it is minimal */
+					if (try_case(s, c, &k))
+						goto done;
+				}
 		}
 	}
+done:
 	free(buf);
 }
 

@@ -28,8 +28,11 @@ static int64_t input_changed(struct sc_ctx *ctx, struct sc_target *t, const stru
 	int64_t bad = 0;
 	for (int r = 0; r < x->nlocal; r++) {
 		struct sc_map m;
-		const struct sc_layout_ctx lc = {s[0], &c->counts};
+		struct sc_mesh lcm;
+		const struct sc_layout_ctx lc = sc_layout_ctx_case(s[0], &c->counts, c->sizes, c->world, &lcm);
 		sc_layout_map_in(&s[0]->in, &lc, c->sizes, c->ndims, c->world, x->first + r, &m);
+		/* a partial input's summand: the rank's index in the partial group */
+		const int prank = s[0]->in.nent ? sc_mesh_group_index(&lcm, &s[0]->in.partial, x->first + r) : x->first + r;
 		struct sc_iter mi;
 		sc_iter_init(&mi, m.shape, m.stride, m.ndim, m.offset);
 		const unsigned es = in[r].buf->esize;
@@ -44,8 +47,7 @@ static int64_t input_changed(struct sc_ctx *ctx, struct sc_target *t, const stru
 			else if (!red)
 				want = sc_value_bits(c->dtype, c->seed, g);
 			else if (s[0]->in.kind == SC_PARTIAL)
-				want = sc_int_to_bits(c->dtype, sc_small_int(c->dtype, s[0]->in.op, c->seed,
-									     x->first + r, g));
+				want = sc_int_to_bits(c->dtype, sc_small_int(c->dtype, s[0]->in.op, c->seed, prank, g));
 			else
 				want = sc_int_to_bits(c->dtype, sc_small_int(c->dtype, SC_MAX, c->seed, -1, g));
 			if (sc_load_bits(base + (size_t)k * es, es) != want) {

@@ -9,14 +9,20 @@
 
 /* What rank's input holds at each element (the value encoding, or small
  * integers for reductions), as the descriptor the device fills from. */
-static void input_fill(const struct sc_layout *in, int reduction, const struct sc_case *c, int rank,
+static void input_fill(const struct sc_spec *s0, int reduction, const struct sc_case *c, int rank,
 		       int prov, struct sc_hd_fill *f)
 {
+	const struct sc_layout *in = &s0->in;
 	memset(f, 0, sizeof *f);
 	f->seed = c->seed;
 	f->dtype = (int)c->dtype;
 	f->rank = rank;
 	f->world = c->world;
+	if (in->nent && in->kind == SC_PARTIAL) { /* one summand per rank of the partial group */
+		const struct sc_mesh m = sc_spec_mesh(s0, c->sizes, c->world);
+		f->rank = sc_mesh_group_index(&m, &in->partial, rank);
+		f->world = sc_mesh_group_size(&m, &in->partial);
+	}
 	if (prov)
 		f->mode = SC_FILL_PROV;
 	else if (!reduction)
@@ -37,7 +43,7 @@ static void expect_fill(struct sc_target *t, const struct sc_spec *s0, const str
 			struct sc_hd_fill *f)
 {
 	const int red = sc_target_has_reduction(t, c);
-	input_fill(&s0->in, red, c, 0, prov, f);
+	input_fill(s0, red, c, 0, prov, f);
 	if (!prov && red && s0->in.kind == SC_PARTIAL)
 		f->mode = SC_FILL_REDUCED;
 }
@@ -70,14 +76,15 @@ static enum sc_status fill_input(const struct sc_spec *s0, int red, const struct
 	const int rank = x->first + r;
 	const unsigned es = x->prov ? 8u : (unsigned)sc_dtype_size(c->dtype);
 	struct sc_map m;
-	const struct sc_layout_ctx lc = {s0, &c->counts};
+	struct sc_mesh lcm;
+	const struct sc_layout_ctx lc = sc_layout_ctx_case(s0, &c->counts, c->sizes, c->world, &lcm);
 	sc_layout_map_in(&s0->in, &lc, c->sizes, c->ndims, c->world, rank, &m);
 	struct sc_tensor *tt = &x->t[r];
 	sc_arena_on(x->arena, rank);
 	SC_CHECK(sc_tensor_empty(x->arena, m.lshape, m.lndim, es, tt, e));
 	const int64_t n = sc_tensor_numel(tt);
 	struct sc_hd_fill f;
-	input_fill(&s0->in, red, c, rank, x->prov, &f);
+	input_fill(s0, red, c, rank, x->prov, &f);
 	map_strided(&m, &f.xmap);
 	if (tt->buf->dm) {
 		struct sc_devmem *dm = tt->buf->dm;
@@ -145,7 +152,8 @@ static int shape_mismatch(const struct sc_spec *s, const struct sc_layout *out, 
 		if (!sc_layout_checks(s, out, c->sizes, c->world, x->first + r))
 			continue;
 		struct sc_map m;
-		const struct sc_layout_ctx lc = {s, &c->counts};
+		struct sc_mesh lcm;
+		const struct sc_layout_ctx lc = sc_layout_ctx_case(s, &c->counts, c->sizes, c->world, &lcm);
 		sc_layout_map_in(out, &lc, ysizes, c->ndims, c->world, x->first + r, &m);
 		const struct sc_tensor *tt = &x->t[r];
 		int same = tt->ndim == m.lndim;
@@ -154,11 +162,12 @@ static int shape_mismatch(const struct sc_spec *s, const struct sc_layout *out, 
 		if (same)
 			continue;
 		if (!bad) { /* the first rank's message; every rank's elements counted, as mpi sums them */
-			char a[160], b[160];
+			char a[160], b[160], rk[96];
 			sc_shape_format(tt->shape, tt->ndim, a, sizeof a);
 			sc_shape_format(m.lshape, m.lndim, b, sizeof b);
-			snprintf(f->msg, sizeof f->msg, "rank %d output has shape %s, but the output placement needs %s",
-				 x->first + r, a, b);
+			sc_layout_rank_text(s, c->sizes, c->world, x->first + r, rk, sizeof rk);
+			snprintf(f->msg, sizeof f->msg, "rank %s output has shape %s, but the output placement needs %s", rk,
+				 a, b);
 			f->wrong = 0;
 		}
 		const int64_t n = sc_shape_numel(m.lshape, m.lndim);
@@ -171,8 +180,10 @@ static int shape_mismatch(const struct sc_spec *s, const struct sc_layout *out, 
 /* A partial output: X = OP over ranks of the outputs, reduced on the
  * backend into red[] (provenance: max and min agree where one element
  * arrived everywhere). */
-static enum sc_status reduce_partial(const struct sc_layout *out, const struct sc_case *c, struct sc_exec *x,
-				     struct sc_tensor *red, struct sc_err *e)
+/* The partial output reduced over its group (the whole world, or each
+ * group of a mesh placement's partial mesh dims), into red[]. */
+static enum sc_status reduce_partial(const struct sc_spec *so, const struct sc_layout *out, const struct sc_case *c,
+				     struct sc_exec *x, struct sc_tensor *red, struct sc_err *e)
 {
 	const unsigned es = x->prov ? 8u : (unsigned)sc_dtype_size(c->dtype);
 	void *send[SC_MAX_WORLD], *recv[SC_MAX_WORLD], *mn[SC_MAX_WORLD];
@@ -190,11 +201,35 @@ static enum sc_status reduce_partial(const struct sc_layout *out, const struct s
 			mn[r] = mt.buf->data;
 		}
 	}
-	struct sc_backend *be = x->be;
+	static _Thread_local struct sc_groups gs;
+	const struct sc_mesh mesh = sc_spec_mesh(so, c->sizes, c->world);
+	struct sc_mesh_group all = {1, {0}};
+	const struct sc_mesh flat = sc_mesh_flat(c->world);
+	sc_mesh_groups(out->nent ? &mesh : &flat, out->nent ? &out->partial : &all, &gs);
+	for (int g = 0; g < gs.n; g++) {
+		void *gsend[SC_MAX_WORLD], *grecv[SC_MAX_WORLD], *gmn[SC_MAX_WORLD];
+		int k = 0;
+		for (int i = 0; i < gs.size; i++) {
+			const int r = gs.member[g * gs.size + i] - x->first;
+			if (r < 0 || r >= x->nlocal)
+				continue;
+			gsend[k] = send[r];
+			grecv[k] = recv[r];
+			gmn[k++] = x->prov ? mn[r] : NULL;
+		}
+		if (!k)
+			continue;
+		struct sc_backend *be;
+		SC_CHECK(gs.n > 1 ? sc_backend_group(x->be, &gs, g, &be, e) : (be = x->be, SC_OK));
+		if (!x->prov) {
+			SC_CHECK(be->ops->all_reduce(be, gs.size, gsend, grecv, (size_t)n, c->dtype, out->op, e));
+			continue;
+		}
+		SC_CHECK(be->ops->all_reduce(be, gs.size, gsend, grecv, (size_t)n, SC_U64, SC_MAX, e));
+		SC_CHECK(be->ops->all_reduce(be, gs.size, gsend, gmn, (size_t)n, SC_U64, SC_MIN, e));
+	}
 	if (!x->prov)
-		return be->ops->all_reduce(be, c->world, send, recv, (size_t)n, c->dtype, out->op, e);
-	SC_CHECK(be->ops->all_reduce(be, c->world, send, recv, (size_t)n, SC_U64, SC_MAX, e));
-	SC_CHECK(be->ops->all_reduce(be, c->world, send, mn, (size_t)n, SC_U64, SC_MIN, e));
+		return SC_OK;
 	return sc_prov_merge(x->arena, x->first, x->nlocal, recv, mn, (size_t)n, e);
 }
 
@@ -310,9 +345,9 @@ enum sc_status sc_verify_output(struct sc_target *t, const struct sc_case *c, st
 	const struct sc_tensor *chk = x->t;
 	struct sc_layout whole = *out;
 	if (out->kind == SC_PARTIAL) {
-		SC_CHECK(reduce_partial(out, c, x, red, e));
+		SC_CHECK(reduce_partial(s[ns - 1], out, c, x, red, e));
 		chk = red;
-		whole.kind = SC_REPLICATE;
+		sc_layout_drop_partial(&whole);
 	}
 	struct sc_hd_fill want;
 	expect_fill(t, s[0], c, x->prov, &want);
@@ -322,7 +357,8 @@ enum sc_status sc_verify_output(struct sc_target *t, const struct sc_case *c, st
 		struct sc_map m;
 		if (!sc_layout_checks(s[ns - 1], out, c->sizes, c->world, x->first + r))
 			continue; /* `only E`: another rank's result */
-		const struct sc_layout_ctx lc = {s[ns - 1], &c->counts};
+		struct sc_mesh lcm;
+		const struct sc_layout_ctx lc = sc_layout_ctx_case(s[ns - 1], &c->counts, c->sizes, c->world, &lcm);
 		sc_layout_map_in(&whole, &lc, ysizes, c->ndims, c->world, x->first + r, &m);
 		if (s[ns - 1]->ref_line)
 			SC_CHECK(check_ref(x, &chk[r], x->first + r, &m, &y, &want, x->prov, es, f, &n, e));

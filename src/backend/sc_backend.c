@@ -42,6 +42,18 @@ enum sc_status sc_backend_all_to_allv(struct sc_backend *be, int world, void *co
 	return be->ops->all_to_allv(be, world, send, recv, sbytes, rbytes, e);
 }
 
+enum sc_status sc_backend_group(struct sc_backend *be, const struct sc_groups *gs, int g, struct sc_backend **sub,
+				struct sc_err *e)
+{
+	if (g < 0 || g >= gs->n)
+		return SC_ERR(e, SC_E_INTERNAL, "group %d of %d", g, gs->n);
+	if (!be->ops->group) {
+		*sub = be;
+		return SC_OK;
+	}
+	return be->ops->group(be, gs, g, sub, e);
+}
+
 int sc_backend_max_world(struct sc_backend *be)
 {
 	return be->ops->max_world ? be->ops->max_world(be) : SC_MAX_WORLD;

@@ -24,6 +24,7 @@
 #include <stddef.h>
 
 #include "sc_dtype.h"
+#include "sc_mesh.h"
 #include "sc_status.h"
 
 struct sc_backend;
@@ -63,6 +64,15 @@ struct sc_backend_ops {
 	 * runs that stay on the host (compute specs, plugins), whose host
 	 * buffers the backend must also accept. */
 	struct sc_devmem *(*devmem)(struct sc_backend *be);
+	/* Sub-groups (a mesh's tp groups): the handle that runs group g of
+	 * the partition gs. Its collectives take world = gs->size and, for
+	 * the members this process holds (in index order), their buffers;
+	 * its local_ranks gives their indices; its combine, bcast and gather
+	 * span the group's processes. The handle belongs to be (cached by
+	 * gs->key, valid until be closes). NULL: be's own operations serve
+	 * any group, its ranks' identity not mattering (sim). */
+	enum sc_status (*group)(struct sc_backend *be, const struct sc_groups *gs, int g, struct sc_backend **sub,
+				struct sc_err *e);
 };
 
 struct sc_backend {
@@ -108,6 +118,9 @@ int sc_backend_proc(struct sc_backend *be);
 int sc_backend_nprocs(struct sc_backend *be);
 int sc_backend_leader(struct sc_backend *be);
 int sc_backend_max_world(struct sc_backend *be);
+/* The handle for group g of gs (be's group op, or be itself). */
+enum sc_status sc_backend_group(struct sc_backend *be, const struct sc_groups *gs, int g, struct sc_backend **sub,
+				struct sc_err *e);
 /* be's all_to_allv (see the ops); SC_E_UNAVAIL where the backend has none. */
 enum sc_status sc_backend_all_to_allv(struct sc_backend *be, int world, void *const *send,
 				      void *const *recv, const size_t *sbytes, const size_t *rbytes,

@@ -8,6 +8,7 @@
  * emulated one (backend `emu`), so the CPU tests cover everything here.
  * all_to_allv is one move per nonempty block, at the offsets sim uses.
  * Host buffers (compute specs, plugins) go through sim's operations. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,11 +17,29 @@
 
 #define SC_DEV_MAX_WORLD 256
 
+/* A group's handle: the same device memory, its ranks mapped to the
+ * world's (map[i]: the world rank of group index i). */
+struct devgroup {
+	uint64_t key;
+	int g;
+	struct sc_backend be;
+	struct devgroup *next;
+};
+
 struct devbe {
 	struct sc_devmem *dm;
+	const int *map; /* NULL: the world itself */
+	int mapv[SC_DEV_MAX_WORLD];
+	struct devgroup *groups; /* the world's handle: its groups' */
 };
 
 static struct sc_devmem *DM(struct sc_backend *be) { return ((struct devbe *)be->impl)->dm; }
+/* The device of rank r of this handle's world. */
+static int R(struct sc_backend *be, int r)
+{
+	const int *m = ((struct devbe *)be->impl)->map;
+	return m ? m[r] : r;
+}
 
 static int dev_local(struct sc_backend *be, int world, int *first)
 {
@@ -36,15 +55,16 @@ static int on_host(struct sc_devmem *dm, int world, void *const *send)
 
 /* recv[dst] + src*bytes = send[src] (+ dst*bytes when each destination
  * gets its own chunk: all_to_all), for every pair of ranks. */
-static enum sc_status exchange(struct sc_devmem *dm, int world, void *const *send, void *const *recv,
+static enum sc_status exchange(struct sc_backend *be, int world, void *const *send, void *const *recv,
 			       size_t bytes, int chunked, const char *call, struct sc_err *e)
 {
+	struct sc_devmem *dm = DM(be);
 	for (int dst = 0; dst < world && bytes; dst++)
 		for (int src = 0; src < world; src++)
-			if (sc_devmem_fail(dm, dm->ops->move(dm, dst, (char *)recv[dst] + (size_t)src * bytes, src,
+			if (sc_devmem_fail(dm, dm->ops->move(dm, R(be, dst), (char *)recv[dst] + (size_t)src * bytes, R(be, src),
 							     (const char *)send[src] + (chunked ? (size_t)dst * bytes : 0),
 							     bytes),
-					   call, dst))
+					   call, R(be, dst)))
 				break;
 	return sc_devmem_status(dm, 0, e);
 }
@@ -55,7 +75,7 @@ static enum sc_status dev_a2a(struct sc_backend *be, int world, void *const *sen
 	struct sc_devmem *dm = DM(be);
 	if (on_host(dm, world, send))
 		return sc_backend_sim_ops()->all_to_all(be, world, send, recv, chunk, e);
-	return exchange(dm, world, send, recv, chunk, 1, "all_to_all copy", e);
+	return exchange(be, world, send, recv, chunk, 1, "all_to_all copy", e);
 }
 
 static enum sc_status dev_ag(struct sc_backend *be, int world, void *const *send, void *const *recv,
@@ -64,7 +84,7 @@ static enum sc_status dev_ag(struct sc_backend *be, int world, void *const *send
 	struct sc_devmem *dm = DM(be);
 	if (on_host(dm, world, send))
 		return sc_backend_sim_ops()->all_gather(be, world, send, recv, bytes, e);
-	return exchange(dm, world, send, recv, bytes, 0, "all_gather copy", e);
+	return exchange(be, world, send, recv, bytes, 0, "all_gather copy", e);
 }
 
 /* Where the exchange runs: the first non-NULL buffer decides (a rank that
@@ -95,9 +115,9 @@ static enum sc_status dev_a2av(struct sc_backend *be, int world, void *const *se
 		size_t from = 0;
 		for (int dst = 0; dst < world; dst++) {
 			const size_t n = rbytes[(size_t)dst * (size_t)world + (size_t)src];
-			if (n && sc_devmem_fail(dm, dm->ops->move(dm, dst, (char *)recv[dst] + at[dst], src,
+			if (n && sc_devmem_fail(dm, dm->ops->move(dm, R(be, dst), (char *)recv[dst] + at[dst], R(be, src),
 								   (const char *)send[src] + from, n),
-						"all_to_allv copy", dst))
+						"all_to_allv copy", R(be, dst)))
 				return sc_devmem_status(dm, 0, e);
 			at[dst] += n;
 			from += sbytes[(size_t)src * (size_t)world + (size_t)dst];
@@ -107,26 +127,28 @@ static enum sc_status dev_a2av(struct sc_backend *be, int world, void *const *se
 }
 
 /* recv[r] (on rank r) = OP over src of send[src] + off(r), count elements. */
-static enum sc_status reduce_into(struct sc_devmem *dm, int world, void *const *send, void *const *recv,
+static enum sc_status reduce_into(struct sc_backend *be, int world, void *const *send, void *const *recv,
 				  size_t count, enum sc_dtype dt, enum sc_redop op, int scatter,
 				  struct sc_err *e)
 {
+	struct sc_devmem *dm = DM(be);
 	const size_t bytes = count * sc_dtype_size(dt);
 	if (!bytes)
 		return SC_OK;
 	for (int r = 0; r < world; r++) {
 		const size_t off = scatter ? (size_t)r * bytes : 0;
-		void *tmp = world > 1 ? dm->ops->alloc(dm, r, bytes) : NULL;
+		const int dr = R(be, r);
+		void *tmp = world > 1 ? dm->ops->alloc(dm, dr, bytes) : NULL;
 		if (world > 1 && !tmp)
 			return SC_ERR(e, SC_E_NOMEM, "%s: out of device memory for a reduction (%zu bytes, rank %d)",
-				      dm->ops->name, bytes, r);
-		if (sc_devmem_fail(dm, dm->ops->move(dm, r, recv[r], 0, (const char *)send[0] + off, bytes),
-				   "reduction copy", r))
+				      dm->ops->name, bytes, dr);
+		if (sc_devmem_fail(dm, dm->ops->move(dm, dr, recv[r], R(be, 0), (const char *)send[0] + off, bytes),
+				   "reduction copy", dr))
 			break;
 		for (int src = 1; src < world; src++) {
-			if (sc_devmem_fail(dm, dm->ops->move(dm, r, tmp, src, (const char *)send[src] + off, bytes),
-					   "reduction copy", r) ||
-			    sc_devmem_fail(dm, dm->ops->reduce(dm, r, recv[r], tmp, count, dt, op), "reduce", r))
+			if (sc_devmem_fail(dm, dm->ops->move(dm, dr, tmp, R(be, src), (const char *)send[src] + off, bytes),
+					   "reduction copy", dr) ||
+			    sc_devmem_fail(dm, dm->ops->reduce(dm, dr, recv[r], tmp, count, dt, op), "reduce", dr))
 				return sc_devmem_status(dm, 0, e);
 		}
 	}
@@ -139,7 +161,7 @@ static enum sc_status dev_rs(struct sc_backend *be, int world, void *const *send
 	struct sc_devmem *dm = DM(be);
 	if (on_host(dm, world, send))
 		return sc_backend_sim_ops()->reduce_scatter(be, world, send, recv, count, dt, op, e);
-	return reduce_into(dm, world, send, recv, count, dt, op, 1, e);
+	return reduce_into(be, world, send, recv, count, dt, op, 1, e);
 }
 
 static enum sc_status dev_ar(struct sc_backend *be, int world, void *const *send, void *const *recv,
@@ -148,13 +170,50 @@ static enum sc_status dev_ar(struct sc_backend *be, int world, void *const *send
 	struct sc_devmem *dm = DM(be);
 	if (on_host(dm, world, send))
 		return sc_backend_sim_ops()->all_reduce(be, world, send, recv, count, dt, op, e);
-	return reduce_into(dm, world, send, recv, count, dt, op, 0, e);
+	return reduce_into(be, world, send, recv, count, dt, op, 0, e);
 }
 
 static struct sc_devmem *dev_devmem(struct sc_backend *be) { return DM(be); }
 
+static enum sc_status dev_group(struct sc_backend *be, const struct sc_groups *gs, int g, struct sc_backend **sub,
+			       struct sc_err *e)
+{
+	struct devbe *d = be->impl;
+	for (struct devgroup *k = d->groups; k; k = k->next)
+		if (k->key == gs->key && k->g == g) {
+			*sub = &k->be;
+			return SC_OK;
+		}
+	if (gs->size > SC_DEV_MAX_WORLD)
+		return SC_ERR(e, SC_E_UNAVAIL, "%s: groups of more than %d ranks", be->ops->name, SC_DEV_MAX_WORLD);
+	struct devgroup *k = calloc(1, sizeof *k);
+	struct devbe *gd = calloc(1, sizeof *gd);
+	if (!k || !gd) {
+		free(k);
+		free(gd);
+		return SC_ERR(e, SC_E_NOMEM, "out of memory");
+	}
+	gd->dm = d->dm;
+	memcpy(gd->mapv, &gs->member[g * gs->size], sizeof(int) * (size_t)gs->size);
+	gd->map = gd->mapv;
+	k->key = gs->key;
+	k->g = g;
+	k->be.ops = be->ops;
+	k->be.impl = gd;
+	k->next = d->groups;
+	d->groups = k;
+	*sub = &k->be;
+	return SC_OK;
+}
+
 static void dev_destroy(struct sc_backend *be)
 {
+	struct devbe *d = be->impl;
+	for (struct devgroup *k = d->groups, *n; k; k = n) {
+		n = k->next;
+		free(k->be.impl);
+		free(k);
+	}
 	sc_devmem_close(DM(be));
 	free(be->impl);
 	free(be);
@@ -170,6 +229,7 @@ static const struct sc_backend_ops emu_ops = {
 	.all_to_allv = dev_a2av,
 	.destroy = dev_destroy,
 	.devmem = dev_devmem,
+	.group = dev_group,
 };
 
 static const struct sc_backend_ops cuda_ops = {
@@ -182,6 +242,7 @@ static const struct sc_backend_ops cuda_ops = {
 	.all_to_allv = dev_a2av,
 	.destroy = dev_destroy,
 	.devmem = dev_devmem,
+	.group = dev_group,
 };
 
 static enum sc_status wrap(const struct sc_backend_ops *ops, struct sc_devmem *dm, struct sc_backend **out,

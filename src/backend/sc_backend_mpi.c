@@ -11,6 +11,7 @@
  * Planted faults for tests: SC_MPI_FAULT=hang:R or crash:R makes rank R
  * hang or crash in its first all-to-all of a world of 2 or more. */
 #include <limits.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +23,11 @@
 #include "sc_backend.h"
 #include "sc_limits.h"
 
+struct mpi_group;
+
 struct mpi_impl {
 	int rank, size;
+	struct mpi_group *groups; /* the world's handle: the groups split so far */
 	MPI_Comm sub[SC_MAX_WORLD + 1];
 	MPI_Datatype dt[SC_NDTYPES];
 	MPI_Op ops[SC_NDTYPES][SC_NREDOPS];
@@ -183,6 +187,57 @@ static void mpi_gather(struct sc_backend *be, const void *mine, void *all, size_
 	MPI_Allgather(mine, (int)n, MPI_BYTE, all, (int)n, MPI_BYTE, MPI_COMM_WORLD);
 }
 
+/* A group's handle: a copy of the world's impl whose rank and size are
+ * the group's, its one communicator at sub[size]. */
+struct mpi_group {
+	uint64_t key;
+	int world;
+	MPI_Comm comm;
+	struct sc_backend be;
+	struct mpi_impl m;
+	struct mpi_group *next;
+};
+
+/* The first time a partition is seen every process of the world splits
+ * its communicator (MPI_Comm_split is collective over it): all of them
+ * reach the same grouped steps in the same order. */
+static enum sc_status mpi_group(struct sc_backend *be, const struct sc_groups *gs, int g, struct sc_backend **sub,
+				struct sc_err *e)
+{
+	struct mpi_impl *m = impl(be);
+	if (m->rank >= gs->world || gs->world > m->size || gs->color[m->rank] != g)
+		return SC_ERR(e, SC_E_INTERNAL, "mpi: rank %d asked for group %d, not its own", m->rank, g);
+	for (struct mpi_group *k = m->groups; k; k = k->next)
+		if (k->key == gs->key && k->world == gs->world) {
+			*sub = &k->be;
+			return SC_OK;
+		}
+	struct mpi_group *k = calloc(1, sizeof *k);
+	if (!k)
+		return SC_ERR(e, SC_E_NOMEM, "out of memory");
+	int rc = MPI_Comm_split(m->sub[gs->world], gs->color[m->rank], gs->index[m->rank], &k->comm);
+	if (rc != MPI_SUCCESS) {
+		free(k);
+		return mpi_err(e, rc, "MPI_Comm_split", m->rank);
+	}
+	MPI_Comm_set_errhandler(k->comm, MPI_ERRORS_RETURN);
+	k->key = gs->key;
+	k->world = gs->world;
+	memcpy(k->m.dt, m->dt, sizeof m->dt);
+	memcpy(k->m.ops, m->ops, sizeof m->ops);
+	for (int p = 0; p <= SC_MAX_WORLD; p++)
+		k->m.sub[p] = MPI_COMM_NULL;
+	k->m.rank = gs->index[m->rank];
+	k->m.size = gs->size;
+	k->m.sub[gs->size] = k->comm;
+	k->be.ops = be->ops;
+	k->be.impl = &k->m;
+	k->next = m->groups;
+	m->groups = k;
+	*sub = &k->be;
+	return SC_OK;
+}
+
 static int mpi_proc(struct sc_backend *be) { return impl(be)->rank; }
 static int mpi_max_world(struct sc_backend *be) { return impl(be)->size; }
 
@@ -190,6 +245,11 @@ static void mpi_destroy(struct sc_backend *be)
 {
 	struct mpi_impl *m = impl(be);
 	if (m) {
+		for (struct mpi_group *k = m->groups, *n; k; k = n) {
+			n = k->next;
+			MPI_Comm_free(&k->comm);
+			free(k);
+		}
 		for (int p = 1; p <= m->size && p <= SC_MAX_WORLD; p++)
 			if (m->sub[p] != MPI_COMM_NULL)
 				MPI_Comm_free(&m->sub[p]);
@@ -221,6 +281,7 @@ static const struct sc_backend_ops mpi_ops = {
 	.proc = mpi_proc,
 	.gather = mpi_gather,
 	.max_world = mpi_max_world,
+	.group = mpi_group,
 };
 
 int sc_backend_mpi_available(void) { return 1; }

@@ -393,6 +393,19 @@ static void nccl_destroy(struct sc_backend *be)
 	free(be);
 }
 
+/* Sub-groups need communicators split per group (ncclCommSplit), which
+ * this backend does not create yet: a grouped step is refused rather than
+ * run on the world's communicators. */
+static enum sc_status nccl_group(struct sc_backend *be, const struct sc_groups *gs, int g, struct sc_backend **sub,
+				 struct sc_err *e)
+{
+	(void)be;
+	(void)g;
+	(void)sub;
+	return SC_ERR(e, SC_E_UNAVAIL, "nccl: collectives on sub-groups of a mesh (groups of %d of %d ranks) are not supported by this backend yet; use sim, emu, cuda or mpi",
+		      gs->size, gs->world);
+}
+
 static const struct sc_backend_ops nccl_ops = {
 	.name = "nccl",
 	.local_ranks = nccl_local,
@@ -408,6 +421,7 @@ static const struct sc_backend_ops nccl_ops = {
 	.proc = nccl_proc,
 	.max_world = nccl_max_world,
 	.devmem = nccl_devmem,
+	.group = nccl_group,
 };
 
 enum sc_status sc_backend_nccl_open(struct sc_backend **out, struct sc_err *e)

@@ -577,7 +577,8 @@ enum sc_status sc_cli_expected_tensor(struct sc_ctx *ctx, struct sc_target *t, c
 	const struct sc_spec *sp[SC_MAX_CHAIN];
 	int ns;
 	SC_CHECK(sc_target_specs(t, cs, sp, &ns, e));
-	const struct sc_layout_ctx lc = {sp[ns - 1], &cs->counts};
+	struct sc_mesh lcm;
+	const struct sc_layout_ctx lc = sc_layout_ctx_case(sp[ns - 1], &cs->counts, cs->sizes, cs->world, &lcm);
 	struct sc_tensor y; /* with a reference, the output places Y */
 	const uint64_t *yp = NULL;
 	if (sp[ns - 1]->ref_line) {

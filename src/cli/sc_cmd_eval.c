@@ -17,23 +17,21 @@ static int parse_sizes(struct sc_target *t, const struct sc_spec *s, const char 
 	char buf[8192];
 	snprintf(buf, sizeof buf, "%s", arg);
 	int seen[SC_MAX_DIMS] = {0};
+	sc_target_fixed_mesh(t, cs);
 	for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
 		char *eq = strchr(tok, '=');
 		uint64_t v;
 		if (!eq)
 			return sc_cli_die("--sizes: expected NAME=VALUE, got '%s'", tok);
 		*eq = '\0';
-		int d = -1, counts = 0;
-		for (int k = 0; k < s->ndims; k++)
-			if (strcmp(s->dim[k], tok) == 0)
-				d = k;
+		int d = sc_target_size_slot(t, cs, tok), counts = 0;
 		struct sc_err ce;
 		if (d < 0 && sc_target_counts_parse(t, cs, tok, eq + 1, &counts, &ce) != SC_OK)
 			return sc_cli_die("--sizes: %s", ce.msg);
 		if (counts)
 			continue;
 		if (d < 0)
-			return sc_cli_die("--sizes: '%s' is not a dim of the spec", tok);
+			return sc_cli_die(s->nmesh ? "--sizes: '%s' is not a dim of the spec nor a mesh size" : "--sizes: '%s' is not a dim of the spec", tok);
 		if (sc_cli_u64(eq + 1, &v) || v < !((s->derived_mask >> d) & 1u) || v > (1ULL << 40))
 			return sc_cli_die("--sizes: bad size '%s'", eq + 1);
 		cs->sizes[d] = (int64_t)v;
@@ -42,6 +40,9 @@ static int parse_sizes(struct sc_target *t, const struct sc_spec *s, const char 
 	for (int k = 0; k < s->ndims; k++)
 		if (!seen[k])
 			return sc_cli_die("--sizes: missing a size for dim '%s'", s->dim[k]);
+	for (int m = 0; m < s->nmesh; m++)
+		if (!s->mesh_fixed[m] && !seen[s->ndims + m])
+			return sc_cli_die("--sizes: missing the size of a mesh dim (%s=N)", s->mesh_sym[m]);
 	return 0;
 }
 
@@ -115,7 +116,7 @@ static int eval_main(int argc, char **argv, int full_argc, char **full_argv)
 	cs.ndims = s[0]->ndims;
 	if ((rc = parse_sizes(&t, s[0], c.sizes, &cs)) != 0)
 		return rc;
-	if (s[0]->ncounts && cs.counts.P != cs.world)
+	if (s[0]->ncounts && cs.counts.P != sc_spec_counts_P(s[0], cs.sizes, cs.world))
 		return sc_cli_die("--sizes: give the counts too (%s=a:b/c:d, world rows of world entries)",
 				  s[0]->counts[0].name);
 	/* any case the spec admits: `sizes` hints guide generation only */

@@ -12,6 +12,7 @@
 
 #include "sc_dtype.h"
 #include "sc_limits.h"
+#include "sc_mesh.h"
 #include "sc_status.h"
 
 #define SC_NAME_MAX 48
@@ -43,6 +44,7 @@ enum sc_exkind {
 	SC_EX_COUNT,  /* NAME(a, b): entry of a drawn counts matrix (dim: its index) */
 	SC_EX_ROWSUM, /* rowsum(NAME, a) */
 	SC_EX_COLSUM, /* colsum(NAME, a) */
+	SC_EX_COORD,  /* a mesh dim's name: the rank's coordinate along it (dim: the mesh dim) */
 	/* conditions: 1 true, 0 false */
 	SC_EX_CMP,  /* a CMP b, num holds enum sc_cmp */
 	SC_EX_AND,
@@ -83,8 +85,26 @@ enum sc_place { SC_SHARD, SC_REPLICATE, SC_PARTIAL, SC_OPAQUE };
  *   SIZES  rows [E(0)+...+E(r-1), + E(r)); L is the sum (not drawn) */
 enum sc_shard_rule { SC_RULE_EVEN, SC_RULE_CHUNK, SC_RULE_SPLIT, SC_RULE_ZIGZAG, SC_RULE_SIZES };
 
+/* One entry of a mesh placement (`tp:shard h`, `dp,tp:shard s chunk`,
+ * `tp:partial sum`): what the ranks of each group of mesh dims g hold,
+ * given what the entries before it placed. */
+struct sc_place_entry {
+	struct sc_mesh_group g;
+	enum sc_place kind; /* SC_SHARD or SC_PARTIAL */
+	enum sc_redop op;
+	int shard_dim, shard_ndims;
+	enum sc_shard_rule rule;
+	int sizes_expr; /* SC_RULE_SIZES: E of r, the index in g */
+	int col;
+};
+
 /* Placement of the global tensor, with an optional "as" layout: X permuted
- * into order[], consecutive runs of order[] merged into groups. */
+ * into order[], consecutive runs of order[] merged into groups. In a mesh
+ * spec the placement is its entries (nent, ent[]), one per group of mesh
+ * dims, nested in mesh order where two shard one dim; kind, op, shard_dim
+ * and rule then sum them up (kind SC_PARTIAL when some entry is partial,
+ * else SC_SHARD when some entry shards, the first shard entry's dim and
+ * rule). */
 struct sc_layout {
 	enum sc_place kind;
 	enum sc_redop op;   /* partial */
@@ -100,6 +120,9 @@ struct sc_layout {
 	int sizes_expr; /* SC_RULE_SIZES: E, an expression of r */
 	int only1; /* `only E`: 1 + the node of E (a rank index or a condition
 		    * on rank); 0: every rank's output is checked */
+	int nent;  /* mesh specs: the entries (0: a flat world's placement) */
+	struct sc_place_entry ent[SC_MAX_MESH];
+	struct sc_mesh_group partial; /* the mesh dims of the partial entries, in mesh order */
 };
 
 struct sc_step_def;
@@ -124,6 +147,9 @@ struct sc_step {
 	int io[SC_MAX_NAMED];
 	enum sc_redop redop;
 	int raw;
+	/* `group=tp` (collectives, chunk_cat, shift): the step runs within each
+	 * group of these mesh dims; n 0: over every rank */
+	struct sc_mesh_group group;
 	char text[128]; /* the step as written, for messages */
 };
 
@@ -174,6 +200,8 @@ struct sc_tdecl {
 struct sc_countsdecl {
 	char name[SC_NAME_MAX];
 	int lo, hi; /* expression nodes of the dims and the world */
+	struct sc_mesh_group group; /* `group=ep`: one matrix over that group's ranks, shared by every
+				     * instance of the group (n 0: the world) */
 	int line, col;
 };
 
@@ -229,7 +257,37 @@ struct sc_spec {
 	uint32_t zigzag_mask;  /* dims sharded zigzag (divisible by 2P) */
 	int varies; /* shapes may differ from rank to rank (uneven placements,
 		     * per-rank expressions): every step is then run per rank */
+	/* `mesh dp=D tp=T`: mesh dim names, their size symbols ("" when the
+	 * size is fixed[m]) and ranges; a case holds the sizes after the dims,
+	 * in sizes[ndims + m], and its world is their product */
+	int nmesh, mesh_line;
+	char mesh_dim[SC_MAX_MESH][SC_NAME_MAX];
+	char mesh_sym[SC_MAX_MESH][SC_NAME_MAX];
+	int mesh_fixed[SC_MAX_MESH];
+	struct sc_sizehint mesh_hint[SC_MAX_MESH];
 };
+
+/* The case's mesh: the mesh sizes of a mesh spec (after the dims in
+ * sizes[]), else a flat world of `world` ranks. */
+static inline struct sc_mesh sc_spec_mesh(const struct sc_spec *s, const int64_t *sizes, int world)
+{
+	if (!s->nmesh)
+		return sc_mesh_flat(world);
+	struct sc_mesh m = {s->nmesh, {0}};
+	for (int d = 0; d < s->nmesh; d++)
+		m.size[d] = (int)sizes[s->ndims + d];
+	return m;
+}
+
+/* The side of a case's counts matrices: the size of their group (every
+ * counts declaration of a spec takes the same one), else the world. */
+static inline int sc_spec_counts_P(const struct sc_spec *s, const int64_t *sizes, int world)
+{
+	if (!s->ncounts || !s->counts[0].group.n)
+		return world;
+	const struct sc_mesh m = sc_spec_mesh(s, sizes, world);
+	return sc_mesh_group_size(&m, &s->counts[0].group);
+}
 
 /* 1 when dim d is sharded by some placement (so divisible by the world). */
 static inline int sc_spec_sharded(const struct sc_spec *s, int d) { return (s->sharded_mask >> d) & 1u; }

@@ -439,7 +439,8 @@ int sc_expr_last_dim(const struct sc_spec *s, int node)
 	if (node < 0)
 		return -1;
 	const struct sc_expr *x = &s->nodes[node];
-	int m = x->kind == SC_EX_DIM ? x->dim : -1;
+	/* a mesh size (after the dims) is known with the world */
+	int m = x->kind == SC_EX_DIM && x->dim < s->ndims ? x->dim : -1;
 	const int kids[3] = {x->a, x->b, x->c};
 	for (int i = 0; i < 3; i++) {
 		int k = sc_expr_last_dim(s, kids[i]);
@@ -514,6 +515,14 @@ static int eval_leaf(const struct sc_spec *s, const struct sc_expr *x, const str
 			*st = SC_ERR(e, SC_E_RUNTIME, "line %d col %d: 'rank' has no value here", x->line, x->col);
 		*out = v->rank;
 		return 1;
+	case SC_EX_COORD: {
+		if (v->rank < 0)
+			*st = SC_ERR(e, SC_E_RUNTIME, "line %d col %d: '%s' (a rank's mesh coordinate) has no value here",
+				     x->line, x->col, s->mesh_dim[x->dim]);
+		const struct sc_mesh m = sc_spec_mesh(s, v->sizes, (int)v->world);
+		*out = v->rank < 0 ? 0 : sc_mesh_coord(&m, (int)v->rank, x->dim);
+		return 1;
+	}
 	case SC_EX_VAR:
 		if (!((v->bound >> x->dim) & 1u))
 			*st = SC_ERR(e, SC_E_RUNTIME, "line %d col %d: '%s' has no value here", x->line, x->col,
@@ -711,7 +720,8 @@ static void fmt_rec(const struct sc_spec *s, int node, int min_prec, struct sc_s
 		sc_str_put(b, "(");
 	switch (x->kind) {
 	case SC_EX_NUM: sc_str_printf(b, "%lld", (long long)x->num); break;
-	case SC_EX_DIM: sc_str_put(b, s->dim[x->dim]); break;
+	case SC_EX_DIM: sc_str_put(b, x->dim < s->ndims ? s->dim[x->dim] : s->mesh_sym[x->dim - s->ndims]); break;
+	case SC_EX_COORD: sc_str_put(b, s->mesh_dim[x->dim]); break;
 	case SC_EX_WORLD: sc_str_put(b, s->world_sym); break;
 	case SC_EX_NAME:
 	case SC_EX_VAR: sc_str_put(b, x->name); break;

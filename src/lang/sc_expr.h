@@ -59,7 +59,7 @@ int sc_expr_last_dim(const struct sc_spec *s, int node);
 /* The first node under node (itself included) of one of the kinds; -1. */
 int sc_expr_find(const struct sc_spec *s, int node, uint32_t kinds);
 /* Kinds that only a rank can evaluate. */
-#define SC_EXPR_PER_RANK ((1u << SC_EX_RANK) | (1u << SC_EX_VAR) | (1u << SC_EX_SIZE))
+#define SC_EXPR_PER_RANK ((1u << SC_EX_RANK) | (1u << SC_EX_VAR) | (1u << SC_EX_SIZE) | (1u << SC_EX_COORD))
 /* Kinds that read the drawn counts (known once the dims are drawn). */
 #define SC_EXPR_COUNTS ((1u << SC_EX_COUNT) | (1u << SC_EX_ROWSUM) | (1u << SC_EX_COLSUM))
 

@@ -38,7 +38,7 @@ enum sc_status sc_interp_arena_fail(const struct sc_exec *x, struct sc_err *e)
 /* The arena, with new buffers going to local rank r's device. */
 struct sc_arena *sc_interp_on(struct sc_exec *x, int r)
 {
-	sc_arena_on(x->arena, x->first + r);
+	sc_arena_on(x->arena, sc_interp_rank(x, r));
 	return x->arena;
 }
 
@@ -124,8 +124,8 @@ enum sc_status sc_interp_agree(struct sc_exec *x, const struct sc_step *st, enum
 
 struct sc_expr_env sc_interp_env(const struct sc_exec *x, int r, const int64_t *sizes)
 {
-	struct sc_expr_env v = sc_expr_env_global(sizes, x->world);
-	v.rank = x->ref ? -1 : x->first + r;
+	struct sc_expr_env v = sc_expr_env_global(sizes, x->all ? x->all : x->world);
+	v.rank = x->ref ? -1 : sc_interp_rank(x, r);
 	v.counts = x->counts;
 	v.shape = x->t[r].shape;
 	v.ndim = x->t[r].ndim;
@@ -202,6 +202,7 @@ static enum sc_status prov_map(struct sc_exec *x, void *const *bufs, void **outs
 	enum sc_status rc = SC_OK;
 	for (int r = 0; r < x->nlocal && rc == SC_OK; r++) {
 		void *dst = bufs[r];
+		const int rank = sc_interp_rank(x, r);
 		if (outs) {
 			struct sc_buf *b = sc_arena_buf(sc_interp_on(x, r), (int64_t)count, 8);
 			if (!b) {
@@ -216,7 +217,6 @@ static enum sc_status prov_map(struct sc_exec *x, void *const *bufs, void **outs
 			fn(dst, mn ? mn[r] : NULL, count);
 			continue;
 		}
-		const int rank = x->first + r;
 		sc_devmem_fail(dm, dm->ops->download(dm, h, bufs[r], count * 8), "download", rank);
 		if (m)
 			sc_devmem_fail(dm, dm->ops->download(dm, m, mn[r], count * 8), "download", rank);
@@ -317,23 +317,71 @@ static enum sc_status same_shapes(struct sc_exec *x, const struct sc_step *st, s
 	return rc;
 }
 
-enum sc_status sc_exec_step(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
-			    const int64_t *sizes, struct sc_err *e)
+/* The step on the ranks of x (all of them, or one group's). */
+static enum sc_status exec_body(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
+				const int64_t *sizes, struct sc_err *e)
 {
 	/* only specs whose shapes may vary run per rank (the fast path is
 	 * language 1's: one shape everywhere) */
 	const unsigned f = st->def->flags | st->flags;
+	if (s->varies && (f & SC_STEP_COLLECTIVE) && !(f & SC_STEP_OWN_SHAPES))
+		SC_CHECK(same_shapes(x, st, e));
+	if (s->varies && !(f & (SC_STEP_COLLECTIVE | SC_STEP_NAMED)) && x->nlocal > 1)
+		return exec_per_rank(x, s, st, sizes, e);
+	return st->def->exec(x, s, st, sizes, e);
+}
+
+/* A step with group=: run within each group of its mesh dims that has
+ * ranks here, through the backend's handle for that group, with world the
+ * group's size and ranks numbered within it. */
+static enum sc_status exec_grouped(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
+				   const int64_t *sizes, struct sc_err *e)
+{
+	static _Thread_local struct sc_groups gs;
+	static _Thread_local struct sc_exec one;
+	const struct sc_mesh m = sc_spec_mesh(s, sizes, x->world);
+	sc_mesh_groups(&m, &st->group, &gs);
+	for (int g = 0; g < gs.n; g++) {
+		const int *mem = &gs.member[g * gs.size];
+		int lo = -1, n = 0;
+		for (int i = 0; i < gs.size; i++)
+			if (mem[i] >= x->first && mem[i] < x->first + x->nlocal) {
+				if (lo < 0)
+					lo = i;
+				n++;
+			}
+		if (!n)
+			continue;
+		for (int i = lo; i < lo + n; i++)
+			if (i >= gs.size || mem[i] < x->first || mem[i] >= x->first + x->nlocal)
+				return SC_ERR(e, SC_E_INTERNAL, "group %d: the ranks held here are not consecutive in it", g);
+		struct sc_backend *sub;
+		SC_CHECK(sc_backend_group(x->be, &gs, g, &sub, e));
+		memcpy(&one, x, offsetof(struct sc_exec, t));
+		one.be = sub;
+		one.world = gs.size;
+		one.first = lo;
+		one.nlocal = n;
+		one.ranks = mem;
+		one.all = x->world;
+		for (int i = 0; i < n; i++)
+			one.t[i] = x->t[mem[lo + i] - x->first];
+		enum sc_status rc = exec_body(&one, s, st, sizes, e);
+		for (int i = 0; i < n; i++)
+			x->t[mem[lo + i] - x->first] = one.t[i];
+		SC_CHECK(rc);
+	}
+	return SC_OK;
+}
+
+enum sc_status sc_exec_step(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
+			    const int64_t *sizes, struct sc_err *e)
+{
 	if (st->src1 && x->slots)
 		switch_to(x, st->src1 - 1);
 	if (st->dst1 && x->slots && st->dst1 - 1 != x->cur) /* the source keeps its tensors */
 		memcpy(&x->slots[(size_t)x->cur * (size_t)x->nlocal], x->t, sizeof(struct sc_tensor) * (size_t)x->nlocal);
-	if (s->varies && (f & SC_STEP_COLLECTIVE) && !(f & SC_STEP_OWN_SHAPES))
-		SC_CHECK(same_shapes(x, st, e));
-	enum sc_status rc;
-	if (s->varies && !(f & (SC_STEP_COLLECTIVE | SC_STEP_NAMED)) && x->nlocal > 1)
-		rc = exec_per_rank(x, s, st, sizes, e);
-	else
-		rc = st->def->exec(x, s, st, sizes, e);
+	enum sc_status rc = st->group.n ? exec_grouped(x, s, st, sizes, e) : exec_body(x, s, st, sizes, e);
 	/* shapes that vary: a step may fail on one process's ranks only; every
 	 * process learns it here, so none goes on into a collective alone */
 	if (s->varies)

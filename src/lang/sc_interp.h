@@ -32,6 +32,11 @@ struct sc_exec {
 	/* named tensors: slots[name * nlocal + r] holds the names not current */
 	struct sc_tensor *slots;
 	int cur;              /* the name the current tensors (t) have */
+	/* a step with group=: world is the group's size and first the index
+	 * in it; ranks[i] is the world rank of index i and all the world's
+	 * size (what `rank` and P mean in expressions); NULL and 0 otherwise */
+	const int *ranks;
+	int all;
 	/* compute runs: the reduction of pairs across ranks, installed by the
 	 * compute module (which sits above the interpreter) */
 	enum sc_status (*pair_reduce)(struct sc_exec *x, int scatter, void **send, void **recv,
@@ -70,6 +75,11 @@ enum sc_status sc_interp_fail(struct sc_err *e, const struct sc_step *st, const 
 enum sc_status sc_interp_arena_fail(const struct sc_exec *x, struct sc_err *e);
 /* The arena, with new buffers going to local rank r's device. */
 struct sc_arena *sc_interp_on(struct sc_exec *x, int r);
+/* The world rank of local rank r (in a group: of its index there). */
+static inline int sc_interp_rank(const struct sc_exec *x, int r)
+{
+	return x->ranks ? x->ranks[x->first + r] : x->first + r;
+}
 /* Bytes of an element of this run (pairs 16, provenance 8, else the dtype's). */
 unsigned sc_interp_esize(const struct sc_exec *x);
 /* ATen maybe_wrap_dim: d in [-n, n-1] (a 0-dim tensor wraps as 1 dim). */

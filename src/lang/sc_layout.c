@@ -59,63 +59,231 @@ void sc_layout_map(const struct sc_layout *l, const int64_t *xsizes, int ndims, 
 	sc_layout_map_in(l, NULL, xsizes, ndims, world, rank, m);
 }
 
+int sc_layout_entries(const struct sc_layout *l, struct sc_place_entry *out)
+{
+	if (l->nent) {
+		memcpy(out, l->ent, sizeof(struct sc_place_entry) * (size_t)l->nent);
+		return l->nent;
+	}
+	memset(out, 0, sizeof *out);
+	out->g.n = 1; /* a flat world: a mesh of one dim */
+	out->kind = l->kind;
+	out->op = l->op;
+	out->shard_dim = l->shard_dim;
+	out->shard_ndims = l->shard_ndims;
+	out->rule = l->rule;
+	out->sizes_expr = l->sizes_expr;
+	return l->kind == SC_SHARD || l->kind == SC_PARTIAL;
+}
+
+/* Where rank's piece of each dim lies: rows [start, start+len) after
+ * every shard entry, nested in entry order; a zigzag entry (the innermost
+ * on its dim) leaves two blocks of zb rows, the second zgap blocks of zb
+ * after the first. */
+struct pieces {
+	int64_t start[SC_MAX_DIMS], len[SC_MAX_DIMS], zb[SC_MAX_DIMS], zgap[SC_MAX_DIMS];
+	int merged_dim, merged_n; /* `shard (a b)`: the group as one dim */
+	int64_t mstart, mlen;
+};
+
+static void pieces_of(const struct sc_layout *l, const struct sc_layout_ctx *lc, const int64_t *xsizes, int ndims,
+		      int world, int rank, struct pieces *pc)
+{
+	struct sc_place_entry ent[SC_MAX_MESH];
+	const int n = sc_layout_entries(l, ent);
+	const struct sc_mesh mesh = lc && lc->mesh ? *lc->mesh : sc_mesh_flat(world);
+	for (int d = 0; d < ndims; d++) {
+		pc->start[d] = 0;
+		pc->len[d] = xsizes[d];
+		pc->zb[d] = 0;
+	}
+	pc->merged_dim = -1;
+	for (int i = 0; i < n; i++) {
+		const struct sc_place_entry *en = &ent[i];
+		if (en->kind != SC_SHARD)
+			continue;
+		const int d = en->shard_dim;
+		const int64_t G = sc_mesh_group_size(&mesh, &en->g), r = sc_mesh_group_index(&mesh, &en->g, rank);
+		int64_t a = 0, k = 0, total;
+		if (en->shard_ndims > 1) { /* alone on its dims (checked when parsed) */
+			int64_t L = 1;
+			for (int j = 0; j < en->shard_ndims; j++)
+				L *= xsizes[d + j];
+			sc_layout_rows(en->rule, L, G, r, &pc->mstart, &pc->mlen);
+			pc->merged_dim = d;
+			pc->merged_n = en->shard_ndims;
+		} else if (en->rule == SC_RULE_ZIGZAG) {
+			const int64_t b = pc->len[d] / (2 * G);
+			pc->zb[d] = b;
+			pc->zgap[d] = (2 * G - 1 - 2 * r) * b;
+			pc->start[d] += r * b;
+			pc->len[d] = 2 * b;
+		} else if (en->rule == SC_RULE_SIZES) {
+			struct sc_layout one = *l; /* validated when the case was made */
+			one.sizes_expr = en->sizes_expr;
+			(void)sc_layout_sized_rows(&one, lc, xsizes, (int)G, (int)r, &a, &k, &total, NULL);
+			pc->start[d] += a;
+			pc->len[d] = k;
+		} else {
+			sc_layout_rows(en->rule, pc->len[d], G, r, &a, &k);
+			pc->start[d] += a;
+			pc->len[d] = k;
+		}
+	}
+}
+
 void sc_layout_map_in(const struct sc_layout *l, const struct sc_layout_ctx *lc, const int64_t *xsizes, int ndims,
 		      int world, int rank, struct sc_map *m)
 {
 	int64_t xs[SC_MAX_DIMS];
+	struct pieces pc;
 	sc_contig_strides(xsizes, ndims, xs);
+	pieces_of(l, lc, xsizes, ndims, world, rank, &pc);
 	m->ndim = 0;
 	m->offset = 0;
-	int extra = -1;  /* zigzag: the order position whose dim became two */
-	int merged = -1; /* shard (a b): the order position where the group became one */
+	int made[SC_MAX_DIMS]; /* map dims each order position made */
 	for (int k = 0; k < l->norder; k++) {
-		int d = l->order[k];
-		m->shape[m->ndim] = xsizes[d];
-		m->stride[m->ndim] = xs[d];
-		if (l->kind == SC_SHARD && d == l->shard_dim && l->rule == SC_RULE_ZIGZAG && m->ndim + 1 < SC_MAX_DIMS) {
-			/* blocks r and 2P-1-r of b rows: a dim of 2 blocks, then b rows */
-			const int64_t b = xsizes[d] / (2 * (int64_t)world);
-			m->shape[m->ndim] = 2;
-			m->stride[m->ndim] = (2 * (int64_t)world - 1 - 2 * (int64_t)rank) * b * xs[d];
-			m->ndim++;
-			m->shape[m->ndim] = b;
-			m->stride[m->ndim] = xs[d];
-			m->offset += (int64_t)rank * b * xs[d];
-			extra = k;
-		} else if (l->kind == SC_SHARD && d == l->shard_dim && l->shard_ndims > 1) {
+		const int d = l->order[k], at = m->ndim;
+		if (d == pc.merged_dim) {
 			/* the merged group as one dim of X (consecutive dims, row-major) */
-			int64_t L = 1, start, len;
-			for (int i = 0; i < l->shard_ndims; i++)
-				L *= xsizes[d + i];
-			sc_layout_rows(l->rule, L, world, rank, &start, &len);
-			m->shape[m->ndim] = len;
-			m->stride[m->ndim] = xs[d + l->shard_ndims - 1];
-			m->offset += start * xs[d + l->shard_ndims - 1];
-			merged = k;
-			k += l->shard_ndims - 1;
-		} else if (l->kind == SC_SHARD && d == l->shard_dim) {
-			int64_t start = 0, len = 0, total;
-			if (l->rule == SC_RULE_SIZES) /* validated when the case was made */
-				(void)sc_layout_sized_rows(l, lc, xsizes, world, rank, &start, &len, &total, NULL);
-			else
-				sc_layout_rows(l->rule, xsizes[d], world, rank, &start, &len);
-			m->shape[m->ndim] = len;
-			m->offset += start * xs[d];
+			const int64_t st = xs[d + pc.merged_n - 1];
+			m->shape[m->ndim] = pc.mlen;
+			m->stride[m->ndim++] = st;
+			m->offset += pc.mstart * st;
+			for (int j = 1; j < pc.merged_n; j++)
+				made[k + j] = 0;
+			made[k] = 1;
+			k += pc.merged_n - 1;
+			continue;
 		}
-		m->ndim++;
+		if (pc.zb[d] && m->ndim + 1 < SC_MAX_DIMS) {
+			/* two blocks of zb rows, zgap rows apart */
+			m->shape[m->ndim] = 2;
+			m->stride[m->ndim++] = pc.zgap[d] * xs[d];
+			m->shape[m->ndim] = pc.zb[d];
+		} else {
+			m->shape[m->ndim] = pc.len[d];
+		}
+		m->stride[m->ndim++] = xs[d];
+		m->offset += pc.start[d] * xs[d];
+		made[k] = m->ndim - at;
 	}
 	int pos = 0, k0 = 0;
 	m->lndim = l->ngroups;
 	for (int g = 0; g < l->ngroups; g++) {
 		int64_t p = 1;
-		int n = l->group_len[g] + (extra >= k0 && extra < k0 + l->group_len[g]) -
-			(merged >= k0 && merged < k0 + l->group_len[g] ? l->shard_ndims - 1 : 0);
-		for (int k = 0; k < n; k++)
+		int nmade = 0;
+		for (int k = k0; k < k0 + l->group_len[g]; k++)
+			nmade += made[k];
+		for (int k = 0; k < nmade; k++)
 			p *= m->shape[pos + k];
 		m->lshape[g] = p;
-		pos += n;
+		pos += nmade;
 		k0 += l->group_len[g];
 	}
+}
+
+enum sc_status sc_layout_sized_total(const struct sc_layout *l, const struct sc_layout_ctx *lc, const int64_t *xsizes,
+				     int world, int *dim, int64_t *total, struct sc_err *e)
+{
+	struct sc_place_entry ent[SC_MAX_MESH];
+	const int n = sc_layout_entries(l, ent);
+	*dim = -1;
+	for (int i = 0; i < n; i++) {
+		if (ent[i].kind != SC_SHARD || ent[i].rule != SC_RULE_SIZES)
+			continue;
+		struct sc_layout one = *l;
+		one.sizes_expr = ent[i].sizes_expr;
+		const int G = l->nent && lc && lc->mesh ? sc_mesh_group_size(lc->mesh, &ent[i].g) : world;
+		int64_t a, k;
+		SC_CHECK(sc_layout_sized_rows(&one, lc, xsizes, G, 0, &a, &k, total, e));
+		*dim = ent[i].shard_dim;
+		return SC_OK;
+	}
+	return SC_OK;
+}
+
+void sc_layout_drop_partial(struct sc_layout *l)
+{
+	int k = 0;
+	for (int i = 0; i < l->nent; i++)
+		if (l->ent[i].kind != SC_PARTIAL)
+			l->ent[k++] = l->ent[i];
+	l->nent = k;
+	l->partial.n = 0;
+	l->kind = SC_REPLICATE;
+	for (int i = 0; i < k && l->kind == SC_REPLICATE; i++)
+		if (l->ent[i].kind == SC_SHARD)
+			l->kind = SC_SHARD;
+	if (!k && l->shard_dim >= 0 && l->kind == SC_REPLICATE)
+		l->shard_dim = -1;
+}
+
+void sc_layout_rank_text(const struct sc_spec *s, const int64_t *sizes, int world, int rank, char *buf, int n)
+{
+	if (!s->nmesh) {
+		snprintf(buf, (size_t)n, "%d", rank);
+		return;
+	}
+	const char *names[SC_MAX_MESH];
+	for (int m = 0; m < s->nmesh; m++)
+		names[m] = s->mesh_dim[m];
+	const struct sc_mesh mesh = sc_spec_mesh(s, sizes, world);
+	char co[80];
+	sc_mesh_format_rank(&mesh, names, rank, co, sizeof co);
+	snprintf(buf, (size_t)n, "%d = %s", rank, co);
+}
+
+int64_t sc_layout_granule(const struct sc_spec *s, const struct sc_layout *l, int dim, const int64_t *sizes,
+			  int world)
+{
+	struct sc_place_entry ent[SC_MAX_MESH];
+	const int n = sc_layout_entries(l, ent);
+	const struct sc_mesh mesh = sc_spec_mesh(s, sizes, world);
+	int64_t g = 1;
+	for (int i = 0; i < n; i++) {
+		const struct sc_place_entry *en = &ent[i];
+		if (en->kind != SC_SHARD || en->shard_dim != dim || en->shard_ndims > 1)
+			continue;
+		const int64_t G = s->nmesh ? sc_mesh_group_size(&mesh, &en->g) : world;
+		if (en->rule == SC_RULE_EVEN)
+			g *= G;
+		else if (en->rule == SC_RULE_ZIGZAG)
+			g *= 2 * G;
+		else
+			break; /* pieces inside an uneven one are checked per rank */
+	}
+	return g;
+}
+
+int sc_layout_mesh_ok(const struct sc_spec *s, const struct sc_layout *l, const int64_t *xsizes, char *why, size_t n)
+{
+	if (!l->nent)
+		return 1;
+	const struct sc_mesh mesh = sc_spec_mesh(s, xsizes, 0);
+	const int world = sc_mesh_world(&mesh);
+	for (int rank = 0; rank < world; rank++) {
+		int64_t len[SC_MAX_DIMS];
+		memcpy(len, xsizes, sizeof(int64_t) * (size_t)s->ndims);
+		for (int i = 0; i < l->nent; i++) {
+			const struct sc_place_entry *en = &l->ent[i];
+			if (en->kind != SC_SHARD || en->shard_ndims > 1 || en->rule == SC_RULE_SIZES)
+				continue;
+			const int d = en->shard_dim;
+			const int64_t G = sc_mesh_group_size(&mesh, &en->g), r = sc_mesh_group_index(&mesh, &en->g, rank);
+			const int64_t mult = en->rule == SC_RULE_ZIGZAG ? 2 * G : en->rule == SC_RULE_EVEN ? G : 1;
+			if (len[d] % mult) {
+				if (why)
+					snprintf(why, n, "rank %d's piece of '%s' (%lld) is not divisible by %lld (mesh entry %d)", rank,
+						 s->dim[d], (long long)len[d], (long long)mult, i + 1);
+				return 0;
+			}
+			int64_t a, k;
+			sc_layout_rows(en->rule == SC_RULE_ZIGZAG ? SC_RULE_EVEN : en->rule, len[d], G, r, &a, &k);
+			len[d] = k;
+		}
+	}
+	return 1;
 }
 
 /* After `shard NAME`: chunk, split, zigzag or sizes=E (E of r). */
@@ -169,91 +337,129 @@ int sc_layout_checks(const struct sc_spec *s, const struct sc_layout *l, const i
 	return sc_expr_is_cond(s, l->only1 - 1) ? got != 0 : got == rank;
 }
 
-/* `shard (a b ...)`: the group's names into pp. */
-static enum sc_status parse_shard_group(struct sc_parse *p, struct sc_layout_names *pp)
+/* `shard (a b ...)`: the group's names into pe. */
+static enum sc_status parse_shard_group(struct sc_parse *p, struct sc_entry_names *pe)
 {
 	p->pos++; /* ( */
-	pp->shard_n = 0;
+	pe->shard_n = 0;
 	while (!sc_lex_is_op(sc_lex_peek(p), ")")) {
 		struct sc_tok *t = sc_lex_peek(p);
 		if (t->kind != SC_T_NAME)
 			return sc_lex_err(p, t->col, "expected a dim name in 'shard (...)'");
-		if (pp->shard_n >= SC_MAX_DIMS)
+		if (pe->shard_n >= SC_MAX_DIMS)
 			return sc_lex_err(p, t->col, "too many dims in 'shard (...)'");
-		snprintf(pp->shard_names[pp->shard_n], SC_NAME_MAX, "%s", t->text);
-		pp->shard_cols[pp->shard_n++] = t->col;
+		snprintf(pe->shard_names[pe->shard_n], SC_NAME_MAX, "%s", t->text);
+		pe->shard_cols[pe->shard_n++] = t->col;
 		p->pos++;
 	}
 	p->pos++;
-	if (pp->shard_n < 2)
+	if (pe->shard_n < 2)
 		return sc_lex_err(p, sc_lex_peek(p)->col, "'shard (...)' merges two or more dims");
 	return SC_OK;
 }
 
-static enum sc_status parse_placement(struct sc_parse *p, struct sc_layout *l, int *shard_col,
-				      char *shard_name, int *layout_names, char names[][SC_NAME_MAX],
-				      int *name_cols, int *group_open_col, struct sc_layout_names *pp)
+/* A mesh entry's prefix at the cursor (`dp:` or `dp,tp:`), its names into
+ * pe; nothing when the tokens there are not one. */
+static enum sc_status parse_prefix(struct sc_parse *p, struct sc_entry_names *pe)
+{
+	int k = p->pos, n = 0;
+	pe->ngroup = 0;
+	for (;;) {
+		if (p->t[k].kind != SC_T_NAME)
+			return SC_OK;
+		n++;
+		k++;
+		if (sc_lex_is_op(&p->t[k], ":"))
+			break;
+		if (!sc_lex_is_op(&p->t[k], ","))
+			return SC_OK;
+		k++;
+	}
+	if (n > SC_MAX_MESH)
+		return sc_lex_err(p, p->t[p->pos].col, "too many mesh dims in one entry (at most %d)", SC_MAX_MESH);
+	for (int i = 0; i < n; i++) {
+		snprintf(pe->group[i], SC_NAME_MAX, "%s", p->t[p->pos + 2 * i].text);
+		pe->group_cols[i] = p->t[p->pos + 2 * i].col;
+	}
+	pe->ngroup = n;
+	p->pos = k + 1;
+	return SC_OK;
+}
+
+/* One entry: shard NAME [rule] | shard (a b) rule | replicate | partial OP. */
+static enum sc_status parse_entry(struct sc_parse *p, struct sc_place_entry *en, struct sc_entry_names *pe)
 {
 	struct sc_tok *t = sc_lex_peek(p);
-	memset(l, 0, sizeof *l);
-	l->shard_dim = -1;
-	*layout_names = 0;
-	*group_open_col = 0;
+	memset(en, 0, sizeof *en);
+	en->shard_dim = -1;
+	en->col = t->col;
 	if (t->kind != SC_T_NAME)
 		return sc_lex_err(p, t->col, "expected a placement: shard NAME, replicate or partial OP");
 	if (strcmp(t->text, "shard") == 0) {
 		p->pos++;
 		struct sc_tok *n = sc_lex_peek(p);
-		l->kind = SC_SHARD;
+		en->kind = SC_SHARD;
 		if (sc_lex_is_op(n, "(")) { /* a merged group as a whole */
-			SC_CHECK(parse_shard_group(p, pp));
-			snprintf(shard_name, SC_NAME_MAX, "%s", pp->shard_names[0]);
-			*shard_col = pp->shard_cols[0];
+			SC_CHECK(parse_shard_group(p, pe));
+			snprintf(pe->shard_name, SC_NAME_MAX, "%s", pe->shard_names[0]);
+			pe->shard_col = pe->shard_cols[0];
 		} else {
 			if (n->kind != SC_T_NAME)
 				return sc_lex_err(p, n->col, "expected a dim name after 'shard'");
-			snprintf(shard_name, SC_NAME_MAX, "%s", n->text);
-			*shard_col = n->col;
+			snprintf(pe->shard_name, SC_NAME_MAX, "%s", n->text);
+			pe->shard_col = n->col;
 			p->pos++;
 		}
-		SC_CHECK(parse_rule(p, l));
-	} else if (strcmp(t->text, "replicate") == 0) {
-		l->kind = SC_REPLICATE;
-		p->pos++;
-	} else if (strcmp(t->text, "partial") == 0) {
-		p->pos++;
-		l->kind = SC_PARTIAL;
-		SC_CHECK(sc_lex_redop(p, &l->op));
-	} else if (strcmp(t->text, "shape") == 0) {
-		p->pos++;
-		l->kind = SC_OPAQUE;
-		if (!sc_lex_is_op(sc_lex_peek(p), "["))
-			return sc_lex_err(p, sc_lex_peek(p)->col, "expected '[' after 'shape'");
-		p->pos++;
-		while (!sc_lex_is_op(sc_lex_peek(p), "]")) {
-			if (l->nshape >= SC_MAX_DIMS)
-				return sc_lex_err(p, sc_lex_peek(p)->col, "too many dims (at most %d)", SC_MAX_DIMS);
-			SC_CHECK(sc_expr_parse(p, &l->shape_expr[l->nshape]));
-			l->nshape++;
-			if (sc_lex_is_op(sc_lex_peek(p), ","))
-				p->pos++;
-			else if (!sc_lex_is_op(sc_lex_peek(p), "]"))
-				return sc_lex_err(p, sc_lex_peek(p)->col, "expected ',' or ']'");
-		}
-		p->pos++;
-		return sc_lex_end(p);
-	} else {
-		return sc_lex_err(p, t->col, "unknown placement '%s' (expected shard, replicate or partial)", t->text);
-	}
-	t = sc_lex_peek(p);
-	if (t->kind == SC_T_END)
+		struct sc_layout tmp;
+		memset(&tmp, 0, sizeof tmp);
+		SC_CHECK(parse_rule(p, &tmp));
+		en->rule = tmp.rule;
+		en->sizes_expr = tmp.sizes_expr;
 		return SC_OK;
-	if (is_only(t))
-		return parse_only(p, l);
-	if (t->kind != SC_T_NAME || strcmp(t->text, "as") != 0)
-		return sc_lex_err(p, t->col, "expected 'as', 'only' or end of line, got '%s'", t->text);
+	}
+	if (strcmp(t->text, "replicate") == 0) {
+		en->kind = SC_REPLICATE;
+		p->pos++;
+		return SC_OK;
+	}
+	if (strcmp(t->text, "partial") == 0) {
+		p->pos++;
+		en->kind = SC_PARTIAL;
+		return sc_lex_redop(p, &en->op);
+	}
+	return sc_lex_err(p, t->col, "unknown placement '%s' (expected shard, replicate or partial)", t->text);
+}
+
+static int is_as(const struct sc_tok *t) { return t->kind == SC_T_NAME && strcmp(t->text, "as") == 0; }
+
+/* `shape [e, ...]`: an output known by its local shape only. */
+static enum sc_status parse_shape(struct sc_parse *p, struct sc_layout *l)
+{
 	p->pos++;
-	int in_group = 0, glen = 0;
+	l->kind = SC_OPAQUE;
+	if (!sc_lex_is_op(sc_lex_peek(p), "["))
+		return sc_lex_err(p, sc_lex_peek(p)->col, "expected '[' after 'shape'");
+	p->pos++;
+	while (!sc_lex_is_op(sc_lex_peek(p), "]")) {
+		if (l->nshape >= SC_MAX_DIMS)
+			return sc_lex_err(p, sc_lex_peek(p)->col, "too many dims (at most %d)", SC_MAX_DIMS);
+		SC_CHECK(sc_expr_parse(p, &l->shape_expr[l->nshape]));
+		l->nshape++;
+		if (sc_lex_is_op(sc_lex_peek(p), ","))
+			p->pos++;
+		else if (!sc_lex_is_op(sc_lex_peek(p), "]"))
+			return sc_lex_err(p, sc_lex_peek(p)->col, "expected ',' or ']'");
+	}
+	p->pos++;
+	return sc_lex_end(p);
+}
+
+/* The `as` layout after the entries: names and (groups) into l and pp. */
+static enum sc_status parse_as(struct sc_parse *p, struct sc_layout *l, struct sc_layout_names *pp)
+{
+	int in_group = 0, glen = 0, open_col = 0;
+	struct sc_tok *t;
+	p->pos++;
 	for (;;) {
 		t = sc_lex_peek(p);
 		if (t->kind == SC_T_END)
@@ -265,7 +471,7 @@ static enum sc_status parse_placement(struct sc_parse *p, struct sc_layout *l, i
 				return sc_lex_err(p, t->col, "nested '(' in a layout");
 			in_group = 1;
 			glen = 0;
-			*group_open_col = t->col;
+			open_col = t->col;
 			p->pos++;
 			continue;
 		}
@@ -281,11 +487,10 @@ static enum sc_status parse_placement(struct sc_parse *p, struct sc_layout *l, i
 		}
 		if (t->kind != SC_T_NAME)
 			return sc_lex_err(p, t->col, "expected a dim name in the layout, got '%s'", t->text);
-		if (*layout_names >= SC_MAX_DIMS)
+		if (pp->nnames >= SC_MAX_DIMS)
 			return sc_lex_err(p, t->col, "too many names in the layout");
-		snprintf(names[*layout_names], SC_NAME_MAX, "%s", t->text);
-		name_cols[*layout_names] = t->col;
-		(*layout_names)++;
+		snprintf(pp->names[pp->nnames], SC_NAME_MAX, "%s", t->text);
+		pp->name_cols[pp->nnames++] = t->col;
 		if (in_group)
 			glen++;
 		else
@@ -293,58 +498,217 @@ static enum sc_status parse_placement(struct sc_parse *p, struct sc_layout *l, i
 		p->pos++;
 	}
 	if (in_group)
-		return sc_lex_err(p, *group_open_col, "unclosed '(' in a layout");
-	if (*layout_names == 0)
+		return sc_lex_err(p, open_col, "unclosed '(' in a layout");
+	if (pp->nnames == 0)
 		return sc_lex_err(p, t->col, "expected dim names after 'as'");
-	if (is_only(sc_lex_peek(p)))
-		return parse_only(p, l);
 	return SC_OK;
 }
 
 enum sc_status sc_layout_parse(struct sc_parse *p, struct sc_layout *l, struct sc_layout_names *pp)
 {
-	int gcol;
-	pp->shard_n = 0;
-	return parse_placement(p, l, &pp->shard_col, pp->shard_name, &pp->nnames, pp->names, pp->name_cols, &gcol, pp);
+	memset(l, 0, sizeof *l);
+	l->shard_dim = -1;
+	pp->nnames = 0;
+	pp->nent = 0;
+	struct sc_tok *t = sc_lex_peek(p);
+	if (t->kind == SC_T_NAME && strcmp(t->text, "shape") == 0)
+		return parse_shape(p, l);
+	/* entries: one for a flat world, one per group of mesh dims */
+	do {
+		if (pp->nent >= SC_MAX_MESH)
+			return sc_lex_err(p, sc_lex_peek(p)->col, "too many placement entries (at most %d)", SC_MAX_MESH);
+		struct sc_entry_names *pe = &pp->ent[pp->nent];
+		memset(pe, 0, sizeof *pe);
+		SC_CHECK(parse_prefix(p, pe));
+		if (pp->nent && !pe->ngroup) /* entries after the first name their mesh dims */
+			return sc_lex_err(p, sc_lex_peek(p)->col, "expected 'as', 'only' or end of line, got '%s'",
+					  sc_lex_peek(p)->text);
+		SC_CHECK(parse_entry(p, &l->ent[pp->nent], pe));
+		pp->nent++;
+		t = sc_lex_peek(p);
+	} while (t->kind != SC_T_END && !is_as(t) && !is_only(t));
+	const struct sc_place_entry *e0 = &l->ent[0];
+	l->kind = e0->kind;
+	l->op = e0->op;
+	l->rule = e0->rule;
+	l->sizes_expr = e0->sizes_expr;
+	if (is_as(t))
+		SC_CHECK(parse_as(p, l, pp));
+	if (is_only(sc_lex_peek(p)))
+		return parse_only(p, l);
+	return SC_OK;
 }
 
 /* `shard (a b)`: consecutive dims of X in order, a chunk or split rule. */
-static enum sc_status resolve_shard_group(struct sc_parse *p, struct sc_layout *l, const struct sc_layout_names *pp,
-					  const char *what)
+static enum sc_status resolve_shard_group(struct sc_parse *p, struct sc_place_entry *en,
+					  const struct sc_entry_names *pe, const char *what)
 {
 	const struct sc_spec *s = p->s;
-	l->shard_ndims = pp->shard_n > 1 ? pp->shard_n : 1;
-	if (pp->shard_n < 2)
+	en->shard_ndims = pe->shard_n > 1 ? pe->shard_n : 1;
+	if (pe->shard_n < 2)
 		return SC_OK;
-	for (int k = 1; k < pp->shard_n; k++)
-		if (sc_lex_dim(s, pp->shard_names[k]) != l->shard_dim + k)
-			return sc_lex_err(p, pp->shard_cols[k],
+	for (int k = 1; k < pe->shard_n; k++)
+		if (sc_lex_dim(s, pe->shard_names[k]) != en->shard_dim + k)
+			return sc_lex_err(p, pe->shard_cols[k],
 					  "%s: 'shard (...)' merges consecutive dims of X in their order ('%s' is not the dim after '%s')",
-					  what, pp->shard_names[k], pp->shard_names[k - 1]);
-	if (l->rule != SC_RULE_CHUNK && l->rule != SC_RULE_SPLIT)
-		return sc_lex_err(p, pp->shard_col, "%s: a merged group shards with chunk or split", what);
+					  what, pe->shard_names[k], pe->shard_names[k - 1]);
+	if (en->rule != SC_RULE_CHUNK && en->rule != SC_RULE_SPLIT)
+		return sc_lex_err(p, pe->shard_col, "%s: a merged group shards with chunk or split", what);
 	return SC_OK;
 }
 
 /* `shard (a b)`: the layout must merge exactly that group. */
-static enum sc_status check_shard_group(struct sc_parse *p, const struct sc_layout *l,
-					const struct sc_layout_names *pp, const char *what)
+static enum sc_status check_shard_group(struct sc_parse *p, const struct sc_layout *l, const struct sc_place_entry *en,
+					const struct sc_entry_names *pe, const char *what)
 {
-	if (l->shard_ndims > 1) { /* `shard (a b)`: the layout must merge exactly that group */
-		int pos = 0, found = 0;
-		for (int g = 0; g < l->ngroups; g++) {
-			if (l->group_len[g] == l->shard_ndims && l->order[pos] == l->shard_dim) {
-				found = 1;
-				for (int k = 1; k < l->shard_ndims; k++)
-					found &= l->order[pos + k] == l->shard_dim + k;
-			}
-			if (found)
-				break;
-			pos += l->group_len[g];
+	if (en->kind != SC_SHARD || en->shard_ndims < 2)
+		return SC_OK;
+	int pos = 0, found = 0;
+	for (int g = 0; g < l->ngroups && !found; g++) {
+		if (l->group_len[g] == en->shard_ndims && l->order[pos] == en->shard_dim) {
+			found = 1;
+			for (int k = 1; k < en->shard_ndims; k++)
+				found &= l->order[pos + k] == en->shard_dim + k;
 		}
-		if (!found)
-			return sc_lex_err(p, pp->shard_col, "%s: 'shard (...)' needs the same group in its 'as' layout", what);
+		pos += l->group_len[g];
 	}
+	if (!found)
+		return sc_lex_err(p, pe->shard_col, "%s: 'shard (...)' needs the same group in its 'as' layout", what);
+	return SC_OK;
+}
+
+/* An entry's mesh dims (none written: every mesh dim, in mesh order). */
+static enum sc_status resolve_group(struct sc_parse *p, struct sc_place_entry *en, const struct sc_entry_names *pe,
+				    const char *what)
+{
+	const struct sc_spec *s = p->s;
+	if (!pe->ngroup) {
+		en->g = sc_mesh_all(&(struct sc_mesh){s->nmesh, {0}});
+		return SC_OK;
+	}
+	en->g.n = 0;
+	for (int i = 0; i < pe->ngroup; i++) {
+		const int m = sc_lex_mesh_dim(s, pe->group[i]);
+		if (m < 0)
+			return sc_lex_err(p, pe->group_cols[i], "%s: unknown mesh dim '%s'", what, pe->group[i]);
+		for (int k = 0; k < en->g.n; k++)
+			if (en->g.dim[k] == m)
+				return sc_lex_err(p, pe->group_cols[i], "%s: mesh dim '%s' appears twice", what, pe->group[i]);
+		en->g.dim[en->g.n++] = m;
+	}
+	return SC_OK;
+}
+
+/* A mesh placement's entries: each mesh dim in one entry at most, one
+ * reduction op, nesting DTensor's (in mesh order), what cannot nest
+ * refused; then the summary fields. */
+static enum sc_status resolve_entries(struct sc_parse *p, struct sc_layout *l, const struct sc_layout_names *pp,
+				      const char *what)
+{
+	const struct sc_spec *s = p->s;
+	uint32_t used = 0;
+	int n = 0;
+	struct sc_place_entry ent[SC_MAX_MESH];
+	int from[SC_MAX_MESH];
+	for (int i = 0; i < pp->nent; i++) {
+		struct sc_place_entry en = l->ent[i];
+		SC_CHECK(resolve_group(p, &en, &pp->ent[i], what));
+		for (int k = 0; k < en.g.n; k++) {
+			if ((used >> en.g.dim[k]) & 1u)
+				return sc_lex_err(p, pp->ent[i].ngroup ? pp->ent[i].group_cols[0] : en.col,
+						  "%s: mesh dim '%s' is placed by two entries", what, s->mesh_dim[en.g.dim[k]]);
+			used |= 1u << en.g.dim[k];
+		}
+		if (en.kind == SC_REPLICATE)
+			continue; /* what a mesh dim not named does */
+		/* nest in mesh order: by the entry's first mesh dim */
+		int at = n;
+		while (at > 0 && ent[at - 1].g.dim[0] > en.g.dim[0]) {
+			ent[at] = ent[at - 1];
+			from[at] = from[at - 1];
+			at--;
+		}
+		ent[at] = en;
+		from[at] = i;
+		n++;
+	}
+	l->nent = n;
+	memcpy(l->ent, ent, sizeof(struct sc_place_entry) * (size_t)n);
+	l->kind = SC_REPLICATE;
+	l->partial.n = 0;
+	int zig = 0;
+	for (int i = 0; i < n; i++) {
+		struct sc_place_entry *en = &l->ent[i];
+		const struct sc_entry_names *pe = &pp->ent[from[i]];
+		if (en->kind == SC_PARTIAL) {
+			if (l->kind == SC_PARTIAL && en->op != l->op)
+				return sc_lex_err(p, en->col, "%s: two partial entries take one op", what);
+			l->kind = SC_PARTIAL;
+			l->op = en->op;
+			continue;
+		}
+		en->shard_dim = sc_lex_dim(s, pe->shard_name);
+		if (en->shard_dim < 0)
+			return sc_lex_err(p, pe->shard_col, "%s: unknown dim '%s'", what, pe->shard_name);
+		SC_CHECK(resolve_shard_group(p, en, pe, what));
+		zig += en->rule == SC_RULE_ZIGZAG;
+		for (int k = 0; k < i; k++) {
+			const struct sc_place_entry *o = &l->ent[k];
+			if (o->kind != SC_SHARD)
+				continue;
+			const int over = en->shard_dim < o->shard_dim + o->shard_ndims && o->shard_dim < en->shard_dim + en->shard_ndims;
+			if (over && (o->shard_ndims > 1 || en->shard_ndims > 1))
+				return sc_lex_err(p, pe->shard_col, "%s: a merged group '(...)' is sharded by one entry alone", what);
+			if (over && o->rule == SC_RULE_ZIGZAG)
+				return sc_lex_err(p, pe->shard_col, "%s: a zigzag shard is the innermost on its dim (nest it last, in mesh order)", what);
+			if (over && (o->rule == SC_RULE_SIZES || en->rule == SC_RULE_SIZES))
+				return sc_lex_err(p, pe->shard_col, "%s: a sizes= shard gives its dim's size: it cannot nest with another", what);
+		}
+		if (l->kind == SC_REPLICATE) {
+			l->kind = SC_SHARD;
+			l->shard_dim = en->shard_dim;
+			l->shard_ndims = en->shard_ndims;
+			l->rule = en->rule;
+			l->sizes_expr = en->sizes_expr;
+		}
+	}
+	for (int i = 0; i < n; i++) /* the partial group, in mesh order */
+		if (l->ent[i].kind == SC_PARTIAL)
+			for (int k = 0; k < l->ent[i].g.n; k++)
+				l->partial.dim[l->partial.n++] = l->ent[i].g.dim[k];
+	for (int a = 1; a < l->partial.n; a++)
+		for (int b = a; b > 0 && l->partial.dim[b - 1] > l->partial.dim[b]; b--) {
+			const int t = l->partial.dim[b];
+			l->partial.dim[b] = l->partial.dim[b - 1];
+			l->partial.dim[b - 1] = t;
+		}
+	if (zig && s->ndims + zig > SC_MAX_DIMS)
+		return sc_lex_err(p, pp->ent[0].shard_col, "%s: each zigzag placement needs a spare dim (at most %d dims here)",
+				  what, SC_MAX_DIMS - zig);
+	if (l->kind == SC_SHARD && l->shard_dim < 0)
+		l->kind = SC_REPLICATE;
+	return SC_OK;
+}
+
+/* A flat world's placement: its one entry into the summary fields. */
+static enum sc_status resolve_flat(struct sc_parse *p, struct sc_layout *l, const struct sc_layout_names *pp,
+				   const char *what)
+{
+	const struct sc_spec *s = p->s;
+	const struct sc_entry_names *pe = &pp->ent[0];
+	if (pp->nent > 1 || pe->ngroup)
+		return sc_lex_err(p, pe->ngroup ? pe->group_cols[0] : l->ent[1].col,
+				  "%s: a placement per mesh dim ('dp:shard b tp:shard h') needs a 'mesh' declaration", what);
+	l->nent = 0;
+	if (l->kind != SC_SHARD)
+		return SC_OK;
+	struct sc_place_entry en = l->ent[0];
+	en.shard_dim = sc_lex_dim(s, pe->shard_name);
+	if (en.shard_dim < 0)
+		return sc_lex_err(p, pe->shard_col, "%s: unknown dim '%s'", what, pe->shard_name);
+	SC_CHECK(resolve_shard_group(p, &en, pe, what));
+	l->shard_dim = en.shard_dim;
+	l->shard_ndims = en.shard_ndims;
 	return SC_OK;
 }
 
@@ -353,14 +717,12 @@ enum sc_status sc_layout_resolve(struct sc_parse *p, struct sc_layout *l, const 
 {
 	struct sc_spec *s = p->s;
 	p->line = pp->line;
-	if (l->kind == SC_SHARD) {
-		l->shard_dim = sc_lex_dim(s, pp->shard_name);
-		if (l->shard_dim < 0)
-			return sc_lex_err(p, pp->shard_col, "%s: unknown dim '%s'", what, pp->shard_name);
-		SC_CHECK(resolve_shard_group(p, l, pp, what));
-	}
 	if (l->kind == SC_OPAQUE)
 		return SC_OK;
+	/* the entries as parsed, before resolving rewrites l->ent */
+	struct sc_place_entry parsed[SC_MAX_MESH];
+	memcpy(parsed, l->ent, sizeof parsed);
+	SC_CHECK(s->nmesh ? resolve_entries(p, l, pp, what) : resolve_flat(p, l, pp, what));
 	if (pp->nnames == 0) {
 		l->norder = s->ndims;
 		l->ngroups = s->ndims;
@@ -368,24 +730,34 @@ enum sc_status sc_layout_resolve(struct sc_parse *p, struct sc_layout *l, const 
 			l->order[i] = i;
 			l->group_len[i] = 1;
 		}
-		return check_shard_group(p, l, pp, what);
+	} else {
+		int seen[SC_MAX_DIMS] = {0};
+		for (int i = 0; i < pp->nnames; i++) {
+			int d = sc_lex_dim(s, pp->names[i]);
+			if (d < 0)
+				return sc_lex_err(p, pp->name_cols[i], "%s layout: unknown dim '%s'", what, pp->names[i]);
+			if (seen[d])
+				return sc_lex_err(p, pp->name_cols[i], "%s layout: dim '%s' appears twice", what, pp->names[i]);
+			seen[d] = 1;
+			l->order[i] = d;
+		}
+		l->norder = pp->nnames;
+		for (int d = 0; d < s->ndims; d++)
+			if (!seen[d])
+				return sc_lex_err(p, pp->name_cols[0],
+						  "%s layout: dim '%s' is missing (a layout is a permutation of the dims)", what,
+						  s->dim[d]);
 	}
-	int seen[SC_MAX_DIMS] = {0};
-	for (int i = 0; i < pp->nnames; i++) {
-		int d = sc_lex_dim(s, pp->names[i]);
-		if (d < 0)
-			return sc_lex_err(p, pp->name_cols[i], "%s layout: unknown dim '%s'", what, pp->names[i]);
-		if (seen[d])
-			return sc_lex_err(p, pp->name_cols[i], "%s layout: dim '%s' appears twice", what, pp->names[i]);
-		seen[d] = 1;
-		l->order[i] = d;
+	/* the rank's part is taken along the sharded dims first, then
+	 * arranged: a sharded dim may stand anywhere in a merged group */
+	struct sc_place_entry ent[SC_MAX_MESH];
+	const int n = sc_layout_entries(l, ent);
+	for (int i = 0; i < n; i++) {
+		int w = 0; /* the written entry this one came from (by its column) */
+		for (int k = 0; k < pp->nent; k++)
+			if (parsed[k].col == ent[i].col)
+				w = k;
+		SC_CHECK(check_shard_group(p, l, &ent[i], &pp->ent[w], what));
 	}
-	l->norder = pp->nnames;
-	for (int d = 0; d < s->ndims; d++)
-		if (!seen[d])
-			return sc_lex_err(p, pp->name_cols[0], "%s layout: dim '%s' is missing (a layout is a permutation of the dims)",
-				    what, s->dim[d]);
-	/* the rank's part is taken along the sharded dim first, then arranged:
-	 * the sharded dim may stand anywhere in a merged group */
-	return check_shard_group(p, l, pp, what);
+	return SC_OK;
 }

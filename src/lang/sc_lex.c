@@ -114,6 +114,46 @@ int sc_lex_dim(const struct sc_spec *s, const char *name)
 	return -1;
 }
 
+int sc_lex_mesh_dim(const struct sc_spec *s, const char *name)
+{
+	for (int m = 0; m < s->nmesh; m++)
+		if (strcmp(s->mesh_dim[m], name) == 0)
+			return m;
+	return -1;
+}
+
+int sc_lex_mesh_sym(const struct sc_spec *s, const char *name)
+{
+	for (int m = 0; m < s->nmesh; m++)
+		if (s->mesh_sym[m][0] && strcmp(s->mesh_sym[m], name) == 0)
+			return m;
+	return -1;
+}
+
+enum sc_status sc_lex_mesh_group(struct sc_parse *p, struct sc_mesh_group *g)
+{
+	const struct sc_spec *s = p->s;
+	g->n = 0;
+	uint32_t seen = 0;
+	for (;;) {
+		struct sc_tok *t = sc_lex_peek(p);
+		if (t->kind != SC_T_NAME)
+			return sc_lex_err(p, t->col, "expected a mesh dim name, got '%s'", t->text);
+		const int m = sc_lex_mesh_dim(s, t->text);
+		if (m < 0)
+			return sc_lex_err(p, t->col, s->nmesh ? "unknown mesh dim '%s'" : "unknown mesh dim '%s' (declare 'mesh' first)",
+					  t->text);
+		if ((seen >> m) & 1u)
+			return sc_lex_err(p, t->col, "mesh dim '%s' appears twice in the group", t->text);
+		seen |= 1u << m;
+		g->dim[g->n++] = m;
+		p->pos++;
+		if (!sc_lex_is_op(sc_lex_peek(p), ",") || sc_lex_peek(p)->space)
+			return SC_OK;
+		p->pos++;
+	}
+}
+
 /* A signed integer literal (dim indices of steps). */
 enum sc_status sc_lex_int(struct sc_parse *p, const char *what, int *out)
 {

@@ -48,6 +48,12 @@ static inline struct sc_tok *sc_lex_peek(struct sc_parse *p) { return &p->t[p->p
 int sc_lex_is_op(const struct sc_tok *t, const char *op);
 /* An error unless the line has no more tokens. */
 enum sc_status sc_lex_end(struct sc_parse *p);
+/* The index of a mesh dim name, of a mesh size symbol; -1 when none. */
+int sc_lex_mesh_dim(const struct sc_spec *s, const char *name);
+int sc_lex_mesh_sym(const struct sc_spec *s, const char *name);
+/* `dp` or `dp,tp` at the cursor: mesh dims of the spec's mesh, in the
+ * order written. */
+enum sc_status sc_lex_mesh_group(struct sc_parse *p, struct sc_mesh_group *g);
 /* A signed integer literal (a dim index); what names it in errors. */
 enum sc_status sc_lex_int(struct sc_parse *p, const char *what, int *out);
 /* key=INT */

@@ -63,6 +63,8 @@ static enum sc_status decl_world(struct spec_parse *q, const struct sc_tok *kw)
 	struct sc_parse *p = &q->p;
 	if (q->seen_world)
 		return sc_lex_err(p, kw->col, "duplicate 'world' declaration");
+	if (p->s->nmesh)
+		return sc_lex_err(p, kw->col, "a spec declares 'world' or 'mesh', not both (P is the mesh's number of ranks)");
 	struct sc_tok *t = sc_lex_peek(p);
 	if (t->kind != SC_T_NAME)
 		return sc_lex_err(p, t->col, "expected a world-size symbol");
@@ -70,6 +72,55 @@ static enum sc_status decl_world(struct spec_parse *q, const struct sc_tok *kw)
 	p->pos++;
 	q->seen_world = p->line;
 	return sc_lex_end(p);
+}
+
+/* `mesh dp=D tp=T`: the mesh dims, each with a size symbol or an integer. */
+static enum sc_status decl_mesh(struct spec_parse *q, const struct sc_tok *kw)
+{
+	struct sc_parse *p = &q->p;
+	struct sc_spec *s = p->s;
+	if (s->nmesh)
+		return sc_lex_err(p, kw->col, "duplicate 'mesh' declaration");
+	if (q->seen_world)
+		return sc_lex_err(p, kw->col, "a spec declares 'world' or 'mesh', not both (P is the mesh's number of ranks)");
+	s->mesh_line = p->line;
+	while (sc_lex_peek(p)->kind != SC_T_END) {
+		struct sc_tok *t = sc_lex_peek(p);
+		if (t->kind != SC_T_NAME)
+			return sc_lex_err(p, t->col, "expected NAME=SIZE (a mesh dim and its size), got '%s'", t->text);
+		if (s->nmesh >= SC_MAX_MESH)
+			return sc_lex_err(p, t->col, "too many mesh dims (at most %d)", SC_MAX_MESH);
+		for (int m = 0; m < s->nmesh; m++)
+			if (strcmp(s->mesh_dim[m], t->text) == 0 || strcmp(s->mesh_sym[m], t->text) == 0)
+				return sc_lex_err(p, t->col, "duplicate mesh name '%s'", t->text);
+		const int m = s->nmesh;
+		snprintf(s->mesh_dim[m], SC_NAME_MAX, "%s", t->text);
+		p->pos++;
+		if (!sc_lex_is_op(sc_lex_peek(p), "="))
+			return sc_lex_err(p, sc_lex_peek(p)->col, "expected '=' after mesh dim '%s' (mesh %s=SIZE)", t->text, t->text);
+		p->pos++;
+		struct sc_tok *v = sc_lex_peek(p);
+		if (v->kind == SC_T_NUM) {
+			if (v->num < 1 || v->num > SC_MAX_WORLD)
+				return sc_lex_err(p, v->col, "a mesh dim's size is 1..%d", SC_MAX_WORLD);
+			s->mesh_fixed[m] = (int)v->num;
+		} else if (v->kind == SC_T_NAME) {
+			for (int k = 0; k < s->nmesh; k++)
+				if (strcmp(s->mesh_dim[k], v->text) == 0 || strcmp(s->mesh_sym[k], v->text) == 0)
+					return sc_lex_err(p, v->col, "duplicate mesh name '%s'", v->text);
+			if (strcmp(v->text, t->text) == 0)
+				return sc_lex_err(p, v->col, "a mesh dim and its size need two names ('%s=%s')", t->text, v->text);
+			snprintf(s->mesh_sym[m], SC_NAME_MAX, "%s", v->text);
+		} else {
+			return sc_lex_err(p, v->col, "expected a size symbol or an integer after '%s='", t->text);
+		}
+		s->mesh_hint[m].lo = s->mesh_hint[m].hi = -1;
+		s->nmesh++;
+		p->pos++;
+	}
+	if (!s->nmesh)
+		return sc_lex_err(p, sc_lex_peek(p)->col, "expected mesh dims: mesh dp=D tp=T");
+	return SC_OK;
 }
 
 /* A new or existing tensor name of a layout spec (name 0 is the input). */
@@ -269,8 +320,23 @@ static enum sc_status decl_sizes(struct spec_parse *q, const struct sc_tok *kw)
 		if (t->kind != SC_T_NAME)
 			return sc_lex_err(p, t->col, "expected NAME=LO..HI, got '%s'", t->text);
 		int d = sc_lex_dim(s, t->text);
+		const int m = sc_lex_mesh_sym(s, t->text);
+		if (d < 0 && m >= 0) { /* a mesh size's range */
+			if (s->mesh_hint[m].lo >= 0)
+				return sc_lex_err(p, t->col, "duplicate size range for '%s'", t->text);
+			p->pos++;
+			if (!sc_lex_is_op(sc_lex_peek(p), "="))
+				return sc_lex_err(p, sc_lex_peek(p)->col, "expected '=' after '%s'", t->text);
+			p->pos++;
+			SC_CHECK(sc_expr_parse(p, &s->mesh_hint[m].lo));
+			if (!sc_lex_is_op(sc_lex_peek(p), ".."))
+				return sc_lex_err(p, sc_lex_peek(p)->col, "expected '..' in a size range");
+			p->pos++;
+			SC_CHECK(sc_expr_parse(p, &s->mesh_hint[m].hi));
+			continue;
+		}
 		if (d < 0)
-			return sc_lex_err(p, t->col, "unknown dim '%s' (declare 'dims' first)", t->text);
+			return sc_lex_err(p, t->col, "unknown dim '%s' (declare 'dims' first, and 'mesh' before a mesh size's range)", t->text);
 		if (q->sizes_line[d])
 			return sc_lex_err(p, t->col, "duplicate size range for '%s'", t->text);
 		q->sizes_line[d] = p->line;
@@ -310,8 +376,15 @@ static enum sc_status decl_counts(struct spec_parse *q, const struct sc_tok *kw)
 		return sc_lex_err(p, sc_lex_peek(p)->col, "expected '..' in counts NAME LO..HI");
 	p->pos++;
 	SC_CHECK(sc_expr_parse(p, &c->hi));
-	if (sc_lex_peek(p)->kind == SC_T_NAME && strncmp(sc_lex_peek(p)->text, "group", 5) == 0)
-		return sc_lex_err(p, sc_lex_peek(p)->col, "counts over a group need a mesh (not in this version)");
+	struct sc_tok *g = sc_lex_peek(p);
+	if (g->kind == SC_T_NAME && strcmp(g->text, "group") == 0 && sc_lex_is_op(&p->t[p->pos + 1], "=")) {
+		if (!s->nmesh)
+			return sc_lex_err(p, g->col, "counts over a group need a mesh: declare 'mesh' before this line");
+		p->pos += 2;
+		SC_CHECK(sc_lex_mesh_group(p, &c->group));
+	}
+	if (s->ncounts && memcmp(&c->group, &s->counts[0].group, sizeof c->group) != 0)
+		return sc_lex_err(p, g->col, "every counts matrix of a spec is over the same group");
 	s->ncounts++;
 	return sc_lex_end(p);
 }
@@ -324,7 +397,7 @@ static const struct {
 	{"pipeline", decl_pipeline}, {"dims", decl_dims},       {"world", decl_world},
 	{"tensor", decl_tensor},     {"output", decl_place},    {"dtypes", decl_dtypes},
 	{"input", decl_place},       {"require", decl_require}, {"expect", decl_expect},
-	{"sizes", decl_sizes},       {"counts", decl_counts},
+	{"sizes", decl_sizes},       {"counts", decl_counts},   {"mesh", decl_mesh},
 };
 
 /* ---- lines ---- */
@@ -494,7 +567,8 @@ static enum sc_status global_only(struct sc_parse *p, int node, const char *wher
 	const struct sc_expr *x = &s->nodes[i];
 	p->line = x->line;
 	return sc_lex_err(p, x->col, "%s holds for the whole case: '%s' (a rank's value) has no meaning there", where,
-			  x->kind == SC_EX_SIZE ? "size()" : x->kind == SC_EX_RANK ? "rank" : x->name);
+			  x->kind == SC_EX_SIZE ? "size()" : x->kind == SC_EX_RANK ? "rank"
+			  : x->kind == SC_EX_COORD ? s->mesh_dim[x->dim] : x->name);
 }
 
 /* Names in expressions: the world symbol, a dim or `rank`. */
@@ -525,6 +599,16 @@ static enum sc_status resolve_names(struct spec_parse *q)
 			continue;
 		}
 		int d = sc_lex_dim(s, x->name);
+		if (d < 0 && sc_lex_mesh_sym(s, x->name) >= 0) { /* a mesh size: after the dims in a case's sizes */
+			x->kind = SC_EX_DIM;
+			x->dim = s->ndims + sc_lex_mesh_sym(s, x->name);
+			continue;
+		}
+		if (d < 0 && sc_lex_mesh_dim(s, x->name) >= 0) { /* the rank's coordinate */
+			x->kind = SC_EX_COORD;
+			x->dim = sc_lex_mesh_dim(s, x->name);
+			continue;
+		}
 		if (d < 0 && strcmp(x->name, "rank") == 0) {
 			x->kind = SC_EX_RANK;
 			continue;
@@ -565,6 +649,71 @@ static enum sc_status resolve_names(struct spec_parse *q)
 	return SC_OK;
 }
 
+/* Which dims the placements shard, and how (generation draws them so). */
+static enum sc_status shard_masks(struct sc_parse *p)
+{
+	struct sc_spec *s = p->s;
+	const struct sc_layout *pl[2] = {&s->in, &s->out};
+	/* with a reference the output places Y, whose sizes are known only
+	 * once it runs: its shard does not constrain X's dims */
+	for (int i = 0; i < (s->ref_line ? 1 : 2); i++) {
+		struct sc_place_entry ent[SC_MAX_MESH];
+		const int n = sc_layout_entries(pl[i], ent);
+		for (int k = 0; k < n; k++) {
+			const struct sc_place_entry *en = &ent[k];
+			const int d = en->shard_dim;
+			if (en->kind != SC_SHARD)
+				continue;
+			else if (en->rule == SC_RULE_EVEN)
+				s->sharded_mask |= 1u << d;
+			else if (en->rule == SC_RULE_SIZES && s->hint[d].lo >= 0)
+				return sc_lex_err(p, 1, "'%s' is sized by its sizes= placement: it takes no sizes range", s->dim[d]);
+			else if (en->rule == SC_RULE_SIZES)
+				s->derived_mask |= 1u << d, s->uneven_mask |= 1u << d;
+			else if (en->rule == SC_RULE_ZIGZAG && s->ndims >= SC_MAX_DIMS)
+				return sc_lex_err(p, 1, "a zigzag placement needs a spare dim (at most %d dims)", SC_MAX_DIMS - 1);
+			else if (en->rule == SC_RULE_ZIGZAG)
+				s->sharded_mask |= s->zigzag_mask |= 1u << d;
+			else /* chunk, split: one dim, or every dim of a merged group */
+				s->uneven_mask |= ((1u << (en->shard_ndims > 1 ? en->shard_ndims : 1)) - 1u) << d;
+		}
+	}
+	return SC_OK;
+}
+
+/* A mesh's names against the dims and the world symbol, its sizes'
+ * ranges (numbers and earlier mesh sizes only), and room for its sizes
+ * after the dims in a case. */
+static enum sc_status check_mesh(struct spec_parse *q)
+{
+	struct sc_parse *p = &q->p;
+	struct sc_spec *s = p->s;
+	if (!s->nmesh)
+		return SC_OK;
+	p->line = s->mesh_line;
+	if (s->ndims + s->nmesh > SC_MAX_DIMS)
+		return sc_lex_err(p, 1, "%d dims and %d mesh dims: at most %d together", s->ndims, s->nmesh, SC_MAX_DIMS);
+	for (int m = 0; m < s->nmesh; m++) {
+		const char *nm[2] = {s->mesh_dim[m], s->mesh_sym[m]};
+		for (int k = 0; k < 2; k++)
+			if (nm[k][0] && (sc_lex_dim(s, nm[k]) >= 0 || strcmp(nm[k], s->world_sym) == 0 ||
+					 strcmp(nm[k], "rank") == 0 || strcmp(nm[k], "none") == 0))
+				return sc_lex_err(p, 1, "mesh name '%s' is also a dim, the world symbol or a keyword", nm[k]);
+		for (int k = 0; k < 2 && s->mesh_hint[m].lo >= 0; k++) {
+			const int node = k ? s->mesh_hint[m].hi : s->mesh_hint[m].lo;
+			SC_CHECK(global_only(p, node, "a size range"));
+			if (sc_expr_find(s, node, 1u << SC_EX_WORLD) >= 0 || sc_expr_last_dim(s, node) >= 0)
+				return sc_lex_err(p, s->nodes[node].col, "a mesh size's range may use numbers and earlier mesh sizes only");
+			for (int j = sc_expr_find(s, node, 1u << SC_EX_DIM); j >= 0;) {
+				if (s->nodes[j].dim >= s->ndims + m)
+					return sc_lex_err(p, s->nodes[j].col, "a mesh size's range may use earlier mesh sizes only");
+				break;
+			}
+		}
+	}
+	return SC_OK;
+}
+
 static enum sc_status finish(struct spec_parse *q, const char *path)
 {
 	struct sc_parse *p = &q->p;
@@ -589,32 +738,12 @@ static enum sc_status finish(struct spec_parse *q, const char *path)
 	if (!s->compute) {
 		SC_CHECK(sc_layout_resolve(p, &s->in, &q->pend_in, "input"));
 		SC_CHECK(sc_layout_resolve(p, &s->out, &q->pend_out, "output"));
-		const struct sc_layout *pl[2] = {&s->in, &s->out};
-		/* with a reference the output places Y, whose sizes are known only
-		 * once it runs: its shard does not constrain X's dims */
-		for (int i = 0; i < (s->ref_line ? 1 : 2); i++)
-			if (pl[i]->kind != SC_SHARD)
-				continue;
-			else if (pl[i]->rule == SC_RULE_EVEN)
-				s->sharded_mask |= 1u << pl[i]->shard_dim;
-			else if (pl[i]->rule == SC_RULE_SIZES && s->hint[pl[i]->shard_dim].lo >= 0)
-				return sc_lex_err(p, 1, "'%s' is sized by its sizes= placement: it takes no sizes range",
-						  s->dim[pl[i]->shard_dim]);
-			else if (pl[i]->rule == SC_RULE_SIZES) {
-				s->derived_mask |= 1u << pl[i]->shard_dim;
-				s->uneven_mask |= 1u << pl[i]->shard_dim;
-			}
-			else if (pl[i]->rule == SC_RULE_ZIGZAG && s->ndims >= SC_MAX_DIMS)
-				return sc_lex_err(p, 1, "a zigzag placement needs a spare dim (at most %d dims)", SC_MAX_DIMS - 1);
-			else if (pl[i]->rule == SC_RULE_ZIGZAG)
-				s->sharded_mask |= s->zigzag_mask |= 1u << pl[i]->shard_dim;
-			else /* chunk, split: one dim, or every dim of a merged group */
-				s->uneven_mask |= ((1u << (pl[i]->shard_ndims > 1 ? pl[i]->shard_ndims : 1)) - 1u)
-						  << pl[i]->shard_dim;
+		SC_CHECK(shard_masks(p));
 	}
 	if (s->in.kind == SC_PARTIAL || s->out.kind == SC_PARTIAL)
 		s->has_reduction = 1;
 	SC_CHECK(resolve_names(q));
+	SC_CHECK(check_mesh(q));
 	for (int i = 0; i < 2 && !s->compute; i++) { /* a sized dim's E cannot read its own size */
 		const struct sc_layout *l = i ? &s->out : &s->in;
 		if (l->kind != SC_SHARD || l->rule != SC_RULE_SIZES)
@@ -630,7 +759,7 @@ static enum sc_status finish(struct spec_parse *q, const char *path)
 	/* shapes may differ from rank to rank: every step then runs per rank */
 	s->varies = s->uneven_mask != 0;
 	for (int i = 0; i < s->nnodes; i++)
-		s->varies |= s->nodes[i].kind == SC_EX_RANK;
+		s->varies |= s->nodes[i].kind == SC_EX_RANK || s->nodes[i].kind == SC_EX_COORD;
 	for (int i = 0; i < s->nsteps; i++)
 		s->varies |= ((s->steps[i].def->flags | s->steps[i].flags) & SC_STEP_VARIES) != 0;
 	if (!s->name[0]) {

@@ -46,6 +46,34 @@ const struct sc_step_def *sc_step_find(const char *keyword)
 	return NULL;
 }
 
+/* `group=A[,B]` anywhere among the arguments: parsed into st->group and
+ * taken out of the line's tokens, so the step's own parser never sees it.
+ * A group of every mesh dim in mesh order is the whole mesh (n 0). */
+static enum sc_status take_group(struct sc_parse *p, const struct sc_step_def *def, struct sc_step *st)
+{
+	for (int i = 1; i + 1 < p->nt; i++) {
+		if (p->t[i].kind != SC_T_NAME || strcmp(p->t[i].text, "group") != 0 || !sc_lex_is_op(&p->t[i + 1], "="))
+			continue;
+		if (!(def->flags & (SC_STEP_COLLECTIVE | SC_STEP_GROUPED)))
+			return sc_lex_err(p, p->t[i].col, "'%s' runs on each rank alone: it takes no group=", def->keyword);
+		if (!p->s->nmesh)
+			return sc_lex_err(p, p->t[i].col, "group= names mesh dims: declare 'mesh' before this step");
+		p->pos = i + 2;
+		SC_CHECK(sc_lex_mesh_group(p, &st->group));
+		if (sc_lex_peek(p)->kind != SC_T_END && !sc_lex_peek(p)->space)
+			return sc_lex_err(p, sc_lex_peek(p)->col, "expected a space after the group");
+		int all = st->group.n == p->s->nmesh;
+		for (int k = 0; all && k < st->group.n; k++)
+			all = st->group.dim[k] == k;
+		if (all)
+			st->group.n = 0;
+		memmove(&p->t[i], &p->t[p->pos], sizeof(struct sc_tok) * (size_t)(p->nt + 1 - p->pos));
+		p->nt -= p->pos - i;
+		return SC_OK;
+	}
+	return SC_OK;
+}
+
 enum sc_status sc_step_parse(struct sc_parse *p, const struct sc_step_def *def, const char *linetext)
 {
 	struct sc_spec *s = p->s;
@@ -64,6 +92,7 @@ enum sc_status sc_step_parse(struct sc_parse *p, const struct sc_step_def *def, 
 		n = sizeof st->text - 1;
 	memcpy(st->text, b, n);
 	st->text[n] = '\0';
+	SC_CHECK(take_group(p, def, st));
 	p->pos = 1;
 	SC_CHECK(def->parse(p, st));
 	if (def->flags & SC_STEP_REDUCES)

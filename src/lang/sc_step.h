@@ -26,6 +26,8 @@ struct sc_exec;
 #define SC_STEP_OWN_SHAPES 32u  /* a collective that checks the ranks' shapes itself */
 #define SC_STEP_PADS 64u        /* writes padding (provenance SC_PROV_PAD) */
 #define SC_STEP_NAMED 128u      /* joins or divides named tensors (cat, split): runs over every rank itself */
+#define SC_STEP_GROUPED 256u    /* takes group= although it moves no data (chunk_cat: P is the group's size);
+				 * every collective takes it */
 
 struct sc_step_def {
 	const char *keyword;

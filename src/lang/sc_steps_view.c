@@ -407,7 +407,7 @@ const struct sc_step_def sc_steps_view[] = {
 	{"unsqueeze", 0, parse_one_dim, exec_unsqueeze},
 	{"squeeze", 0, parse_one_dim, exec_squeeze},
 	{"movedim", 0, parse_two_dims, exec_movedim},
-	{"chunk_cat", 0, parse_chunk_cat, exec_chunk_cat},
+	{"chunk_cat", SC_STEP_GROUPED, parse_chunk_cat, exec_chunk_cat},
 	{"transpose", 0, parse_two_dims, exec_transpose},
 	{"permute", 0, parse_dims, exec_permute},
 	{"contiguous", 0, parse_none, exec_contiguous},

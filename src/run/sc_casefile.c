@@ -35,8 +35,11 @@ enum sc_status sc_casefile_format(struct sc_target *t, const char *property, con
 	if (t->baseline && t->baseline_path[0])
 		sc_str_printf(&b, "baseline %s\n", t->baseline_path);
 	sc_str_printf(&b, "property %s\nbackend %s\nworld %d\nsizes", property, backend, c->world);
-	for (int d = 0; d < c->ndims; d++)
-		sc_str_printf(&b, " %s=%lld", s[0]->dim[d], (long long)c->sizes[d]);
+	for (int i = 0; i < sc_target_size_count(t, c); i++) {
+		int slot;
+		const char *name = sc_target_size_name(t, c, i, &slot, tmp, sizeof tmp);
+		sc_str_printf(&b, " %s=%lld", name, (long long)c->sizes[slot]);
+	}
 	if (c->counts.P) {
 		char ct[4096];
 		sc_target_counts_text(t, c, " ", 0, ct, sizeof ct);
@@ -514,6 +517,7 @@ static enum sc_status read_sizes(const char *path, struct record *r, struct sc_t
 		FAIL_("%s:%d: %s", path, r->at[K_PARAMS] ? r->at[K_PARAMS] : sl, se.msg);
 	r->c.ndims = s[0]->ndims;
 	int seen[SC_MAX_DIMS] = {0};
+	sc_target_fixed_mesh(t, &r->c);
 	char sb[sizeof r->sizes];
 	snprintf(sb, sizeof sb, "%s", r->sizes);
 	for (char *tok = strtok(sb, " \t"); tok; tok = strtok(NULL, " \t")) {
@@ -521,10 +525,7 @@ static enum sc_status read_sizes(const char *path, struct record *r, struct sc_t
 		if (!eq)
 			FAIL_("%s:%d: expected NAME=SIZE in sizes, got '%s'", path, sl, tok);
 		*eq++ = '\0';
-		int d = -1, counts = 0;
-		for (int k = 0; k < s[0]->ndims; k++)
-			if (strcmp(s[0]->dim[k], tok) == 0)
-				d = k;
+		int d = sc_target_size_slot(t, &r->c, tok), counts = 0;
 		struct sc_err ce;
 		if (d < 0 && sc_target_counts_parse(t, &r->c, tok, eq, &counts, &ce) != SC_OK)
 			FAIL_("%s:%d: %s", path, sl, ce.msg);
@@ -541,8 +542,11 @@ static enum sc_status read_sizes(const char *path, struct record *r, struct sc_t
 		r->c.sizes[d] = v;
 		seen[d] = 1;
 	}
-	if (s[0]->ncounts && r->c.counts.P != r->c.world)
+	if (s[0]->ncounts && r->c.counts.P != sc_spec_counts_P(s[0], r->c.sizes, r->c.world))
 		FAIL_("%s:%d: no counts %s (NAME=a:b/c:d, world rows of world entries)", path, sl, s[0]->counts[0].name);
+	for (int m = 0; m < s[0]->nmesh; m++)
+		if (!s[0]->mesh_fixed[m] && !seen[s[0]->ndims + m])
+			FAIL_("%s:%d: no size for mesh dim '%s' (%s=N)", path, sl, s[0]->mesh_dim[m], s[0]->mesh_sym[m]);
 	int64_t all = r->c.world;
 	for (int d = 0; d < s[0]->ndims; d++) {
 		if (!seen[d])

@@ -124,10 +124,13 @@ static char *json_doc(const struct sc_report_meta *m, const struct sc_result *re
 		if (sc_target_specs(r->tgt, c, s, &ns, NULL) != SC_OK)
 			ns = 0;
 		sc_str_printf(&b, "{\"world\": %d, \"sizes\": {", c->world);
-		for (int d = 0; d < c->ndims; d++) {
-			sc_str_printf(&b, "%s", d ? ", " : "");
-			sc_str_json(&b, ns > 0 ? s[0]->dim[d] : "?");
-			sc_str_printf(&b, ": %lld", (long long)c->sizes[d]);
+		for (int i = 0; i < sc_target_size_count(r->tgt, c); i++) {
+			int slot;
+			char tmp[16];
+			const char *name = sc_target_size_name(r->tgt, c, i, &slot, tmp, sizeof tmp);
+			sc_str_printf(&b, "%s", i ? ", " : "");
+			sc_str_json(&b, ns > 0 ? name : "?");
+			sc_str_printf(&b, ": %lld", (long long)c->sizes[slot]);
 		}
 		if (c->counts.P) {
 			char ct[8192];
@@ -494,22 +497,22 @@ void sc_report_failure_text(FILE *out, const struct sc_result *r, const char *in
 		sc_dtype_format(r->cx.dtype, w->expected_bits, eb, sizeof eb);
 		if (!SC_PROV_IS_INDEX(w->expected_from)) /* padding the reference put there */
 			snprintf(eb, sizeof eb, "0");
+		char rk[96], co[80];
+		sc_target_mesh_coords(r->tgt, &r->cx, w->rank, co, sizeof co);
+		snprintf(rk, sizeof rk, co[0] ? "%d = %s" : "%d%s", w->rank, co);
 		if (w->have_prov) {
 			sc_verify_format_from(&r->cx, w->actual_from, af, sizeof af);
 			if (w->bits_unknown) {
-				fprintf(out, "%s  rank %d %s holds %s, expected %s = %s\n", ind, w->rank, idx, af,
-					ef, eb);
+				fprintf(out, "%s  rank %s %s holds %s, expected %s = %s\n", ind, rk, idx, af, ef, eb);
 			} else if (SC_PROV_IS_INDEX(w->actual_from)) {
 				sc_dtype_format(r->cx.dtype, w->actual_bits, ab, sizeof ab);
-				fprintf(out, "%s  rank %d %s holds %s = %s, expected %s = %s\n", ind, w->rank, idx,
-					af, ab, ef, eb);
+				fprintf(out, "%s  rank %s %s holds %s = %s, expected %s = %s\n", ind, rk, idx, af, ab, ef, eb);
 			} else {
-				fprintf(out, "%s  rank %d %s holds %s, expected %s = %s\n", ind, w->rank, idx, af,
-					ef, eb);
+				fprintf(out, "%s  rank %s %s holds %s, expected %s = %s\n", ind, rk, idx, af, ef, eb);
 			}
 		} else {
 			sc_dtype_format(r->cx.dtype, w->actual_bits, ab, sizeof ab);
-			fprintf(out, "%s  rank %d %s holds %s, expected %s = %s\n", ind, w->rank, idx, ab, ef, eb);
+			fprintf(out, "%s  rank %s %s holds %s, expected %s = %s\n", ind, rk, idx, ab, ef, eb);
 		}
 	}
 	char replay[1024];

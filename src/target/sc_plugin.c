@@ -724,7 +724,8 @@ static enum sc_status outputs(const struct sc_spec *s, const struct sc_case *c, 
 			}
 		} else {
 			struct sc_map m;
-			const struct sc_layout_ctx lc = {s, &c->counts};
+			struct sc_mesh lcm;
+			const struct sc_layout_ctx lc = sc_layout_ctx_case(s, &c->counts, c->sizes, c->world, &lcm);
 			sc_layout_map_in(&s->out, &lc, c->sizes, c->ndims, c->world, x->first + r, &m);
 			nd = m.lndim;
 			memcpy(shape, m.lshape, sizeof(int64_t) * (size_t)nd);

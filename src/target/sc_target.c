@@ -146,14 +146,81 @@ const char *sc_target_dim_name(struct sc_target *t, const struct sc_case *c, int
 	return tmp;
 }
 
+/* The mesh spec of c, or NULL. */
+static const struct sc_spec *mesh_of(struct sc_target *t, const struct sc_case *c)
+{
+	const struct sc_spec *s[SC_MAX_CHAIN];
+	int ns;
+	if (sc_target_specs(t, c, s, &ns, NULL) != SC_OK || !s[0]->nmesh)
+		return NULL;
+	return s[0];
+}
+
+int sc_target_size_count(struct sc_target *t, const struct sc_case *c)
+{
+	const struct sc_spec *s = mesh_of(t, c);
+	int n = c->ndims;
+	for (int m = 0; s && m < s->nmesh; m++)
+		n += s->mesh_sym[m][0] != 0;
+	return n;
+}
+
+const char *sc_target_size_name(struct sc_target *t, const struct sc_case *c, int i, int *slot, char *tmp, size_t n)
+{
+	const struct sc_spec *s = mesh_of(t, c);
+	for (int m = 0; s && m < s->nmesh; m++) {
+		if (!s->mesh_sym[m][0])
+			continue;
+		if (i-- == 0) {
+			*slot = s->ndims + m;
+			return s->mesh_sym[m];
+		}
+	}
+	*slot = i;
+	return sc_target_dim_name(t, c, i, tmp, n);
+}
+
+int sc_target_size_slot(struct sc_target *t, const struct sc_case *c, const char *name)
+{
+	char tmp[16];
+	int slot;
+	for (int i = 0; i < sc_target_size_count(t, c); i++)
+		if (strcmp(sc_target_size_name(t, c, i, &slot, tmp, sizeof tmp), name) == 0)
+			return slot;
+	return -1;
+}
+
+void sc_target_fixed_mesh(struct sc_target *t, struct sc_case *c)
+{
+	const struct sc_spec *s = mesh_of(t, c);
+	for (int m = 0; s && m < s->nmesh; m++)
+		if (s->mesh_fixed[m])
+			c->sizes[s->ndims + m] = s->mesh_fixed[m];
+}
+
+void sc_target_mesh_coords(struct sc_target *t, const struct sc_case *c, int rank, char *buf, int n)
+{
+	const struct sc_spec *s = mesh_of(t, c);
+	buf[0] = '\0';
+	if (!s)
+		return;
+	const char *names[SC_MAX_MESH];
+	for (int m = 0; m < s->nmesh; m++)
+		names[m] = s->mesh_dim[m];
+	const struct sc_mesh mesh = sc_spec_mesh(s, c->sizes, c->world);
+	sc_mesh_format_rank(&mesh, names, rank, buf, n);
+}
+
 void sc_target_sizes_arg(struct sc_target *t, const struct sc_case *c, char *buf, size_t n)
 {
 	size_t k = 0;
 	char tmp[16];
 	buf[0] = '\0';
-	for (int d = 0; d < c->ndims && k < n; d++)
-		k += (size_t)snprintf(buf + k, n - k, "%s%s=%lld", d ? "," : "",
-				      sc_target_dim_name(t, c, d, tmp, sizeof tmp), (long long)c->sizes[d]);
+	for (int i = 0; i < sc_target_size_count(t, c) && k < n; i++) {
+		int slot;
+		const char *name = sc_target_size_name(t, c, i, &slot, tmp, sizeof tmp);
+		k += (size_t)snprintf(buf + k, n - k, "%s%s=%lld", i ? "," : "", name, (long long)c->sizes[slot]);
+	}
 	if (c->counts.P && k < n)
 		sc_target_counts_text(t, c, ",", 0, buf + k, n - k);
 }
@@ -201,7 +268,7 @@ enum sc_status sc_target_counts_parse(struct sc_target *t, struct sc_case *c, co
 	if (m < 0)
 		return SC_OK;
 	*found = 1;
-	const int P = c->world;
+	const int P = sc_spec_counts_P(s[0], c->sizes, c->world);
 	if (P > SC_COUNTS_MAX_P)
 		return SC_ERR(e, SC_E_USAGE, "counts %s: a world of %d is over the %d ranks counts allow", name, P,
 			      SC_COUNTS_MAX_P);
@@ -236,9 +303,11 @@ void sc_target_case_format(struct sc_target *t, const struct sc_case *c, char *b
 	const int np = sc_target_params(t, c, p);
 	for (int i = 0; i < np && k < n; i++)
 		k += (size_t)snprintf(buf + k, n - k, " %s=%s", p[i].label, sc_case_param_text(&p[i], tmp, sizeof tmp));
-	for (int d = 0; d < c->ndims && k < n; d++)
-		k += (size_t)snprintf(buf + k, n - k, " %s=%lld", sc_target_dim_name(t, c, d, tmp, sizeof tmp),
-				      (long long)c->sizes[d]);
+	for (int i = 0; i < sc_target_size_count(t, c) && k < n; i++) {
+		int slot;
+		const char *name = sc_target_size_name(t, c, i, &slot, tmp, sizeof tmp);
+		k += (size_t)snprintf(buf + k, n - k, " %s=%lld", name, (long long)c->sizes[slot]);
+	}
 	if (c->counts.P && k < n) {
 		sc_target_counts_text(t, c, " ", 0, buf + k, n - k);
 		k += strlen(buf + k);

@@ -141,6 +141,17 @@ int sc_target_ndims_range(const struct sc_target *t, int *lo, int *hi);
 
 /* "world=2 s=2 b=2 dtype=i32 seed=0" (parameters after world) */
 void sc_target_case_format(struct sc_target *t, const struct sc_case *c, char *buf, size_t n);
+/* The sizes a case is written with, in order: a mesh spec's mesh sizes
+ * (the symbols, in mesh order), then the dims. Name i, and in *slot its
+ * index in c->sizes (a mesh size's is after the dims). */
+int sc_target_size_count(struct sc_target *t, const struct sc_case *c);
+const char *sc_target_size_name(struct sc_target *t, const struct sc_case *c, int i, int *slot, char *tmp, size_t n);
+/* The slot of a size's name (a dim or a mesh size symbol); -1 when none. */
+int sc_target_size_slot(struct sc_target *t, const struct sc_case *c, const char *name);
+/* A mesh spec's fixed mesh sizes (`mesh dp=2`) into c->sizes. */
+void sc_target_fixed_mesh(struct sc_target *t, struct sc_case *c);
+/* "(dp 1, tp 0)": rank's mesh coordinates in c; "" without a mesh. */
+void sc_target_mesh_coords(struct sc_target *t, const struct sc_case *c, int rank, char *buf, int n);
 /* "s=2,b=2" for --sizes */
 void sc_target_sizes_arg(struct sc_target *t, const struct sc_case *c, char *buf, size_t n);
 /* A case's counts matrices as text, each "NAME=a:b/c:d" (rows by '/',
