@@ -248,5 +248,38 @@ expect_rc 1 "repro of padding" "$sc" repro "$tmp/padrep/failures/specs-l2-pad-ga
 expect_grep "\[3\] *(padding)!" "$tmp/out" "repro marks the padding"
 l2_planted l2-gather-first "world=2 s=2 h=1" "rank 0 output has shape \[1, 1\], but the output placement needs \[2, 1\]"
 
+# meshes: collectives on sub-groups, nested, strided and partial entries;
+# correct specs hold every property, planted ones are caught at their true
+# minimum (mesh sizes before dims) with the ranks' mesh coordinates
+meshok=()
+for f in mesh-dp-gather mesh-strided-fsdp-tp mesh-partial-tp mesh-rs-tp mesh-moe-ep mesh-coord-narrow mesh-3d-zigzag-gather; do
+	meshok+=("tests/specs/$f.sc")
+done
+expect_rc 0 "meshes: correct specs" "$sc" check "${meshok[@]}" --seed 1 --cases 300
+l2_planted mesh-dp-gather-wrong-group "world=2 D=1 T=2 s=1 h=2" "rank 0 = (dp 0, tp 0) output has shape \[2, 1\]"
+l2_planted mesh-strided-as-nested "world=2 D=1 T=2 s=2 h=1" "rank 0 = (dp 0, tp 0) output has shape \[2, 1\]"
+l2_planted mesh-partial-wrong-group "world=2 D=1 T=2 s=1 h=1" "rank 1 = (dp 0, tp 1) \[0, 0\] holds 0, expected X\[0, 0\]"
+l2_planted mesh-moe-combine-no-swap "world=2 E=2 T=1 t=1 h=1 C=0:0/1:0" "Split sizes doesn't match total dim 0 size"
+l2_planted mesh-coord-narrow-rank "world=4 D=2 T=2 s=4 h=1" "rank 1 = (dp 0, tp 1) \[0, 0\] holds X\[0, 0\]"
+l2_planted mesh-3d-zigzag-gather-P "world=2 D=1 C=1 T=2 b=1 s=4 h=2" "rank 0 = (dp 0, cp 0, tp 0) \[0, 1, 0\] holds X\[0, 2, 0\]"
+# the replay line and a case file carry the mesh sizes; both reproduce it
+"$sc" check tests/specs/mesh-partial-wrong-group.sc --property semantics --seed 1 --report "$tmp/meshrep" >/dev/null 2>&1
+"$sc" check tests/specs/mesh-partial-wrong-group.sc --property semantics --seed 1 >"$tmp/out" 2>&1
+replay=$(sed -n 's/^ *replay: shardcheck //p' "$tmp/out" | head -1)
+expect_grep "eval tests/specs/mesh-partial-wrong-group.sc --world 2 --sizes D=1,T=2,s=1,h=1" "$tmp/out" "mesh replay line"
+expect_rc 1 "mesh replay" "$sc" $replay
+expect_rc 1 "mesh repro" "$sc" repro "$tmp/meshrep/failures/specs-mesh-partial-wrong-group-semantics.case"
+expect_grep "sizes D=1 T=2 s=1 h=1" "$tmp/meshrep/failures/specs-mesh-partial-wrong-group-semantics.case" "mesh case file"
+# a mesh's errors: file:line:col, exit 2
+printf 'dims s\nmesh dp=D tp=T\ninput dp:shard s tp:shard s\noutput replicate\nall_gather dim=0 group=ep\n' >"$tmp/meshbad.sc"
+expect_rc 2 "mesh: unknown group" "$sc" check "$tmp/meshbad.sc"
+expect_grep "meshbad.sc:5:24: unknown mesh dim 'ep'" "$tmp/err" "mesh: unknown group's message"
+printf 'dims s\nworld P\ninput dp:shard s\noutput replicate\n' >"$tmp/meshbad.sc"
+expect_rc 2 "mesh: entries without a mesh" "$sc" check "$tmp/meshbad.sc"
+expect_grep "needs a 'mesh' declaration" "$tmp/err" "mesh: entries without a mesh's message"
+printf 'dims s\nmesh dp=D tp=T\ninput dp:shard s zigzag tp:shard s\noutput replicate\n' >"$tmp/meshbad.sc"
+expect_rc 2 "mesh: zigzag not innermost" "$sc" check "$tmp/meshbad.sc"
+expect_grep "innermost" "$tmp/err" "mesh: zigzag's message"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -117,6 +117,31 @@ done
 grep -q "rank 1 sends 1 row to rank 1, which expects 2" "$tmp/l2bad.out" && \
 	grep -q "holds padding" "$tmp/l2bad.out" && ok || { bad "language 2 under mpi: messages"; tail -12 "$tmp/l2bad.out" >&2; }
 
+# meshes on mpi: sub-group collectives on communicators split per group
+# (MPI_Comm_split, logged by the backend); the verdicts and minima of sim
+mok=(); mbad=()
+for f in mesh-dp-gather mesh-strided-fsdp-tp mesh-partial-tp mesh-rs-tp mesh-moe-ep mesh-coord-narrow mesh-3d-zigzag-gather; do
+	mok+=("tests/specs/$f.sc")
+done
+for f in mesh-dp-gather-wrong-group mesh-strided-as-nested mesh-partial-wrong-group mesh-moe-combine-no-swap \
+	mesh-coord-narrow-rank mesh-3d-zigzag-gather-P; do
+	mbad+=("tests/specs/$f.sc")
+done
+SC_LOG=backend run -np 4 "$sc" check --backend mpi "${mok[@]}" --seed 1 --cases 150 --world 1..4 \
+	>"$tmp/meshok.out" 2>"$tmp/meshok.log"
+rc=$?
+[ $rc -eq 0 ] && grep -q "0 fail" "$tmp/meshok.out" && ok || { bad "mesh correct specs under mpi: exit $rc"; tail -5 "$tmp/meshok.out" >&2; }
+grep -q "split its world of 4: group 0 of 2, index 0 of 2" "$tmp/meshok.log" && ok \
+	|| { bad "mesh under mpi: no split communicator"; head -5 "$tmp/meshok.log" >&2; }
+"$sc" check "${mbad[@]}" --seed 1 --cases 150 --world 1..4 --property semantics >"$tmp/meshbad.sim" 2>&1
+timeout 300 mpirun --oversubscribe -np 4 "$sc" check --backend mpi "${mbad[@]}" --seed 1 --cases 150 --world 1..4 \
+	--property semantics >"$tmp/meshbad.mpi" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && [ "$(grep -c "minimal case" "$tmp/meshbad.sim")" -eq 6 ] &&
+	diff <(grep -E "minimal|rank|line" "$tmp/meshbad.sim" | sed 's/ *(.*s)$//') \
+		<(grep -E "minimal|rank|line" "$tmp/meshbad.mpi" | sed 's/ *(.*s)$//') >/dev/null; then ok
+else bad "planted mesh specs under mpi: exit $rc, or not sim's minima"; diff "$tmp/meshbad.sim" "$tmp/meshbad.mpi" | head >&2; fi
+
 # a plugin's all_to_allv on mpi: uneven shards gathered; counts that
 # disagree with the senders' fail every process (no rank left in MPI)
 if [ -n "$ex" ] && [ -e "$ex/libgather_split.so" ]; then

@@ -221,6 +221,10 @@ static enum sc_status mpi_group(struct sc_backend *be, const struct sc_groups *g
 		return mpi_err(e, rc, "MPI_Comm_split", m->rank);
 	}
 	MPI_Comm_set_errhandler(k->comm, MPI_ERRORS_RETURN);
+	int gsz = 0;
+	MPI_Comm_size(k->comm, &gsz);
+	SC_LOG(BACKEND, "mpi: rank %d split its world of %d: group %d of %d, index %d of %d", m->rank, gs->world, g,
+	       gs->n, gs->index[m->rank], gsz);
 	k->key = gs->key;
 	k->world = gs->world;
 	memcpy(k->m.dt, m->dt, sizeof m->dt);
