@@ -270,6 +270,9 @@ expect_grep "eval tests/specs/mesh-partial-wrong-group.sc --world 2 --sizes D=1,
 expect_rc 1 "mesh replay" "$sc" $replay
 expect_rc 1 "mesh repro" "$sc" repro "$tmp/meshrep/failures/specs-mesh-partial-wrong-group-semantics.case"
 expect_grep "sizes D=1 T=2 s=1 h=1" "$tmp/meshrep/failures/specs-mesh-partial-wrong-group-semantics.case" "mesh case file"
+expect_grep "rank 1 = (dp 0, tp 1):" "$tmp/out" "mesh repro pictures name coordinates"
+expect_rc 0 "mesh eval --dump" "$sc" eval tests/specs/mesh-partial-tp.sc --world 4 --sizes D=2,T=2,s=2,h=1 --dump "$tmp/meshdump"
+expect_grep "rank 3 = (dp 1, tp 1)" "$tmp/meshdump/ranks.txt" "mesh eval --dump writes the coordinates"
 # a mesh's errors: file:line:col, exit 2
 printf 'dims s\nmesh dp=D tp=T\ninput dp:shard s tp:shard s\noutput replicate\nall_gather dim=0 group=ep\n' >"$tmp/meshbad.sc"
 expect_rc 2 "mesh: unknown group" "$sc" check "$tmp/meshbad.sc"

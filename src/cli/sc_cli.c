@@ -572,7 +572,7 @@ enum sc_status sc_cli_expected_tensor(struct sc_ctx *ctx, struct sc_target *t, c
 {
 	struct sc_layout l = *ol;
 	if (l.kind == SC_PARTIAL)
-		l.kind = SC_REPLICATE;
+		sc_layout_drop_partial(&l);
 	struct sc_map m;
 	const struct sc_spec *sp[SC_MAX_CHAIN];
 	int ns;
@@ -647,10 +647,23 @@ int sc_cli_dump_case(struct sc_ctx *ctx, struct sc_target *t, const struct sc_ca
 		if (sc_npy_write(path, &et, cs->dtype, &e) != SC_OK)
 			code = 2;
 	}
+	if (code != 2 && s[0]->nmesh && x->first == 0) { /* each rank's mesh coordinates */
+		snprintf(path, sizeof path, "%s/ranks.txt", dir);
+		FILE *f = fopen(path, "w");
+		for (int r = 0; f && r < cs->world; r++) {
+			char rk[96];
+			sc_layout_rank_text(s[0], cs->sizes, cs->world, r, rk, sizeof rk);
+			fprintf(f, "rank %s\n", rk);
+		}
+		if (!f || fclose(f) != 0) {
+			fprintf(stderr, "shardcheck: %s: cannot write\n", path);
+			code = 2;
+		}
+	}
 	if (code == 2)
 		fprintf(stderr, "shardcheck: %s\n", e.msg);
 	else
-		printf("wrote %s/rank*.{input%s,expected}.npy for %d ranks\n", dir,
-		       st == SC_OK ? ",output" : "", x->nlocal);
+		printf("wrote %s/rank*.{input%s,expected}.npy for %d ranks%s\n", dir, st == SC_OK ? ",output" : "",
+		       x->nlocal, s[0]->nmesh ? " and their mesh coordinates in ranks.txt" : "");
 	return code;
 }

@@ -156,7 +156,9 @@ static int repro_main(int argc, char **argv, int full_argc, char **full_argv)
 				struct sc_tensor et;
 				if (sc_cli_expected_tensor(ctx, &t, cs, ol, x->first + rr, &et, &e) != SC_OK)
 					break;
-				printf("  rank %d:\n", x->first + rr);
+				char rk[96];
+				sc_layout_rank_text(s[0], cs->sizes, cs->world, x->first + rr, rk, sizeof rk);
+				printf("  rank %s:\n", rk);
 				print_tensor("expected", &et, NULL, NULL, cs->dtype);
 				int same_shape = et.ndim == x->t[rr].ndim;
 				for (int d = 0; same_shape && d < et.ndim; d++)
