@@ -269,7 +269,6 @@ static int mesh_range(const struct dec *d, const struct sc_spec *s, int m, const
  * --world, 1, 2 and 3 often (1 x N, N x 1, non-powers of two); or checked. */
 static enum sc_status decode_mesh(struct dec *d, const struct sc_spec *s, struct sc_case *c, struct sc_err *e)
 {
-	const int nd = s->ndims;
 	const int wlo = d->o ? d->o->world_lo : 1, whi = d->o ? d->o->world_hi : SC_MAX_WORLD;
 	int64_t prod = 1;
 	for (int m = 0; m < s->nmesh; m++) {
@@ -277,11 +276,11 @@ static enum sc_status decode_mesh(struct dec *d, const struct sc_spec *s, struct
 		if (!mesh_range(d, s, m, c->sizes, &lo, &hi))
 			return reject(d, e, "the size range of mesh dim '%s' cannot be evaluated", s->mesh_dim[m]);
 		if (!d->ch) {
-			const int64_t v = d->want->sizes[nd + m];
+			const int64_t v = d->want->sizes[sc_spec_mesh_slot(s, m)];
 			if (v < lo || v > hi)
 				return reject(d, e, "mesh dim '%s' is %lld, outside %lld..%lld", s->mesh_dim[m], (long long)v,
 					      (long long)lo, (long long)hi);
-			c->sizes[nd + m] = v;
+			c->sizes[sc_spec_mesh_slot(s, m)] = v;
 			prod *= v;
 			continue;
 		}
@@ -304,7 +303,7 @@ static enum sc_status decode_mesh(struct dec *d, const struct sc_spec *s, struct
 		for (int i = 0; k >= 1 && k <= 3 && i < n; i++)
 			if (cand[i] == (int64_t)k)
 				v = cand[i];
-		c->sizes[nd + m] = v;
+		c->sizes[sc_spec_mesh_slot(s, m)] = v;
 		prod *= v;
 	}
 	if (!d->ch && prod != d->want->world)
@@ -316,11 +315,7 @@ static enum sc_status decode_mesh(struct dec *d, const struct sc_spec *s, struct
 	return SC_OK;
 }
 
-const struct sc_spec *sc_gen_mesh_spec(struct sc_target *t)
-{
-	const struct sc_spec *s = sc_target_fixed_spec(t, 0);
-	return s && s->nmesh ? s : NULL;
-}
+const struct sc_spec *sc_gen_mesh_spec(struct sc_target *t) { return sc_target_mesh_spec(t); }
 
 int sc_gen_meshes(const struct sc_spec *s, int world, int (*out)[SC_MAX_MESH], int max)
 {
@@ -354,6 +349,7 @@ static int param_ok(const struct sc_case_param *p, const struct sc_case_param *a
 	case SC_PARAM_DIM: return v >= 0 && v < ndims;
 	case SC_PARAM_OTHER_DIM: return v >= 0 && v < ndims && v != all[p->other].value;
 	case SC_PARAM_OP: return v >= 0 && v < SC_NREDOPS;
+	case SC_PARAM_CHOICE: return v >= 0 && v < p->other;
 	}
 	return 0;
 }
@@ -370,6 +366,7 @@ static int param_draw(struct sc_choices *ch, const struct sc_case_param *p,
 		return v >= all[p->other].value ? v + 1 : v;
 	}
 	case SC_PARAM_OP: return (int)sc_choice(ch, SC_NREDOPS);
+	case SC_PARAM_CHOICE: return (int)sc_choice(ch, (uint64_t)p->other);
 	}
 	return 0;
 }

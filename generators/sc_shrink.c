@@ -83,7 +83,7 @@ static int shrink_ndims(struct sh *s, struct sc_case *c)
 		k.sizes[c->ndims - 1] = 0;
 		int named = -1, nnamed = 0;
 		for (int i = 0; i < np; i++) {
-			if (p[i].kind == SC_PARAM_OP)
+			if (p[i].kind == SC_PARAM_OP || p[i].kind == SC_PARAM_CHOICE)
 				continue;
 			if (p[i].value == d) {
 				named = i;
@@ -179,18 +179,18 @@ static int shrink_counts(struct sh *s, struct sc_case *c)
 static int shrink_mesh(struct sh *s, struct sc_case *c, const struct sc_spec *ms)
 {
 	static _Thread_local int mv[MAX_MESHES][SC_MAX_MESH];
-	const int nd = ms->ndims;
+	const int nd = c->ndims;
 	for (int w = s->o->world_lo; w <= c->world; w++) {
 		const int n = sc_gen_meshes(ms, w, mv, MAX_MESHES);
 		for (int i = 0; i < n; i++) {
 			struct sc_case k = *c;
 			int smaller = w < c->world;
 			for (int m = 0; m < ms->nmesh; m++)
-				k.sizes[nd + m] = mv[i][m];
+				k.sizes[sc_spec_mesh_slot(ms, m)] = mv[i][m];
 			if (!smaller) { /* the same world: lexicographically smaller only */
 				for (int m = 0; m < ms->nmesh && !smaller; m++) {
-					if (k.sizes[nd + m] != c->sizes[nd + m]) {
-						smaller = k.sizes[nd + m] < c->sizes[nd + m];
+					if (k.sizes[sc_spec_mesh_slot(ms, m)] != c->sizes[sc_spec_mesh_slot(ms, m)]) {
+						smaller = k.sizes[sc_spec_mesh_slot(ms, m)] < c->sizes[sc_spec_mesh_slot(ms, m)];
 						break;
 					}
 				}
@@ -336,7 +336,7 @@ static void exhaustive(struct sh *s, struct sc_case *c)
 					struct sc_case k = *c;
 					k.world = w;
 					for (int m = 0; ms && m < ms->nmesh; m++)
-						k.sizes[nd + m] = mv[mi][m];
+						k.sizes[sc_spec_mesh_slot(ms, m)] = mv[mi][m];
 					memcpy(k.sizes, buf[i].v, sizeof(int64_t) * (size_t)nd);
 					if (w == c->world && buf[i].prod == cur_n && memcmp(&k, c, sizeof k) == 0)
 						goto done; /* reached the current case: it is minimal */

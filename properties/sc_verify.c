@@ -230,7 +230,7 @@ static enum sc_status reduce_partial(const struct sc_spec *so, const struct sc_l
 	}
 	if (!x->prov)
 		return SC_OK;
-	return sc_prov_merge(x->arena, x->first, x->nlocal, recv, mn, (size_t)n, e);
+	return sc_prov_merge(x, recv, mn, (size_t)n, e);
 }
 
 /* Checks a device-resident output in place; only the first mismatches

@@ -216,6 +216,32 @@ int main(void)
 	be->ops = sim_ops;
 	T_CHECK(run(&rs, "reduce-consistency", 300) == SC_V_PASS, "clean reduce_scatter fails");
 
+	/* the built-ins over a 2-D mesh: clean ones hold every property; a
+	 * swap, and a broken reduce_scatter running on a mesh dim's groups,
+	 * are caught */
+	{
+		const char *fam[] = {"all_to_all_2d", "all_gather_2d", "reduce_scatter_2d", "all_reduce_2d"};
+		for (size_t k = 0; k < sizeof fam / sizeof fam[0]; k++) {
+			struct sc_target m;
+			sc_target_builtin(&m, sc_builtin_named(fam[k]), NULL);
+			for (size_t i = 0; i < sizeof props / sizeof props[0]; i++) {
+				const enum sc_verdict v = run(&m, props[i], 300);
+				T_CHECK(v == SC_V_PASS || v == SC_V_SKIP, "clean %s fails %s", fam[k], props[i]);
+			}
+			if (k < 2) {
+				m.fault = f_swap;
+				T_CHECK(run(&m, "semantics", 300) == SC_V_FAIL, "semantics misses a swap in %s", fam[k]);
+			}
+			sc_target_free(&m);
+		}
+		struct sc_target m;
+		sc_target_builtin(&m, sc_builtin_named("reduce_scatter_2d"), NULL);
+		be->ops = &broken;
+		T_CHECK(run(&m, "semantics", 300) == SC_V_FAIL, "semantics misses a bad reduce_scatter on a mesh dim");
+		be->ops = sim_ops;
+		sc_target_free(&m);
+	}
+
 	/* a shrunk case is minimal: the DeepSpeed pre-5664 bug */
 	struct sc_target ds = spec_target(
 		"dims s b h d\ninput shard h\noutput shard s\nreshape [P, s/P, b, h/P, d]\n"

@@ -41,7 +41,7 @@ static int parse_sizes(struct sc_target *t, const struct sc_spec *s, const char 
 		if (!seen[k])
 			return sc_cli_die("--sizes: missing a size for dim '%s'", s->dim[k]);
 	for (int m = 0; m < s->nmesh; m++)
-		if (!s->mesh_fixed[m] && !seen[s->ndims + m])
+		if (!s->mesh_fixed[m] && !seen[sc_spec_mesh_slot(s, m)])
 			return sc_cli_die("--sizes: missing the size of a mesh dim (%s=N)", s->mesh_sym[m]);
 	return 0;
 }
@@ -101,10 +101,13 @@ static int eval_main(int argc, char **argv, int full_argc, char **full_argv)
 		if ((rc = parse_params(&t, c.params, &cs)) != 0)
 			return rc;
 		/* ndims from the number of sizes given */
-		if (!cs.ndims) {
+		if (!cs.ndims) { /* the sizes given, less a mesh's sizes */
+			const struct sc_spec *ms = sc_target_mesh_spec(&t);
 			cs.ndims = 1;
 			for (const char *p = c.sizes; *p; p++)
 				cs.ndims += *p == ',';
+			for (int m = 0; ms && m < ms->nmesh; m++)
+				cs.ndims -= ms->mesh_sym[m][0] != 0;
 		}
 	}
 	const struct sc_spec *s[SC_MAX_CHAIN];

@@ -259,7 +259,8 @@ struct sc_spec {
 		     * per-rank expressions): every step is then run per rank */
 	/* `mesh dp=D tp=T`: mesh dim names, their size symbols ("" when the
 	 * size is fixed[m]) and ranges; a case holds the sizes after the dims,
-	 * in sizes[ndims + m], and its world is their product */
+	 * at the end of sizes[] (sc_spec_mesh_slot), and its world is their
+	 * product */
 	int nmesh, mesh_line;
 	char mesh_dim[SC_MAX_MESH][SC_NAME_MAX];
 	char mesh_sym[SC_MAX_MESH][SC_NAME_MAX];
@@ -269,13 +270,17 @@ struct sc_spec {
 
 /* The case's mesh: the mesh sizes of a mesh spec (after the dims in
  * sizes[]), else a flat world of `world` ranks. */
+/* Where mesh dim m's size lies in a case's sizes[]: after every dim a
+ * case may have, whatever its number of dims (a built-in's varies). */
+static inline int sc_spec_mesh_slot(const struct sc_spec *s, int m) { return SC_MAX_DIMS - s->nmesh + m; }
+
 static inline struct sc_mesh sc_spec_mesh(const struct sc_spec *s, const int64_t *sizes, int world)
 {
 	if (!s->nmesh)
 		return sc_mesh_flat(world);
 	struct sc_mesh m = {s->nmesh, {0}};
 	for (int d = 0; d < s->nmesh; d++)
-		m.size[d] = (int)sizes[s->ndims + d];
+		m.size[d] = (int)sizes[sc_spec_mesh_slot(s, d)];
 	return m;
 }
 

@@ -440,7 +440,7 @@ int sc_expr_last_dim(const struct sc_spec *s, int node)
 		return -1;
 	const struct sc_expr *x = &s->nodes[node];
 	/* a mesh size (after the dims) is known with the world */
-	int m = x->kind == SC_EX_DIM && x->dim < s->ndims ? x->dim : -1;
+	int m = x->kind == SC_EX_DIM && x->dim < s->ndims ? x->dim : -1; /* a mesh size sits past the dims */
 	const int kids[3] = {x->a, x->b, x->c};
 	for (int i = 0; i < 3; i++) {
 		int k = sc_expr_last_dim(s, kids[i]);
@@ -720,7 +720,7 @@ static void fmt_rec(const struct sc_spec *s, int node, int min_prec, struct sc_s
 		sc_str_put(b, "(");
 	switch (x->kind) {
 	case SC_EX_NUM: sc_str_printf(b, "%lld", (long long)x->num); break;
-	case SC_EX_DIM: sc_str_put(b, x->dim < s->ndims ? s->dim[x->dim] : s->mesh_sym[x->dim - s->ndims]); break;
+	case SC_EX_DIM: sc_str_put(b, x->dim < s->ndims ? s->dim[x->dim] : s->mesh_sym[x->dim - sc_spec_mesh_slot(s, 0)]); break;
 	case SC_EX_COORD: sc_str_put(b, s->mesh_dim[x->dim]); break;
 	case SC_EX_WORLD: sc_str_put(b, s->world_sym); break;
 	case SC_EX_NAME:

@@ -168,20 +168,21 @@ void sc_interp_narrow(struct sc_tensor *t, int dim, int64_t start, int64_t len)
 	t->shape[dim] = len;
 }
 
-enum sc_status sc_prov_merge(struct sc_arena *a, int first, int nlocal, void *const *mx,
-			     void *const *mn, size_t count, struct sc_err *e)
+enum sc_status sc_prov_merge(struct sc_exec *x, void *const *mx, void *const *mn, size_t count, struct sc_err *e)
 {
+	struct sc_arena *a = x->arena;
 	struct sc_devmem *dm = a->use_dm ? a->dm : NULL;
-	for (int r = 0; r < nlocal; r++) {
+	for (int r = 0; r < x->nlocal; r++) {
 		if (dm) {
-			sc_devmem_fail(dm, dm->ops->prov_merge(dm, first + r, mx[r], mn[r], count), "merge", first + r);
+			const int rank = sc_interp_rank(x, r);
+			sc_devmem_fail(dm, dm->ops->prov_merge(dm, rank, mx[r], mn[r], count), "merge", rank);
 			continue;
 		}
-		uint64_t *x = mx[r];
+		uint64_t *v = mx[r];
 		const uint64_t *n = mn[r];
 		for (size_t i = 0; i < count; i++)
-			if (x[i] != n[i])
-				x[i] = SC_PROV_MIXED;
+			if (v[i] != n[i])
+				v[i] = SC_PROV_MIXED;
 	}
 	return sc_devmem_status(dm, 0, e);
 }

@@ -56,8 +56,7 @@ enum sc_status sc_exec_step(struct sc_exec *x, const struct sc_spec *s, const st
  * Where padding may take part (x->pads), the max is taken with padding as
  * 0 (sc_prov_unpad): padding and one element is that element, padding
  * alone stays padding. */
-enum sc_status sc_prov_merge(struct sc_arena *a, int first, int nlocal, void *const *mx,
-			     void *const *mn, size_t count, struct sc_err *e);
+enum sc_status sc_prov_merge(struct sc_exec *x, void *const *mx, void *const *mn, size_t count, struct sc_err *e);
 /* Copies of the send buffers with padding as 0, for the max reduction. */
 enum sc_status sc_prov_unpad(struct sc_exec *x, void *const *send, void **out, size_t count, struct sc_err *e);
 /* After a merge of unpadded maxima: where the min is padding (every

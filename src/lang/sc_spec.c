@@ -601,7 +601,7 @@ static enum sc_status resolve_names(struct spec_parse *q)
 		int d = sc_lex_dim(s, x->name);
 		if (d < 0 && sc_lex_mesh_sym(s, x->name) >= 0) { /* a mesh size: after the dims in a case's sizes */
 			x->kind = SC_EX_DIM;
-			x->dim = s->ndims + sc_lex_mesh_sym(s, x->name);
+			x->dim = sc_spec_mesh_slot(s, sc_lex_mesh_sym(s, x->name));
 			continue;
 		}
 		if (d < 0 && sc_lex_mesh_dim(s, x->name) >= 0) { /* the rank's coordinate */
@@ -705,7 +705,7 @@ static enum sc_status check_mesh(struct spec_parse *q)
 			if (sc_expr_find(s, node, 1u << SC_EX_WORLD) >= 0 || sc_expr_last_dim(s, node) >= 0)
 				return sc_lex_err(p, s->nodes[node].col, "a mesh size's range may use numbers and earlier mesh sizes only");
 			for (int j = sc_expr_find(s, node, 1u << SC_EX_DIM); j >= 0;) {
-				if (s->nodes[j].dim >= s->ndims + m)
+				if (s->nodes[j].dim >= sc_spec_mesh_slot(s, m))
 					return sc_lex_err(p, s->nodes[j].col, "a mesh size's range may use earlier mesh sizes only");
 				break;
 			}

@@ -142,7 +142,7 @@ static enum sc_status reduce(struct sc_exec *x, int scatter, void **send, void *
 	}
 	if (x->pads)
 		SC_CHECK(sc_prov_repad(x, recv, mins, count, e));
-	return sc_prov_merge(x->arena, x->first, x->nlocal, recv, mins, count, e);
+	return sc_prov_merge(x, recv, mins, count, e);
 }
 
 

@@ -385,8 +385,8 @@ fail:
 
 /* The keys `params` takes, for every family (a key the family has no use
  * for is ignored by its spec, as --params does). */
-static const char *const pkeys[] = {"dim", "concat", "op", "ndims"};
-#define NPKEYS 4
+static const char *const pkeys[] = {"dim", "concat", "op", "ndims", "mesh"};
+#define NPKEYS 5
 
 /* A built-in's `params`: each key once, each value well formed, ndims in
  * the family's range, every parameter of the family given, dim indexes
@@ -408,7 +408,7 @@ static enum sc_status builtin_params(const char *path, struct record *r, struct 
 		while (k < NPKEYS && strcmp(tok, pkeys[k]) != 0)
 			k++;
 		if (k == NPKEYS)
-			FAIL_("%s:%d: unknown param '%s' (dim, concat, op, ndims)", path, pl, tok);
+			FAIL_("%s:%d: unknown param '%s' (dim, concat, op, ndims, mesh)", path, pl, tok);
 		if (given[k])
 			FAIL_("%s:%d: param '%s' given twice", path, pl, tok);
 		given[k] = 1;
@@ -429,7 +429,9 @@ static enum sc_status builtin_params(const char *path, struct record *r, struct 
 		for (int k = 0; k < NPKEYS; k++)
 			if (strcmp(p[i].key, pkeys[k]) == 0 && !given[k])
 				FAIL_("%s:%d: params: missing '%s' (%s needs it)", path, pl, p[i].key, t->name);
-		if (p[i].kind != SC_PARAM_OP && p[i].value >= r->c.ndims)
+		if (p[i].kind == SC_PARAM_CHOICE && p[i].value >= p[i].other)
+			FAIL_("%s:%d: params: %s=%d is out of range 0..%d", path, pl, p[i].key, p[i].value, p[i].other - 1);
+		if (p[i].kind != SC_PARAM_OP && p[i].kind != SC_PARAM_CHOICE && p[i].value >= r->c.ndims)
 			FAIL_("%s:%d: params: %s=%d is out of range for %d dims", path, pl, p[i].key, p[i].value,
 			      r->c.ndims);
 		if (p[i].kind == SC_PARAM_OTHER_DIM && p[i].value == p[p[i].other].value)
@@ -545,7 +547,7 @@ static enum sc_status read_sizes(const char *path, struct record *r, struct sc_t
 	if (s[0]->ncounts && r->c.counts.P != sc_spec_counts_P(s[0], r->c.sizes, r->c.world))
 		FAIL_("%s:%d: no counts %s (NAME=a:b/c:d, world rows of world entries)", path, sl, s[0]->counts[0].name);
 	for (int m = 0; m < s[0]->nmesh; m++)
-		if (!s[0]->mesh_fixed[m] && !seen[s[0]->ndims + m])
+		if (!s[0]->mesh_fixed[m] && !seen[sc_spec_mesh_slot(s[0], m)])
 			FAIL_("%s:%d: no size for mesh dim '%s' (%s=N)", path, sl, s[0]->mesh_dim[m], s[0]->mesh_sym[m]);
 	int64_t all = r->c.world;
 	for (int d = 0; d < s[0]->ndims; d++) {

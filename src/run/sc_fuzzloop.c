@@ -46,10 +46,11 @@ static uint64_t signature(const struct sc_result *r)
 	h = fnv(r->property, strlen(r->property), h);
 	const struct sc_case *c = &r->cx;
 	h = fnv(&c->world, sizeof c->world, h);
-	h = fnv(c->sizes, sizeof(int64_t) * (size_t)c->ndims, h);
+	h = fnv(c->sizes, sizeof c->sizes, h); /* mesh sizes at the end included */
 	h = fnv(&c->dtype, sizeof c->dtype, h);
 	h = fnv(&c->p0, sizeof c->p0, h);
 	h = fnv(&c->p1, sizeof c->p1, h);
+	h = fnv(&c->p2, sizeof c->p2, h);
 	if (c->counts.P) /* drawn counts are part of the case */
 		for (int k = 0; k < SC_MAX_COUNTS; k++)
 			h = fnv(c->counts.v[k], sizeof(int32_t) * (size_t)(c->counts.P * c->counts.P), h);

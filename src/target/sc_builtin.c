@@ -7,12 +7,11 @@
 
 /* The registry: one row per family (each defined in sc_builtin_NAME.c). */
 extern const struct sc_builtin_family sc_builtin_all_to_all, sc_builtin_all_gather, sc_builtin_reduce_scatter,
-	sc_builtin_all_reduce;
+	sc_builtin_all_reduce, sc_builtin_all_to_all_2d, sc_builtin_all_gather_2d, sc_builtin_reduce_scatter_2d,
+	sc_builtin_all_reduce_2d;
 static const struct sc_builtin_family *const families[] = {
-	&sc_builtin_all_to_all,
-	&sc_builtin_all_gather,
-	&sc_builtin_reduce_scatter,
-	&sc_builtin_all_reduce,
+	&sc_builtin_all_to_all,    &sc_builtin_all_gather,    &sc_builtin_reduce_scatter,    &sc_builtin_all_reduce,
+	&sc_builtin_all_to_all_2d, &sc_builtin_all_gather_2d, &sc_builtin_reduce_scatter_2d, &sc_builtin_all_reduce_2d,
 };
 #define NFAMILIES ((int)(sizeof families / sizeof families[0]))
 
@@ -38,7 +37,8 @@ const struct sc_builtin_family *sc_builtin_named(const char *name)
 	return sc_builtin_find(name, &f) == SC_OK ? f : NULL;
 }
 
-#define CACHE_N (9 * 8 * 8 * SC_NREDOPS)
+#define NCHOICES 4 /* p2's values (mesh families) */
+#define CACHE_N (9 * 8 * 8 * SC_NREDOPS * NCHOICES)
 
 static int has_slot(const struct sc_builtin_family *f, enum sc_builtin_slot slot)
 {
@@ -48,18 +48,20 @@ static int has_slot(const struct sc_builtin_family *f, enum sc_builtin_slot slot
 	return 0;
 }
 
-enum sc_status sc_builtin_spec(struct sc_target *t, int n, int i, int j, enum sc_redop op,
+enum sc_status sc_builtin_spec(struct sc_target *t, int n, int i, int j, enum sc_redop op, int p2,
 			       const struct sc_spec **out, struct sc_err *e)
 {
 	const struct sc_builtin_family *f = t->family;
-	if (n < 1 || n > 8 || i < 0 || i >= n || j < 0 || j >= n)
-		return SC_ERR(e, SC_E_USAGE, "builtin:%s: bad parameters (dims %d, dim %d, concat %d)", f->name, n, i,
-			      j);
+	if (n < 1 || n > 8 || i < 0 || i >= n || j < 0 || j >= n || p2 < 0 || p2 >= NCHOICES)
+		return SC_ERR(e, SC_E_USAGE, "builtin:%s: bad parameters (dims %d, dim %d, concat %d, mesh %d)", f->name, n,
+			      i, j, p2);
 	if (!has_slot(f, SC_BUILTIN_P1))
 		j = 0;
 	if (!has_slot(f, SC_BUILTIN_OP))
 		op = SC_SUM;
-	const int key = ((n * 8 + i) * 8 + j) * SC_NREDOPS + (int)op;
+	if (!has_slot(f, SC_BUILTIN_P2))
+		p2 = 0;
+	const int key = (((n * 8 + i) * 8 + j) * SC_NREDOPS + (int)op) * NCHOICES + p2;
 	if (t->cache[key]) {
 		*out = t->cache[key];
 		return SC_OK;
@@ -69,7 +71,13 @@ enum sc_status sc_builtin_spec(struct sc_target *t, int n, int i, int j, enum sc
 	for (int d = 0; d < n; d++)
 		sc_str_printf(&b, " d%d", d);
 	sc_str_put(&b, "\n");
-	f->text(&b, n, i, j, op);
+	if (f->base && !sc_builtin_mesh_text(f, &b, n, i, j, op, p2)) {
+		sc_str_free(&b);
+		return SC_ERR(e, SC_E_USAGE, "builtin:%s: mesh=%d needs a dim besides the collective's (dims %d)", f->name,
+			      p2, n);
+	}
+	if (!f->base)
+		f->text(&b, n, i, j, op);
 	char *text = sc_str_take(&b);
 	struct sc_spec *s = malloc(sizeof *s);
 	if (!s || !text) {
@@ -96,7 +104,7 @@ enum sc_status sc_builtin_spec(struct sc_target *t, int n, int i, int j, enum sc
 static enum sc_status bi_specs(struct sc_target *t, const struct sc_case *c, const struct sc_spec **out,
 			       int *n, struct sc_err *e)
 {
-	SC_CHECK(sc_builtin_spec(t, c->ndims, c->p0, c->p1, c->op, &out[0], e));
+	SC_CHECK(sc_builtin_spec(t, c->ndims, c->p0, c->p1, c->op, c->p2, &out[0], e));
 	*n = 1;
 	return SC_OK;
 }
@@ -106,13 +114,13 @@ static enum sc_status bi_run_inverse(struct sc_target *t, const struct sc_case *
 				     struct sc_err *e)
 {
 	const struct sc_spec *back;
-	SC_CHECK(sc_builtin_spec(t, c->ndims, c->p1, c->p0, c->op, &back, e));
+	SC_CHECK(sc_builtin_spec(t, c->ndims, c->p1, c->p0, c->op, c->p2, &back, e));
 	return sc_exec_spec(x, back, c->sizes, e);
 }
 
 static int slot_get(const struct sc_case *c, enum sc_builtin_slot s)
 {
-	return s == SC_BUILTIN_P0 ? c->p0 : s == SC_BUILTIN_P1 ? c->p1 : (int)c->op;
+	return s == SC_BUILTIN_P0 ? c->p0 : s == SC_BUILTIN_P1 ? c->p1 : s == SC_BUILTIN_P2 ? c->p2 : (int)c->op;
 }
 
 static int bi_params(const struct sc_target *t, const struct sc_case *c, struct sc_case_param *out)
@@ -138,6 +146,8 @@ static enum sc_status bi_param_set(const struct sc_target *t, struct sc_case *c,
 		c->p1 = atoi(value);
 	else if (strcmp(key, "ndims") == 0)
 		c->ndims = atoi(value);
+	else if (strcmp(key, "mesh") == 0)
+		c->p2 = atoi(value);
 	else if (strcmp(key, "op") == 0) {
 		enum sc_redop op;
 		if (sc_redop_parse(value, &op) != SC_OK)
@@ -154,6 +164,7 @@ static void bi_param_put(const struct sc_target *t, struct sc_case *c, int i, in
 	case SC_BUILTIN_P0: c->p0 = value; break;
 	case SC_BUILTIN_P1: c->p1 = value; break;
 	case SC_BUILTIN_OP: c->op = (enum sc_redop)value; break;
+	case SC_BUILTIN_P2: c->p2 = value; break;
 	}
 }
 

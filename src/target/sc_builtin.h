@@ -15,7 +15,7 @@
 #include "sc_target.h"
 
 /* Which field of struct sc_case a family's parameter lives in. */
-enum sc_builtin_slot { SC_BUILTIN_P0, SC_BUILTIN_P1, SC_BUILTIN_OP };
+enum sc_builtin_slot { SC_BUILTIN_P0, SC_BUILTIN_P1, SC_BUILTIN_OP, SC_BUILTIN_P2 };
 
 struct sc_builtin_param {
 	const char *key, *label;
@@ -35,6 +35,10 @@ struct sc_builtin_family {
 	 * for n dims and the parameters (p1 0 and op sum when the family
 	 * has none). */
 	void (*text)(struct sc_str *b, int n, int p0, int p1, enum sc_redop op);
+	/* A family over a 2-D mesh: base's transform on one mesh dim's groups
+	 * (sc_builtin_mesh.c); its p2 (param "mesh") chooses the mesh dim and
+	 * whether the other mesh dim shards another tensor dim. */
+	const struct sc_builtin_family *base;
 };
 
 /* The registry, in `list` order. */
@@ -45,8 +49,13 @@ enum sc_status sc_builtin_find(const char *name, const struct sc_builtin_family 
 /* A target for family f. */
 enum sc_status sc_target_builtin(struct sc_target *t, const struct sc_builtin_family *f, struct sc_err *e);
 /* The generated spec of t's family for (ndims, p0, p1, op); cached in t. */
-enum sc_status sc_builtin_spec(struct sc_target *t, int ndims, int p0, int p1, enum sc_redop op,
+enum sc_status sc_builtin_spec(struct sc_target *t, int ndims, int p0, int p1, enum sc_redop op, int p2,
 			       const struct sc_spec **out, struct sc_err *e);
+/* A mesh family's spec text after `dims` (sc_builtin_mesh.c): base's
+ * placements given one entry per mesh dim, its collectives group= the
+ * chosen mesh dim, its P that dim's size; 0 when the choice does not fit. */
+int sc_builtin_mesh_text(const struct sc_builtin_family *f, struct sc_str *b, int n, int p0, int p1,
+			 enum sc_redop op, int p2);
 
 /* The family named name, or NULL (for tests and tools). */
 const struct sc_builtin_family *sc_builtin_named(const char *name);

@@ -22,6 +22,7 @@ struct sc_case {
 	enum sc_dtype dtype;
 	uint64_t seed;
 	int p0, p1; /* built-ins: split / gather / scatter dim, concat dim */
+	int p2;     /* built-ins over a mesh: which mesh dim runs the collective, what the other does */
 	enum sc_redop op;
 	struct sc_countv counts; /* specs with `counts`: the drawn matrices (counts.P == world) */
 };
@@ -31,7 +32,8 @@ struct sc_case {
 enum sc_param_kind {
 	SC_PARAM_DIM,       /* a dim index in [0, ndims) */
 	SC_PARAM_OTHER_DIM, /* a dim index in [0, ndims), not the value of parameter `other` */
-	SC_PARAM_OP         /* an enum sc_redop */
+	SC_PARAM_OP,        /* an enum sc_redop */
+	SC_PARAM_CHOICE     /* one of `other` choices, 0..other-1 (not a dim: never renumbered) */
 };
 
 /* One parameter of a case as it is written: key in case files, --params and

@@ -35,6 +35,31 @@ const struct sc_spec *sc_target_fixed_spec(const struct sc_target *t, int last)
 	return t->spec;
 }
 
+const struct sc_spec *sc_target_mesh_spec(struct sc_target *t)
+{
+	if (t->mesh_tpl_known)
+		return t->mesh_tpl;
+	const struct sc_spec *s = sc_target_fixed_spec(t, 0);
+	int lo, hi;
+	if (!s && sc_target_ndims_range(t, &lo, &hi)) {
+		/* a built-in: its smallest case's spec (every case has its mesh) */
+		struct sc_case c;
+		memset(&c, 0, sizeof c);
+		c.ndims = lo;
+		struct sc_case_param p[SC_CASE_MAX_PARAMS];
+		const int np = sc_target_params(t, &c, p);
+		for (int i = 0; i < np; i++)
+			sc_target_param_put(t, &c, i, p[i].kind == SC_PARAM_OTHER_DIM ? 1 : 0);
+		const struct sc_spec *one[SC_MAX_CHAIN];
+		int n;
+		if (sc_target_specs(t, &c, one, &n, NULL) == SC_OK)
+			s = one[0];
+	}
+	t->mesh_tpl = s && s->nmesh ? s : NULL;
+	t->mesh_tpl_known = 1;
+	return t->mesh_tpl;
+}
+
 int sc_target_has_reduction(struct sc_target *t, const struct sc_case *c)
 {
 	const struct sc_spec *s[SC_MAX_CHAIN];
@@ -172,7 +197,7 @@ const char *sc_target_size_name(struct sc_target *t, const struct sc_case *c, in
 		if (!s->mesh_sym[m][0])
 			continue;
 		if (i-- == 0) {
-			*slot = s->ndims + m;
+			*slot = sc_spec_mesh_slot(s, m);
 			return s->mesh_sym[m];
 		}
 	}
@@ -195,7 +220,7 @@ void sc_target_fixed_mesh(struct sc_target *t, struct sc_case *c)
 	const struct sc_spec *s = mesh_of(t, c);
 	for (int m = 0; s && m < s->nmesh; m++)
 		if (s->mesh_fixed[m])
-			c->sizes[s->ndims + m] = s->mesh_fixed[m];
+			c->sizes[sc_spec_mesh_slot(s, m)] = s->mesh_fixed[m];
 }
 
 void sc_target_mesh_coords(struct sc_target *t, const struct sc_case *c, int rank, char *buf, int n)

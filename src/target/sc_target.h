@@ -87,6 +87,9 @@ struct sc_target {
 	/* built-in */
 	const struct sc_builtin_family *family;
 	struct sc_spec **cache;
+	/* the spec whose mesh every case draws (sc_target_mesh_spec), once known */
+	const struct sc_spec *mesh_tpl;
+	int mesh_tpl_known;
 	/* plugin: run calls the transform, or the baseline's while
 	 * use_baseline is set (differential checks) */
 	const struct sc_plugin_transform *plugin, *baseline;
@@ -110,6 +113,10 @@ enum sc_status sc_target_specs(struct sc_target *t, const struct sc_case *c, con
 /* The spec of a target whose specs do not depend on the case (spec,
  * plugin, chain: first or last), else NULL. */
 const struct sc_spec *sc_target_fixed_spec(const struct sc_target *t, int last);
+/* The spec whose mesh declaration every case of t has (a mesh spec, or a
+ * built-in family over a mesh, whose cases differ in their dims but not
+ * in their mesh); NULL for a flat world. */
+const struct sc_spec *sc_target_mesh_spec(struct sc_target *t);
 /* 1 when a spec of case c reduces (a reduce step or a partial placement). */
 int sc_target_has_reduction(struct sc_target *t, const struct sc_case *c);
 /* Runs the transform (the fault hook after it). x's inputs are filled. */
