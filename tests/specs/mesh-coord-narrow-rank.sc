@@ -5,3 +5,4 @@ input dp:shard s
 output dp:shard s tp:shard s
 require s % (D*T) == 0
 narrow 0 (rank%T if D == 1 else rank//D)*(size(0)//T) size(0)//T
+expect fail

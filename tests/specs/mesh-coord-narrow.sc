@@ -5,3 +5,4 @@ mesh dp=D tp=T
 input dp:shard s
 output dp:shard s tp:shard s
 narrow 0 tp*(size(0)//T) size(0)//T
+expect pass

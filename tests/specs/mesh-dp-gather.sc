@@ -5,3 +5,4 @@ mesh dp=D tp=T
 input dp:shard s tp:shard h
 output tp:shard h
 all_gather_into_tensor group=dp
+expect pass

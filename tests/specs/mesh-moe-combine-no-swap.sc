@@ -6,3 +6,4 @@ input ep:shard t sizes=rowsum(C,r) tp:shard h
 output ep:shard t sizes=rowsum(C,r) tp:shard h
 all_to_all_single in=C(src,dst) out=C(src,dst) group=ep
 all_to_all_single in=C(src,dst) out=C(src,dst) group=ep
+expect fail

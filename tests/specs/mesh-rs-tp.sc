@@ -4,3 +4,4 @@ mesh dp=D tp=T
 input dp:shard s tp:partial sum
 output dp:shard s tp:shard s
 reduce_scatter_tensor sum group=tp
+expect pass

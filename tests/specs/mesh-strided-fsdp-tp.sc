@@ -5,3 +5,4 @@ mesh dp=D tp=T
 input tp,dp:shard s
 output tp:shard s
 all_gather_into_tensor group=dp
+expect pass
