@@ -271,6 +271,8 @@ expect_rc 1 "mesh replay" "$sc" $replay
 expect_rc 1 "mesh repro" "$sc" repro "$tmp/meshrep/failures/specs-mesh-partial-wrong-group-semantics.case"
 expect_grep "sizes D=1 T=2 s=1 h=1" "$tmp/meshrep/failures/specs-mesh-partial-wrong-group-semantics.case" "mesh case file"
 expect_grep "rank 1 = (dp 0, tp 1):" "$tmp/out" "mesh repro pictures name coordinates"
+expect_grep '"sizes": {"D": 1, "T": 2, "s": 1, "h": 1}' "$tmp/meshrep/report.json" "mesh sizes in report.json"
+expect_grep '"rank": 1, "mesh": {"dp": 0, "tp": 1}' "$tmp/meshrep/report.json" "mesh coordinates in report.json"
 expect_rc 0 "mesh eval --dump" "$sc" eval tests/specs/mesh-partial-tp.sc --world 4 --sizes D=2,T=2,s=2,h=1 --dump "$tmp/meshdump"
 expect_grep "rank 3 = (dp 1, tp 1)" "$tmp/meshdump/ranks.txt" "mesh eval --dump writes the coordinates"
 # a mesh's errors: file:line:col, exit 2

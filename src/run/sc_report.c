@@ -176,7 +176,18 @@ static char *json_doc(const struct sc_report_meta *m, const struct sc_result *re
 		sc_str_printf(&b, ", \"first_wrong\": [");
 		for (int k = 0; k < r->fail.nfirst; k++) {
 			const struct sc_wrong *w = &r->fail.first[k];
-			sc_str_printf(&b, "%s{\"rank\": %d, \"index\": [", k ? ", " : "", w->rank);
+			sc_str_printf(&b, "%s{\"rank\": %d, ", k ? ", " : "", w->rank);
+			if (ns > 0 && s[0]->nmesh) { /* the rank's mesh coordinates, by mesh dim */
+				const struct sc_mesh m = sc_spec_mesh(s[0], c->sizes, c->world);
+				sc_str_put(&b, "\"mesh\": {");
+				for (int q = 0; q < m.n; q++) {
+					sc_str_printf(&b, "%s", q ? ", " : "");
+					sc_str_json(&b, s[0]->mesh_dim[q]);
+					sc_str_printf(&b, ": %d", sc_mesh_coord(&m, w->rank, q));
+				}
+				sc_str_put(&b, "}, ");
+			}
+			sc_str_put(&b, "\"index\": [");
 			for (int d = 0; d < w->ndim; d++)
 				sc_str_printf(&b, "%s%lld", d ? ", " : "", (long long)w->index[d]);
 			sc_str_printf(&b, "], \"expected_from\": ");
