@@ -48,6 +48,11 @@ has gather_split "4 checks: 4 pass"
 gate 1 countbug --plugin "$ex/libgather_split_countbug.so" --property semantics --cases 100
 has countbug "minimal case: world=3 n=4 m=1 dtype=i32 seed=0"
 has countbug "the transform returned 2"
+# a mesh contract: collectives over a mesh dim's groups (call->group)
+gate 0 mesh_gather --plugin "$ex/libmesh_gather.so" --cases 100
+has mesh_gather "4 checks: 4 pass"
+gate 1 mesh_groupbug --plugin "$ex/libmesh_gather_groupbug.so" --property semantics --cases 100
+has mesh_groupbug "minimal case: world=2 D=1 T=2 s=1 h=2 dtype=i32 seed=0"
 gate 0 same --plugin "$ex/libheads_to_seq.so" --baseline "$ex/libheads_to_seq.so" --property differential --cases 100
 for p in c99 old cxx; do
 	[ -e "$abi/libabi_$p.so" ] || { [ $p = cxx ] && echo "abi: no C++ compiler; the C++ plugin is skipped" && continue; }

@@ -148,6 +148,14 @@ if [ -n "$ex" ] && [ -e "$ex/libgather_split.so" ]; then
 	run -np 3 "$sc" gate --backend mpi --plugin "$ex/libgather_split.so" --cases 100 >"$tmp/a2av.out" 2>&1
 	rc=$?
 	[ $rc -eq 0 ] && grep -q "4 checks: 4 pass" "$tmp/a2av.out" && ok || { bad "all_to_allv plugin under mpi: exit $rc"; tail -5 "$tmp/a2av.out" >&2; }
+	# a mesh contract's group collectives on split communicators
+	run -np 4 "$sc" gate --backend mpi --plugin "$ex/libmesh_gather.so" --world 1..4 --cases 60 >"$tmp/meshplug.out" 2>&1
+	rc=$?
+	[ $rc -eq 0 ] && grep -q "4 checks: 4 pass" "$tmp/meshplug.out" && ok || { bad "mesh plugin under mpi: exit $rc"; tail -5 "$tmp/meshplug.out" >&2; }
+	run -np 4 "$sc" gate --backend mpi --plugin "$ex/libmesh_gather_groupbug.so" --world 1..4 --property semantics \
+		--cases 60 >"$tmp/meshplugbug.out" 2>&1
+	grep -q "minimal case: world=2 D=1 T=2 s=1 h=2 dtype=i32 seed=0" "$tmp/meshplugbug.out" && ok \
+		|| { bad "mesh plugin bug under mpi"; tail -5 "$tmp/meshplugbug.out" >&2; }
 	run -np 3 "$sc" gate --backend mpi --plugin "$ex/libgather_split_countbug.so" --property semantics --cases 100 \
 		>"$tmp/a2avbug.out" 2>&1
 	grep -q "minimal case: world=3 n=4 m=1 dtype=i32 seed=0" "$tmp/a2avbug.out" && ok || { bad "all_to_allv count mismatch under mpi"; tail -5 "$tmp/a2avbug.out" >&2; }

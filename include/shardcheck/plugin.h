@@ -28,6 +28,7 @@ extern "C" {
 
 #define SC_PLUGIN_ABI_VERSION 1u
 #define SC_PLUGIN_MAX_DIMS 8
+#define SC_PLUGIN_MAX_MESH 4
 
 /* 1 when struct *p (of the given type) was built with field f in it */
 #define SC_PLUGIN_HAS(p, type, f) ((p)->size >= offsetof(type, f) + sizeof((p)->f))
@@ -108,6 +109,20 @@ struct sc_plugin_call {
 	const struct sc_plugin_collectives *coll;
 	const struct sc_plugin_native *native;
 	void *user; /* the transform's user pointer */
+	/* Appended (a mesh contract, `mesh dp=D tp=T`; test
+	 * SC_PLUGIN_HAS(call, struct sc_plugin_call, group) first): the
+	 * mesh's number of dims (0: a flat world), each dim's name, size and
+	 * this rank's coordinate along it (rank = the coordinates row-major,
+	 * as DeviceMesh numbers them); group(call, dims, n) returns the
+	 * collectives over this rank's group of mesh dims dims[0..n) (given in
+	 * mesh order, each once; ranks in it numbered by their coordinates on
+	 * those dims, row-major), or NULL for any other request. Every rank of
+	 * a group must make the same calls on it in the same order. */
+	int mesh_ndims;
+	const char *mesh_name[SC_PLUGIN_MAX_MESH];
+	int mesh_size[SC_PLUGIN_MAX_MESH];
+	int mesh_coord[SC_PLUGIN_MAX_MESH];
+	const struct sc_plugin_collectives *(*group)(const struct sc_plugin_call *call, const int *dims, int n);
 };
 
 /* 0 on success; anything else fails the case with that code. */

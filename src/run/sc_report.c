@@ -79,6 +79,40 @@ void sc_report_replay_cmd(const struct sc_result *r, char *buf, size_t n)
 		 strcmp(r->property, "semantics") ? r->property : "");
 }
 
+/* The failure's first wrong elements, each with its rank's mesh
+ * coordinates in a mesh spec (s0). */
+static void first_wrong_json(struct sc_str *b, const struct sc_result *r, const struct sc_spec *s0)
+{
+	const struct sc_case *c = &r->cx;
+	sc_str_printf(b, ", \"first_wrong\": [");
+	for (int k = 0; k < r->fail.nfirst; k++) {
+		const struct sc_wrong *w = &r->fail.first[k];
+		sc_str_printf(b, "%s{\"rank\": %d, ", k ? ", " : "", w->rank);
+		if (s0 && s0->nmesh) { /* the rank's mesh coordinates, by mesh dim */
+			const struct sc_mesh m = sc_spec_mesh(s0, c->sizes, c->world);
+			sc_str_put(b, "\"mesh\": {");
+			for (int q = 0; q < m.n; q++) {
+				sc_str_printf(b, "%s", q ? ", " : "");
+				sc_str_json(b, s0->mesh_dim[q]);
+				sc_str_printf(b, ": %d", sc_mesh_coord(&m, w->rank, q));
+			}
+			sc_str_put(b, "}, ");
+		}
+		sc_str_put(b, "\"index\": [");
+		for (int d = 0; d < w->ndim; d++)
+			sc_str_printf(b, "%s%lld", d ? ", " : "", (long long)w->index[d]);
+		sc_str_printf(b, "], \"expected_from\": ");
+		coords(b, c, w->expected_from);
+		sc_str_printf(b, ", \"actual_from\": ");
+		if (w->have_prov)
+			coords(b, c, w->actual_from);
+		else
+			sc_str_printf(b, "null");
+		sc_str_printf(b, ", \"expected_bits\": \"0x%llx\", \"actual_bits\": \"0x%llx\"}",
+		       (unsigned long long)w->expected_bits, (unsigned long long)w->actual_bits);
+	}
+}
+
 static char *json_doc(const struct sc_report_meta *m, const struct sc_result *res, int n)
 {
 	struct sc_str b = SC_STR_INIT;
@@ -173,33 +207,7 @@ static char *json_doc(const struct sc_report_meta *m, const struct sc_result *re
 			       r->fail.worst_value, r->fail.worst_reference, r->fail.worst_error, r->fail.worst_bound,
 			       isfinite(r->fail.worst_ratio) ? r->fail.worst_ratio : 1e308);
 		}
-		sc_str_printf(&b, ", \"first_wrong\": [");
-		for (int k = 0; k < r->fail.nfirst; k++) {
-			const struct sc_wrong *w = &r->fail.first[k];
-			sc_str_printf(&b, "%s{\"rank\": %d, ", k ? ", " : "", w->rank);
-			if (ns > 0 && s[0]->nmesh) { /* the rank's mesh coordinates, by mesh dim */
-				const struct sc_mesh m = sc_spec_mesh(s[0], c->sizes, c->world);
-				sc_str_put(&b, "\"mesh\": {");
-				for (int q = 0; q < m.n; q++) {
-					sc_str_printf(&b, "%s", q ? ", " : "");
-					sc_str_json(&b, s[0]->mesh_dim[q]);
-					sc_str_printf(&b, ": %d", sc_mesh_coord(&m, w->rank, q));
-				}
-				sc_str_put(&b, "}, ");
-			}
-			sc_str_put(&b, "\"index\": [");
-			for (int d = 0; d < w->ndim; d++)
-				sc_str_printf(&b, "%s%lld", d ? ", " : "", (long long)w->index[d]);
-			sc_str_printf(&b, "], \"expected_from\": ");
-			coords(&b, c, w->expected_from);
-			sc_str_printf(&b, ", \"actual_from\": ");
-			if (w->have_prov)
-				coords(&b, c, w->actual_from);
-			else
-				sc_str_printf(&b, "null");
-			sc_str_printf(&b, ", \"expected_bits\": \"0x%llx\", \"actual_bits\": \"0x%llx\"}",
-			       (unsigned long long)w->expected_bits, (unsigned long long)w->actual_bits);
-		}
+		first_wrong_json(&b, r, ns > 0 ? s[0] : NULL);
 		sc_str_printf(&b, "]}}");
 	}
 	sc_str_printf(&b, "\n]}\n");

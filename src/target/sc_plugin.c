@@ -21,6 +21,7 @@
 
 
 #include "shardcheck/plugin.h"
+#include "sc_plugin_coll.h"
 #include "sc_sandbox.h"
 
 /* The ABI's dtype and op values are shardcheck's own. */
@@ -350,178 +351,6 @@ enum sc_status sc_target_plugin(struct sc_target *t, const char *libpath,
 	return SC_OK;
 }
 
-/* ---- collectives for ranks as threads of one (child) process ---- */
-
-struct group {
-	int world;
-	pthread_barrier_t bar;
-	const void *send[SC_MAX_WORLD];
-	void *recv[SC_MAX_WORLD];
-	const size_t *sbytes[SC_MAX_WORLD], *rbytes[SC_MAX_WORLD]; /* all_to_allv's counts */
-};
-
-struct rank_coll {
-	struct sc_plugin_collectives pub;
-	struct group *g;
-	int rank;
-};
-
-static struct rank_coll *rc_of(const struct sc_plugin_collectives *c) { return c->impl; }
-
-static void exchange(struct rank_coll *r, const void *send, void *recv)
-{
-	r->g->send[r->rank] = send;
-	r->g->recv[r->rank] = recv;
-	pthread_barrier_wait(&r->g->bar);
-}
-
-static int t_a2a(const struct sc_plugin_collectives *c, const void *send, void *recv, size_t chunk)
-{
-	struct rank_coll *r = rc_of(c);
-	exchange(r, send, recv);
-	for (int src = 0; src < r->g->world; src++)
-		memcpy((char *)recv + (size_t)src * chunk, (const char *)r->g->send[src] + (size_t)r->rank * chunk, chunk);
-	pthread_barrier_wait(&r->g->bar); /* nobody reuses send before all read it */
-	return 0;
-}
-
-static int t_ag(const struct sc_plugin_collectives *c, const void *send, void *recv, size_t bytes)
-{
-	struct rank_coll *r = rc_of(c);
-	exchange(r, send, recv);
-	for (int src = 0; src < r->g->world; src++)
-		memcpy((char *)recv + (size_t)src * bytes, r->g->send[src], bytes);
-	pthread_barrier_wait(&r->g->bar);
-	return 0;
-}
-
-static int t_rs(const struct sc_plugin_collectives *c, const void *send, void *recv, size_t count,
-		enum sc_plugin_dtype dt, enum sc_plugin_redop op)
-{
-	struct rank_coll *r = rc_of(c);
-	if ((unsigned)dt >= SC_NDTYPES || (unsigned)op >= SC_NREDOPS)
-		return -1;
-	const size_t bytes = count * sc_dtype_size((enum sc_dtype)dt);
-	exchange(r, send, recv);
-	memcpy(recv, (const char *)r->g->send[0] + (size_t)r->rank * bytes, bytes);
-	for (int src = 1; src < r->g->world; src++)
-		sc_reduce((enum sc_dtype)dt, (enum sc_redop)op, recv,
-			  (const char *)r->g->send[src] + (size_t)r->rank * bytes, count);
-	pthread_barrier_wait(&r->g->bar);
-	return 0;
-}
-
-static int t_ar(const struct sc_plugin_collectives *c, const void *send, void *recv, size_t count,
-		enum sc_plugin_dtype dt, enum sc_plugin_redop op)
-{
-	struct rank_coll *r = rc_of(c);
-	if ((unsigned)dt >= SC_NDTYPES || (unsigned)op >= SC_NREDOPS)
-		return -1;
-	const size_t bytes = count * sc_dtype_size((enum sc_dtype)dt);
-	exchange(r, send, recv);
-	memcpy(recv, r->g->send[0], bytes);
-	for (int src = 1; src < r->g->world; src++)
-		sc_reduce((enum sc_dtype)dt, (enum sc_redop)op, recv, r->g->send[src], count);
-	pthread_barrier_wait(&r->g->bar);
-	return 0;
-}
-
-/* Every rank checks the whole count matrix, so all agree whether to go on
- * (a rank whose counts disagree with a peer's would read past a buffer);
- * then each reads its blocks out of the senders' buffers. */
-static int t_a2av(const struct sc_plugin_collectives *c, const void *send, void *recv, const size_t *sbytes,
-		  const size_t *rbytes)
-{
-	struct rank_coll *r = rc_of(c);
-	struct group *g = r->g;
-	const int world = g->world, me = r->rank;
-	g->sbytes[me] = sbytes;
-	g->rbytes[me] = rbytes;
-	exchange(r, send, recv);
-	int ok = 1;
-	for (int src = 0; src < world && ok; src++)
-		ok = g->sbytes[src] && g->rbytes[src];
-	for (int src = 0; src < world && ok; src++)
-		for (int dst = 0; dst < world && ok; dst++)
-			ok = g->sbytes[src][dst] == g->rbytes[dst][src];
-	size_t at = 0;
-	for (int src = 0; src < world && ok; src++) {
-		size_t from = 0;
-		for (int j = 0; j < me; j++)
-			from += g->sbytes[src][j];
-		if (rbytes[src])
-			memcpy((char *)recv + at, (const char *)g->send[src] + from, rbytes[src]);
-		at += rbytes[src];
-	}
-	pthread_barrier_wait(&g->bar);
-	return ok ? 0 : -1;
-}
-
-/* ---- collectives through the backend (one rank in this process) ---- */
-
-struct be_coll {
-	struct sc_plugin_collectives pub;
-	struct sc_backend *be;
-	int world;
-};
-
-static int b_a2a(const struct sc_plugin_collectives *c, const void *send, void *recv, size_t chunk)
-{
-	struct be_coll *b = c->impl;
-	void *s[1] = {(void *)send}, *r[1] = {recv};
-	return b->be->ops->all_to_all(b->be, b->world, s, r, chunk, NULL) == SC_OK ? 0 : -1;
-}
-
-static int b_ag(const struct sc_plugin_collectives *c, const void *send, void *recv, size_t bytes)
-{
-	struct be_coll *b = c->impl;
-	void *s[1] = {(void *)send}, *r[1] = {recv};
-	return b->be->ops->all_gather(b->be, b->world, s, r, bytes, NULL) == SC_OK ? 0 : -1;
-}
-
-static int b_rs(const struct sc_plugin_collectives *c, const void *send, void *recv, size_t count,
-		enum sc_plugin_dtype dt, enum sc_plugin_redop op)
-{
-	struct be_coll *b = c->impl;
-	void *s[1] = {(void *)send}, *r[1] = {recv};
-	return b->be->ops->reduce_scatter(b->be, b->world, s, r, count, (enum sc_dtype)dt,
-					  (enum sc_redop)op, NULL) == SC_OK ? 0 : -1;
-}
-
-static int b_ar(const struct sc_plugin_collectives *c, const void *send, void *recv, size_t count,
-		enum sc_plugin_dtype dt, enum sc_plugin_redop op)
-{
-	struct be_coll *b = c->impl;
-	void *s[1] = {(void *)send}, *r[1] = {recv};
-	return b->be->ops->all_reduce(b->be, b->world, s, r, count, (enum sc_dtype)dt, (enum sc_redop)op,
-				      NULL) == SC_OK ? 0 : -1;
-}
-
-/* The counts are checked first, as on threads: each rank learns what every
- * peer sends it (an all_to_all of one size_t each) and compares it with
- * its recv_bytes; the ranks agree on the verdict before the exchange, so a
- * mismatch fails every rank instead of leaving one in MPI_Alltoallv. */
-static int b_a2av(const struct sc_plugin_collectives *c, const void *send, void *recv, const size_t *sbytes,
-		  const size_t *rbytes)
-{
-	struct be_coll *b = c->impl;
-	const int world = b->world;
-	size_t none[SC_MAX_WORLD], peer[SC_MAX_WORLD];
-	int bad = !sbytes || !rbytes;
-	for (int j = 0; bad && j < world; j++)
-		none[j] = SIZE_MAX; /* a NULL array still takes part, and matches nothing */
-	void *s[1] = {(void *)(sbytes ? sbytes : none)}, *r[1] = {peer};
-	if (b->be->ops->all_to_all(b->be, world, s, r, sizeof(size_t), NULL) != SC_OK)
-		return -1;
-	for (int j = 0; !bad && j < world; j++)
-		bad = peer[j] != rbytes[j];
-	if (sc_backend_combine(b->be, world, bad))
-		return -1;
-	s[0] = (void *)send;
-	r[0] = recv;
-	return sc_backend_all_to_allv(b->be, world, s, r, sbytes, rbytes, NULL) == SC_OK ? 0 : -1;
-}
-
 /* ---- running ---- */
 
 enum { RANK_IDLE = 0, RANK_RUNNING = 1, RANK_DONE = 2 };
@@ -535,11 +364,19 @@ struct rank_state {
 };
 
 struct thread_arg {
+	struct sc_plugin_call call; /* first: a call is its thread_arg */
 	const struct sc_plugin_transform *tr;
-	struct sc_plugin_call call;
 	struct rank_state *st;
-	int rank;
+	int rank; /* the local rank */
+	struct sc_plugin_comms *comms;
 };
+
+/* call->group: the local rank's table over its group of those mesh dims. */
+static const struct sc_plugin_collectives *call_group(const struct sc_plugin_call *call, const int *dims, int n)
+{
+	const struct thread_arg *a = (const struct thread_arg *)(const void *)call;
+	return a->comms ? sc_plugin_comms_group(a->comms, a->rank, dims, n) : NULL;
+}
 
 static void *rank_thread(void *p)
 {
@@ -572,22 +409,18 @@ static void ranks_in(const struct rank_state *st, int world, int which, char *bu
 }
 
 /* Every rank as a thread of this process; 3 when a rank returned non-zero. */
-static int run_threads(struct thread_arg *args, int world)
+static int run_threads(struct thread_arg *args, int world, const struct sc_mesh *mesh)
 {
-	struct group g;
-	g.world = world;
-	pthread_barrier_init(&g.bar, NULL, (unsigned)world);
-	struct rank_coll rcs[SC_MAX_WORLD];
+	struct sc_plugin_comms *comms;
+	if (sc_plugin_comms_new(NULL, world, 0, world, mesh, &comms, NULL) != SC_OK) {
+		snprintf(args[0].st->why, sizeof args[0].st->why, "out of memory for the collectives' tables");
+		return 4;
+	}
 	pthread_t th[SC_MAX_WORLD];
 	int started = 0;
 	for (int r = 0; r < world; r++) {
-		rcs[r].pub = (struct sc_plugin_collectives){.size = sizeof rcs[r].pub, .all_to_all = t_a2a,
-							    .all_gather = t_ag, .reduce_scatter = t_rs,
-							    .all_reduce = t_ar, .impl = &rcs[r],
-							    .all_to_allv = t_a2av};
-		rcs[r].g = &g;
-		rcs[r].rank = r;
-		args[r].call.coll = &rcs[r].pub;
+		args[r].call.coll = sc_plugin_comms_world(comms, r);
+		args[r].comms = comms;
 		if (pthread_create(&th[r], NULL, rank_thread, &args[r]) != 0) {
 			snprintf(args[0].st->why, sizeof args[0].st->why,
 				 "cannot start the thread of rank %d (memory limit? see --plugin-memory)", r);
@@ -597,7 +430,7 @@ static int run_threads(struct thread_arg *args, int world)
 	}
 	for (int r = 0; r < started; r++)
 		pthread_join(th[r], NULL);
-	pthread_barrier_destroy(&g.bar);
+	sc_plugin_comms_free(comms);
 	for (int r = 0; r < world; r++)
 		if (args[0].st->rc[r] != 0)
 			return 3;
@@ -608,6 +441,7 @@ struct child_job {
 	const struct sc_plugin_transform *tr;
 	struct thread_arg *args;
 	int world;
+	struct sc_mesh mesh;
 };
 
 /* In the child: the library loaded and registered here, then the ranks. */
@@ -634,7 +468,7 @@ static int exec_child(void *arg)
 		j->args[r].tr = tr;
 		j->args[r].call.user = tr->user;
 	}
-	return run_threads(j->args, j->world);
+	return run_threads(j->args, j->world, &j->mesh);
 }
 
 /* An overrun of a buffer the plugin was given, in words: "rank 0 wrote
@@ -749,6 +583,10 @@ enum sc_status sc_plugin_exec(struct sc_target *t, const struct sc_case *c, stru
 	if (st == MAP_FAILED)
 		return SC_ERR(e, SC_E_NOMEM, "out of memory");
 	memset(st, 0, sizeof *st);
+	const struct sc_spec *s = t->spec;
+	struct sc_mesh mesh = {0, {0}};
+	if (s->nmesh)
+		mesh = sc_spec_mesh(s, c->sizes, c->world);
 	for (int r = 0; r < x->nlocal; r++) {
 		struct sc_plugin_call *call = &args[r].call;
 		memset(call, 0, sizeof *call);
@@ -762,28 +600,40 @@ enum sc_status sc_plugin_exec(struct sc_target *t, const struct sc_case *c, stru
 		set_tensor(&call->output, &out[r]);
 		call->native = &native;
 		call->user = tr->user;
+		call->mesh_ndims = mesh.n;
+		for (int m = 0; m < mesh.n; m++) {
+			call->mesh_name[m] = s->mesh_dim[m];
+			call->mesh_size[m] = mesh.size[m];
+			call->mesh_coord[m] = sc_mesh_coord(&mesh, x->first + r, m);
+		}
+		call->group = call_group;
 		args[r].tr = tr;
 		args[r].st = st;
 		args[r].rank = r;
+		args[r].comms = NULL;
 	}
 	const double timeout = t->plugin_timeout > 0 ? t->plugin_timeout : limits.timeout > 0 ? limits.timeout : 10;
 	enum sc_status rs = SC_OK;
 	if (x->nlocal == c->world && x->nlocal > 0) {
-		struct child_job j = {tr, args, c->world};
+		struct child_job j = {tr, args, c->world, mesh};
 		if (x->arena->shared)
 			rs = run_isolated(&j, x->t, out, timeout, e);
 		else
 			rs = SC_ERR(e, SC_E_INTERNAL, "a plugin's ranks in one process need a shared arena");
 	} else if (x->nlocal == 1) { /* one rank per process (mpi): in process */
 		rs = bind_here(lib_of(tr), e);
-		struct be_coll bc = {{.size = sizeof bc.pub, .all_to_all = b_a2a, .all_gather = b_ag,
-				      .reduce_scatter = b_rs, .all_reduce = b_ar, .impl = &bc, .all_to_allv = b_a2av},
-				     x->be, c->world};
-		args[0].call.coll = &bc.pub;
+		struct sc_plugin_comms *comms = NULL;
+		if (rs == SC_OK)
+			rs = sc_plugin_comms_new(x->be, c->world, x->first, 1, &mesh, &comms, e);
+		if (rs == SC_OK) {
+			args[0].call.coll = sc_plugin_comms_world(comms, 0);
+			args[0].comms = comms;
+		}
 		args[0].call.user = tr->user;
 		int rc = rs == SC_OK ? tr->run(&args[0].call) : 0;
 		if (rc != 0)
 			rs = SC_ERR(e, SC_E_RUNTIME, "rank %d: the transform returned %d", x->first, rc);
+		sc_plugin_comms_free(comms);
 	}
 	munmap(st, sizeof *st);
 	if (rs != SC_OK)

@@ -1,0 +1,304 @@
+/* sc_plugin_coll: the collectives tables handed to a plugin's ranks. */
+#include "sc_plugin_coll.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- ranks as threads of one (child) process ---- */
+
+struct group {
+	int world;
+	pthread_barrier_t bar;
+	const void *send[SC_MAX_WORLD];
+	void *recv[SC_MAX_WORLD];
+	const size_t *sbytes[SC_MAX_WORLD], *rbytes[SC_MAX_WORLD]; /* all_to_allv's counts */
+};
+
+struct rank_coll {
+	struct sc_plugin_collectives pub;
+	struct group *g;
+	int rank;
+};
+
+static struct rank_coll *rc_of(const struct sc_plugin_collectives *c) { return c->impl; }
+
+static void exchange(struct rank_coll *r, const void *send, void *recv)
+{
+	r->g->send[r->rank] = send;
+	r->g->recv[r->rank] = recv;
+	pthread_barrier_wait(&r->g->bar);
+}
+
+static int t_a2a(const struct sc_plugin_collectives *c, const void *send, void *recv, size_t chunk)
+{
+	struct rank_coll *r = rc_of(c);
+	exchange(r, send, recv);
+	for (int src = 0; src < r->g->world; src++)
+		memcpy((char *)recv + (size_t)src * chunk, (const char *)r->g->send[src] + (size_t)r->rank * chunk, chunk);
+	pthread_barrier_wait(&r->g->bar); /* nobody reuses send before all read it */
+	return 0;
+}
+
+static int t_ag(const struct sc_plugin_collectives *c, const void *send, void *recv, size_t bytes)
+{
+	struct rank_coll *r = rc_of(c);
+	exchange(r, send, recv);
+	for (int src = 0; src < r->g->world; src++)
+		memcpy((char *)recv + (size_t)src * bytes, r->g->send[src], bytes);
+	pthread_barrier_wait(&r->g->bar);
+	return 0;
+}
+
+static int t_rs(const struct sc_plugin_collectives *c, const void *send, void *recv, size_t count,
+		enum sc_plugin_dtype dt, enum sc_plugin_redop op)
+{
+	struct rank_coll *r = rc_of(c);
+	if ((unsigned)dt >= SC_NDTYPES || (unsigned)op >= SC_NREDOPS)
+		return -1;
+	const size_t bytes = count * sc_dtype_size((enum sc_dtype)dt);
+	exchange(r, send, recv);
+	memcpy(recv, (const char *)r->g->send[0] + (size_t)r->rank * bytes, bytes);
+	for (int src = 1; src < r->g->world; src++)
+		sc_reduce((enum sc_dtype)dt, (enum sc_redop)op, recv,
+			  (const char *)r->g->send[src] + (size_t)r->rank * bytes, count);
+	pthread_barrier_wait(&r->g->bar);
+	return 0;
+}
+
+static int t_ar(const struct sc_plugin_collectives *c, const void *send, void *recv, size_t count,
+		enum sc_plugin_dtype dt, enum sc_plugin_redop op)
+{
+	struct rank_coll *r = rc_of(c);
+	if ((unsigned)dt >= SC_NDTYPES || (unsigned)op >= SC_NREDOPS)
+		return -1;
+	const size_t bytes = count * sc_dtype_size((enum sc_dtype)dt);
+	exchange(r, send, recv);
+	memcpy(recv, r->g->send[0], bytes);
+	for (int src = 1; src < r->g->world; src++)
+		sc_reduce((enum sc_dtype)dt, (enum sc_redop)op, recv, r->g->send[src], count);
+	pthread_barrier_wait(&r->g->bar);
+	return 0;
+}
+
+/* Every rank checks the whole count matrix, so all agree whether to go on
+ * (a rank whose counts disagree with a peer's would read past a buffer);
+ * then each reads its blocks out of the senders' buffers. */
+static int t_a2av(const struct sc_plugin_collectives *c, const void *send, void *recv, const size_t *sbytes,
+		  const size_t *rbytes)
+{
+	struct rank_coll *r = rc_of(c);
+	struct group *g = r->g;
+	const int world = g->world, me = r->rank;
+	g->sbytes[me] = sbytes;
+	g->rbytes[me] = rbytes;
+	exchange(r, send, recv);
+	int ok = 1;
+	for (int src = 0; src < world && ok; src++)
+		ok = g->sbytes[src] && g->rbytes[src];
+	for (int src = 0; src < world && ok; src++)
+		for (int dst = 0; dst < world && ok; dst++)
+			ok = g->sbytes[src][dst] == g->rbytes[dst][src];
+	size_t at = 0;
+	for (int src = 0; src < world && ok; src++) {
+		size_t from = 0;
+		for (int j = 0; j < me; j++)
+			from += g->sbytes[src][j];
+		if (rbytes[src])
+			memcpy((char *)recv + at, (const char *)g->send[src] + from, rbytes[src]);
+		at += rbytes[src];
+	}
+	pthread_barrier_wait(&g->bar);
+	return ok ? 0 : -1;
+}
+
+/* ---- collectives through the backend (one rank in this process) ---- */
+
+struct be_coll {
+	struct sc_plugin_collectives pub;
+	struct sc_backend *be;
+	int world;
+};
+
+static int b_a2a(const struct sc_plugin_collectives *c, const void *send, void *recv, size_t chunk)
+{
+	struct be_coll *b = c->impl;
+	void *s[1] = {(void *)send}, *r[1] = {recv};
+	return b->be->ops->all_to_all(b->be, b->world, s, r, chunk, NULL) == SC_OK ? 0 : -1;
+}
+
+static int b_ag(const struct sc_plugin_collectives *c, const void *send, void *recv, size_t bytes)
+{
+	struct be_coll *b = c->impl;
+	void *s[1] = {(void *)send}, *r[1] = {recv};
+	return b->be->ops->all_gather(b->be, b->world, s, r, bytes, NULL) == SC_OK ? 0 : -1;
+}
+
+static int b_rs(const struct sc_plugin_collectives *c, const void *send, void *recv, size_t count,
+		enum sc_plugin_dtype dt, enum sc_plugin_redop op)
+{
+	struct be_coll *b = c->impl;
+	void *s[1] = {(void *)send}, *r[1] = {recv};
+	return b->be->ops->reduce_scatter(b->be, b->world, s, r, count, (enum sc_dtype)dt,
+					  (enum sc_redop)op, NULL) == SC_OK ? 0 : -1;
+}
+
+static int b_ar(const struct sc_plugin_collectives *c, const void *send, void *recv, size_t count,
+		enum sc_plugin_dtype dt, enum sc_plugin_redop op)
+{
+	struct be_coll *b = c->impl;
+	void *s[1] = {(void *)send}, *r[1] = {recv};
+	return b->be->ops->all_reduce(b->be, b->world, s, r, count, (enum sc_dtype)dt, (enum sc_redop)op,
+				      NULL) == SC_OK ? 0 : -1;
+}
+
+/* The counts are checked first, as on threads: each rank learns what every
+ * peer sends it (an all_to_all of one size_t each) and compares it with
+ * its recv_bytes; the ranks agree on the verdict before the exchange, so a
+ * mismatch fails every rank instead of leaving one in MPI_Alltoallv. */
+static int b_a2av(const struct sc_plugin_collectives *c, const void *send, void *recv, const size_t *sbytes,
+		  const size_t *rbytes)
+{
+	struct be_coll *b = c->impl;
+	const int world = b->world;
+	size_t none[SC_MAX_WORLD], peer[SC_MAX_WORLD];
+	int bad = !sbytes || !rbytes;
+	for (int j = 0; bad && j < world; j++)
+		none[j] = SIZE_MAX; /* a NULL array still takes part, and matches nothing */
+	void *s[1] = {(void *)(sbytes ? sbytes : none)}, *r[1] = {peer};
+	if (b->be->ops->all_to_all(b->be, world, s, r, sizeof(size_t), NULL) != SC_OK)
+		return -1;
+	for (int j = 0; !bad && j < world; j++)
+		bad = peer[j] != rbytes[j];
+	if (sc_backend_combine(b->be, world, bad))
+		return -1;
+	s[0] = (void *)send;
+	r[0] = recv;
+	return sc_backend_all_to_allv(b->be, world, s, r, sbytes, rbytes, NULL) == SC_OK ? 0 : -1;
+}
+
+/* ---- the tables of one run ---- */
+
+#define MAX_SUBSETS (1 << SC_MAX_MESH)
+
+/* One subset of mesh dims (mask 0: the world): its partition, and per
+ * group a barrier (threads) or a backend handle (one rank here). */
+struct subset {
+	int used;
+	struct sc_groups gs;
+	struct group *g;          /* gs.n of them (threads) */
+	struct rank_coll *rc;     /* per local rank (threads) */
+	struct be_coll bc;        /* this process's rank (backend) */
+};
+
+struct sc_plugin_comms {
+	int world, first, nlocal, threads;
+	struct sc_mesh mesh;
+	struct subset sub[MAX_SUBSETS];
+};
+
+static void table(struct sc_plugin_collectives *pub, void *impl, int threads)
+{
+	*pub = threads ? (struct sc_plugin_collectives){.size = sizeof *pub, .all_to_all = t_a2a, .all_gather = t_ag,
+							 .reduce_scatter = t_rs, .all_reduce = t_ar, .impl = impl,
+							 .all_to_allv = t_a2av}
+		       : (struct sc_plugin_collectives){.size = sizeof *pub, .all_to_all = b_a2a, .all_gather = b_ag,
+							 .reduce_scatter = b_rs, .all_reduce = b_ar, .impl = impl,
+							 .all_to_allv = b_a2av};
+}
+
+static enum sc_status subset_new(struct sc_plugin_comms *c, struct sc_backend *be, unsigned mask, struct sc_err *e)
+{
+	struct subset *u = &c->sub[mask];
+	struct sc_mesh_group mg = {0, {0}};
+	for (int d = 0; d < c->mesh.n; d++)
+		if ((mask >> d) & 1u)
+			mg.dim[mg.n++] = d;
+	const struct sc_mesh flat = sc_mesh_flat(c->world);
+	struct sc_mesh_group all = {1, {0}};
+	sc_mesh_groups(mask ? &c->mesh : &flat, mask ? &mg : &all, &u->gs);
+	u->used = 1;
+	if (!c->threads) { /* one rank here: its group's handle */
+		const int g = u->gs.color[c->first];
+		struct sc_backend *h = be;
+		if (mask)
+			SC_CHECK(sc_backend_group(be, &u->gs, g, &h, e));
+		u->bc.be = h;
+		u->bc.world = u->gs.size;
+		table(&u->bc.pub, &u->bc, 0);
+		return SC_OK;
+	}
+	u->g = calloc((size_t)u->gs.n, sizeof *u->g);
+	u->rc = calloc((size_t)c->nlocal, sizeof *u->rc);
+	if (!u->g || !u->rc)
+		return SC_ERR(e, SC_E_NOMEM, "out of memory");
+	for (int g = 0; g < u->gs.n; g++) {
+		u->g[g].world = u->gs.size;
+		pthread_barrier_init(&u->g[g].bar, NULL, (unsigned)u->gs.size);
+	}
+	for (int r = 0; r < c->nlocal; r++) {
+		const int w = c->first + r;
+		u->rc[r].g = &u->g[u->gs.color[w]];
+		u->rc[r].rank = u->gs.index[w];
+		table(&u->rc[r].pub, &u->rc[r], 1);
+	}
+	return SC_OK;
+}
+
+enum sc_status sc_plugin_comms_new(struct sc_backend *be, int world, int first, int nlocal, const struct sc_mesh *mesh,
+				   struct sc_plugin_comms **out, struct sc_err *e)
+{
+	struct sc_plugin_comms *c = calloc(1, sizeof *c);
+	if (!c)
+		return SC_ERR(e, SC_E_NOMEM, "out of memory");
+	c->world = world;
+	c->first = first;
+	c->nlocal = nlocal;
+	c->threads = be == NULL;
+	if (mesh)
+		c->mesh = *mesh;
+	enum sc_status st = SC_OK;
+	/* every subset in order (mpi splits are collective: every process
+	 * makes them in the same order) */
+	for (unsigned mask = 0; st == SC_OK && mask < (1u << c->mesh.n); mask++)
+		st = subset_new(c, be, mask, e);
+	if (st != SC_OK) {
+		sc_plugin_comms_free(c);
+		return st;
+	}
+	*out = c;
+	return SC_OK;
+}
+
+void sc_plugin_comms_free(struct sc_plugin_comms *c)
+{
+	if (!c)
+		return;
+	for (int k = 0; k < MAX_SUBSETS; k++) {
+		struct subset *u = &c->sub[k];
+		for (int g = 0; u->g && g < u->gs.n; g++)
+			pthread_barrier_destroy(&u->g[g].bar);
+		free(u->g);
+		free(u->rc);
+	}
+	free(c);
+}
+
+const struct sc_plugin_collectives *sc_plugin_comms_world(struct sc_plugin_comms *c, int r)
+{
+	return c->threads ? &c->sub[0].rc[r].pub : &c->sub[0].bc.pub;
+}
+
+const struct sc_plugin_collectives *sc_plugin_comms_group(struct sc_plugin_comms *c, int r, const int *dims, int n)
+{
+	unsigned mask = 0;
+	for (int i = 0; i < n; i++) {
+		if (!dims || dims[i] < 0 || dims[i] >= c->mesh.n || (i && dims[i] <= dims[i - 1]))
+			return NULL; /* mesh order, each once */
+		mask |= 1u << dims[i];
+	}
+	if (!c->mesh.n || r < 0 || r >= c->nlocal || !c->sub[mask].used)
+		return NULL;
+	return c->threads ? &c->sub[mask].rc[r].pub : &c->sub[mask].bc.pub;
+}

@@ -1,0 +1,28 @@
+/* sc_plugin_coll: the collectives a plugin's ranks call (the ABI's struct
+ * sc_plugin_collectives): ranks as threads of one child process meeting
+ * at barriers, or one rank per process through the backend; over the
+ * world, or over the groups of a mesh's dims (a mesh contract's
+ * call->group). */
+#ifndef SC_PLUGIN_COLL_H
+#define SC_PLUGIN_COLL_H
+
+#include "sc_backend.h"
+#include "shardcheck/plugin.h"
+
+/* Every table of one run of a transform. */
+struct sc_plugin_comms;
+
+/* Tables for local ranks first..first+nlocal-1 of a world of `world`: as
+ * threads when be is NULL (every rank here), else through be (one rank
+ * here); with a mesh (mesh->n > 0, mesh order groups of every subset of
+ * its dims) or none. */
+enum sc_status sc_plugin_comms_new(struct sc_backend *be, int world, int first, int nlocal, const struct sc_mesh *mesh,
+				   struct sc_plugin_comms **out, struct sc_err *e);
+void sc_plugin_comms_free(struct sc_plugin_comms *c); /* NULL-safe; threads have stopped */
+/* Local rank r's table over the world. */
+const struct sc_plugin_collectives *sc_plugin_comms_world(struct sc_plugin_comms *c, int r);
+/* Local rank r's table over its group of the mesh dims dims[0..n) (in mesh
+ * order, each once); NULL for any other request or without a mesh. */
+const struct sc_plugin_collectives *sc_plugin_comms_group(struct sc_plugin_comms *c, int r, const int *dims, int n);
+
+#endif
