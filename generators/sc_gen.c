@@ -632,7 +632,7 @@ static enum sc_status decode_sizes(struct dec *d, struct sc_case *c, struct sc_e
 	SC_CHECK(derive_sizes(d, c, e));
 	for (int i = 0; i < d->ns; i++) /* nested shards: every level's piece */
 		for (int k = 0; d->s[i]->nmesh && k < (d->s[i]->ref_line ? 1 : 2); k++)
-			if (!sc_layout_mesh_ok(d->s[i], k ? &d->s[i]->out : &d->s[i]->in, c->sizes, why, sizeof why))
+			if (!sc_layout_mesh_ok(d->s[i], k ? &d->s[i]->out : &d->s[i]->in, &c->counts, c->sizes, why, sizeof why))
 				return reject(d, e, "%s", why);
 	return SC_OK;
 }

@@ -256,21 +256,32 @@ int64_t sc_layout_granule(const struct sc_spec *s, const struct sc_layout *l, in
 	return g;
 }
 
-int sc_layout_mesh_ok(const struct sc_spec *s, const struct sc_layout *l, const int64_t *xsizes, char *why, size_t n)
+int sc_layout_mesh_ok(const struct sc_spec *s, const struct sc_layout *l, const struct sc_countv *counts,
+		      const int64_t *xsizes, char *why, size_t n)
 {
 	if (!l->nent)
 		return 1;
 	const struct sc_mesh mesh = sc_spec_mesh(s, xsizes, 0);
+	const struct sc_layout_ctx lc = {s, counts, &mesh};
 	const int world = sc_mesh_world(&mesh);
 	for (int rank = 0; rank < world; rank++) {
 		int64_t len[SC_MAX_DIMS];
 		memcpy(len, xsizes, sizeof(int64_t) * (size_t)s->ndims);
 		for (int i = 0; i < l->nent; i++) {
 			const struct sc_place_entry *en = &l->ent[i];
-			if (en->kind != SC_SHARD || en->shard_ndims > 1 || en->rule == SC_RULE_SIZES)
+			if (en->kind != SC_SHARD || en->shard_ndims > 1)
 				continue;
 			const int d = en->shard_dim;
 			const int64_t G = sc_mesh_group_size(&mesh, &en->g), r = sc_mesh_group_index(&mesh, &en->g, rank);
+			if (en->rule == SC_RULE_SIZES) { /* the outermost: its piece is E(r) rows */
+				struct sc_layout one = *l;
+				int64_t a, k, total;
+				one.sizes_expr = en->sizes_expr;
+				if (sc_layout_sized_rows(&one, &lc, xsizes, (int)G, (int)r, &a, &k, &total, NULL) != SC_OK)
+					return 0;
+				len[d] = k;
+				continue;
+			}
 			const int64_t mult = en->rule == SC_RULE_ZIGZAG ? 2 * G : en->rule == SC_RULE_EVEN ? G : 1;
 			if (len[d] % mult) {
 				if (why)
@@ -661,8 +672,10 @@ static enum sc_status resolve_entries(struct sc_parse *p, struct sc_layout *l, c
 				return sc_lex_err(p, pe->shard_col, "%s: a merged group '(...)' is sharded by one entry alone", what);
 			if (over && o->rule == SC_RULE_ZIGZAG)
 				return sc_lex_err(p, pe->shard_col, "%s: a zigzag shard is the innermost on its dim (nest it last, in mesh order)", what);
-			if (over && (o->rule == SC_RULE_SIZES || en->rule == SC_RULE_SIZES))
-				return sc_lex_err(p, pe->shard_col, "%s: a sizes= shard gives its dim's size: it cannot nest with another", what);
+			if (over && en->rule == SC_RULE_SIZES)
+				return sc_lex_err(p, pe->shard_col,
+						  "%s: a sizes= shard gives its dim's size: it is the outermost on its dim (first in mesh order)",
+						  what);
 		}
 		if (l->kind == SC_REPLICATE) {
 			l->kind = SC_SHARD;

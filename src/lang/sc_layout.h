@@ -55,7 +55,8 @@ enum sc_status sc_layout_sized_rows(const struct sc_layout *l, const struct sc_l
 /* Whether every nested shard of a mesh placement meets its rule's
  * requirement (an even piece divisible by its group's size, a zigzag one
  * by twice it) on every rank; else 0 and the reason in why (may be NULL). */
-int sc_layout_mesh_ok(const struct sc_spec *s, const struct sc_layout *l, const int64_t *xsizes, char *why, size_t n);
+int sc_layout_mesh_ok(const struct sc_spec *s, const struct sc_layout *l, const struct sc_countv *counts,
+		      const int64_t *xsizes, char *why, size_t n);
 /* What dim's size must be a multiple of for l to place it (1: any): the
  * world (even shards), twice it (zigzag), or a mesh placement's product of
  * the even entries' group sizes over the dim (outside any uneven one). */
