@@ -187,7 +187,6 @@ static enum sc_status reduce_partial(const struct sc_spec *so, const struct sc_l
 {
 	const unsigned es = x->prov ? 8u : (unsigned)sc_dtype_size(c->dtype);
 	void *send[SC_MAX_WORLD], *recv[SC_MAX_WORLD], *mn[SC_MAX_WORLD];
-	const int64_t n = sc_tensor_numel(&x->t[0]);
 	for (int r = 0; r < x->nlocal; r++) {
 		struct sc_tensor cc, mt;
 		sc_arena_on(x->arena, x->first + r);
@@ -209,10 +208,12 @@ static enum sc_status reduce_partial(const struct sc_spec *so, const struct sc_l
 	for (int g = 0; g < gs.n; g++) {
 		void *gsend[SC_MAX_WORLD], *grecv[SC_MAX_WORLD], *gmn[SC_MAX_WORLD];
 		int k = 0;
+		int64_t n = 0; /* one shape within a partial group (checked before); groups may differ */
 		for (int i = 0; i < gs.size; i++) {
 			const int r = gs.member[g * gs.size + i] - x->first;
 			if (r < 0 || r >= x->nlocal)
 				continue;
+			n = sc_tensor_numel(&x->t[r]);
 			gsend[k] = send[r];
 			grecv[k] = recv[r];
 			gmn[k++] = x->prov ? mn[r] : NULL;
@@ -228,9 +229,9 @@ static enum sc_status reduce_partial(const struct sc_spec *so, const struct sc_l
 		SC_CHECK(be->ops->all_reduce(be, gs.size, gsend, grecv, (size_t)n, SC_U64, SC_MAX, e));
 		SC_CHECK(be->ops->all_reduce(be, gs.size, gsend, gmn, (size_t)n, SC_U64, SC_MIN, e));
 	}
-	if (!x->prov)
-		return SC_OK;
-	return sc_prov_merge(x, recv, mn, (size_t)n, e);
+	for (int r = 0; x->prov && r < x->nlocal; r++)
+		SC_CHECK(sc_prov_merge_rank(x, r, recv[r], mn[r], (size_t)sc_tensor_numel(&x->t[r]), e));
+	return SC_OK;
 }
 
 /* Checks a device-resident output in place; only the first mismatches

@@ -168,23 +168,27 @@ void sc_interp_narrow(struct sc_tensor *t, int dim, int64_t start, int64_t len)
 	t->shape[dim] = len;
 }
 
+enum sc_status sc_prov_merge_rank(struct sc_exec *x, int r, void *mx, void *mn, size_t count, struct sc_err *e)
+{
+	struct sc_devmem *dm = x->arena->use_dm ? x->arena->dm : NULL;
+	if (dm) {
+		const int rank = sc_interp_rank(x, r);
+		sc_devmem_fail(dm, dm->ops->prov_merge(dm, rank, mx, mn, count), "merge", rank);
+		return sc_devmem_status(dm, 0, e);
+	}
+	uint64_t *v = mx;
+	const uint64_t *n = mn;
+	for (size_t i = 0; i < count; i++)
+		if (v[i] != n[i])
+			v[i] = SC_PROV_MIXED;
+	return SC_OK;
+}
+
 enum sc_status sc_prov_merge(struct sc_exec *x, void *const *mx, void *const *mn, size_t count, struct sc_err *e)
 {
-	struct sc_arena *a = x->arena;
-	struct sc_devmem *dm = a->use_dm ? a->dm : NULL;
-	for (int r = 0; r < x->nlocal; r++) {
-		if (dm) {
-			const int rank = sc_interp_rank(x, r);
-			sc_devmem_fail(dm, dm->ops->prov_merge(dm, rank, mx[r], mn[r], count), "merge", rank);
-			continue;
-		}
-		uint64_t *v = mx[r];
-		const uint64_t *n = mn[r];
-		for (size_t i = 0; i < count; i++)
-			if (v[i] != n[i])
-				v[i] = SC_PROV_MIXED;
-	}
-	return sc_devmem_status(dm, 0, e);
+	for (int r = 0; r < x->nlocal; r++)
+		SC_CHECK(sc_prov_merge_rank(x, r, mx[r], mn[r], count, e));
+	return SC_OK;
 }
 
 /* Runs fn over each local rank's count u64s: into fresh copies (outs),

@@ -56,6 +56,8 @@ enum sc_status sc_exec_step(struct sc_exec *x, const struct sc_spec *s, const st
  * Where padding may take part (x->pads), the max is taken with padding as
  * 0 (sc_prov_unpad): padding and one element is that element, padding
  * alone stays padding. */
+/* The same for local rank r alone (count elements of its buffers). */
+enum sc_status sc_prov_merge_rank(struct sc_exec *x, int r, void *mx, void *mn, size_t count, struct sc_err *e);
 enum sc_status sc_prov_merge(struct sc_exec *x, void *const *mx, void *const *mn, size_t count, struct sc_err *e);
 /* Copies of the send buffers with padding as 0, for the max reduction. */
 enum sc_status sc_prov_unpad(struct sc_exec *x, void *const *send, void **out, size_t count, struct sc_err *e);

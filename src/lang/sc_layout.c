@@ -610,6 +610,15 @@ static enum sc_status resolve_group(struct sc_parse *p, struct sc_place_entry *e
 	return SC_OK;
 }
 
+static int first_dim(const struct sc_mesh_group *g)
+{
+	int m = g->n ? g->dim[0] : 0;
+	for (int k = 1; k < g->n; k++)
+		if (g->dim[k] < m)
+			m = g->dim[k];
+	return m;
+}
+
 /* A mesh placement's entries: each mesh dim in one entry at most, one
  * reduction op, nesting DTensor's (in mesh order), what cannot nest
  * refused; then the summary fields. */
@@ -632,9 +641,10 @@ static enum sc_status resolve_entries(struct sc_parse *p, struct sc_layout *l, c
 		}
 		if (en.kind == SC_REPLICATE)
 			continue; /* what a mesh dim not named does */
-		/* nest in mesh order: by the entry's first mesh dim */
+		/* nest in mesh order: by the entry's first mesh dim in mesh order
+		 * (a group written tp,dp nests where dp stands) */
 		int at = n;
-		while (at > 0 && ent[at - 1].g.dim[0] > en.g.dim[0]) {
+		while (at > 0 && first_dim(&ent[at - 1].g) > first_dim(&en.g)) {
 			ent[at] = ent[at - 1];
 			from[at] = from[at - 1];
 			at--;
