@@ -173,6 +173,36 @@ static void planted(struct sc_ctx *ctx, const struct sc_builtin_family *b, int n
 	sc_target_free(&t);
 }
 
+/* Mesh sizes are drawn at the edges: 1 x N, N x 1, a 3 (not a power of
+ * two), each often, every product within --world. */
+static void mesh_shapes(struct sc_target *t)
+{
+	const struct sc_spec *ms = sc_target_mesh_spec(t);
+	T_CHECK(ms && ms->nmesh == 2, "%s has no 2-D mesh", t->name);
+	if (!ms)
+		return;
+	struct sc_gen_opts o = {.world_lo = 1, .world_hi = 8};
+	sc_gen_defaults(&o);
+	int one_n = 0, n_one = 0, three = 0, n = 0;
+	for (uint64_t seed = 1; seed <= 3000; seed++) {
+		struct sc_choices ch;
+		sc_choices_prng(&ch, seed);
+		struct sc_case c;
+		if (sc_gen_case(t, &o, &ch, &c, NULL) != SC_OK)
+			continue;
+		const int64_t a = c.sizes[sc_spec_mesh_slot(ms, 0)], b = c.sizes[sc_spec_mesh_slot(ms, 1)];
+		T_CHECK(a * b == c.world && c.world <= 8, "%s: mesh %lld x %lld in world %d", t->name, (long long)a,
+			(long long)b, c.world);
+		n++;
+		one_n += a == 1 && b > 1;
+		n_one += a > 1 && b == 1;
+		three += a == 3 || b == 3;
+	}
+	T_CHECK(n > 2000 && one_n > n / 20 && n_one > n / 20 && three > n / 20,
+		"%s: %d cases, 1 x N %d, N x 1 %d, a 3 in %d", t->name, n, one_n, n_one, three);
+	printf("%s: %d cases: 1 x N %d, N x 1 %d, a mesh dim of 3 %d\n", t->name, n, one_n, n_one, three);
+}
+
 int main(int argc, char **argv)
 {
 	sc_test_walk_specs(argc > 1 ? argv[1] : "corpus", check_spec, NULL);
@@ -185,6 +215,12 @@ int main(int argc, char **argv)
 		sc_target_free(&t);
 	}
 	T_CHECK(ntargets >= 20, "only %d targets", ntargets);
+	{
+		struct sc_target t;
+		sc_target_builtin(&t, sc_builtin_named("all_gather_2d"), NULL);
+		mesh_shapes(&t);
+		sc_target_free(&t);
+	}
 	printf("%d targets: the empty stream decodes to their smallest case\n", ntargets);
 
 	struct sc_backend *be;
