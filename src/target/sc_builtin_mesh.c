@@ -10,6 +10,7 @@
  * one replicated or sharded, as DTensor's redistribute does on a 2-D mesh. */
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sc_builtin.h"
@@ -95,7 +96,7 @@ int sc_builtin_mesh_text(const struct sc_builtin_family *f, struct sc_str *b, in
 		else
 			step(b, line, on, k);
 	}
-	sc_str_free(&t);
+	free(text);
 	return 1;
 }
 
