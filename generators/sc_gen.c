@@ -317,6 +317,24 @@ static enum sc_status decode_mesh(struct dec *d, const struct sc_spec *s, struct
 
 const struct sc_spec *sc_gen_mesh_spec(struct sc_target *t) { return sc_target_mesh_spec(t); }
 
+int sc_gen_mesh_fits(struct sc_target *t, const struct sc_gen_opts *o, char *why, size_t n)
+{
+	const struct sc_spec *ms = sc_gen_mesh_spec(t);
+	int one[1][SC_MAX_MESH];
+	for (int w = o->world_lo; ms && w <= o->world_hi; w++)
+		if (sc_gen_meshes(ms, w, one, 1) > 0)
+			return 1;
+	if (!ms)
+		return 1;
+	size_t k = (size_t)snprintf(why, n, "the mesh");
+	for (int m = 0; m < ms->nmesh && k < n; m++)
+		k += ms->mesh_fixed[m] ? (size_t)snprintf(why + k, n - k, " %s=%d", ms->mesh_dim[m], ms->mesh_fixed[m])
+				       : (size_t)snprintf(why + k, n - k, " %s=%s", ms->mesh_dim[m], ms->mesh_sym[m]);
+	if (k < n)
+		snprintf(why + k, n - k, " has no shape within --world %d..%d: nothing to check", o->world_lo, o->world_hi);
+	return 0;
+}
+
 int sc_gen_meshes(const struct sc_spec *s, int world, int (*out)[SC_MAX_MESH], int max)
 {
 	int div[64], nd = 0, n = 0, at[SC_MAX_MESH] = {0};

@@ -41,6 +41,10 @@ const struct sc_spec *sc_gen_mesh_spec(struct sc_target *t);
 /* The mesh sizes of s with product world, in lexicographic order (fixed
  * sizes kept): up to max vectors into out; their number. */
 int sc_gen_meshes(const struct sc_spec *s, int world, int (*out)[SC_MAX_MESH], int max);
+/* 0 when the target has a mesh none of whose sizes' products lies within
+ * o's --world (a fixed `mesh dp=2 tp=2` under --world 1..2), the reason
+ * in why; else 1. */
+int sc_gen_mesh_fits(struct sc_target *t, const struct sc_gen_opts *o, char *why, size_t n);
 int sc_gen_valid(struct sc_target *t, const struct sc_gen_opts *o, const struct sc_case *c, char *why,
 		 size_t n);
 

@@ -159,6 +159,7 @@ expect_grep "bad.case:5: 'q' is not a dim" "$tmp/err" "case sizes error"
 # case: the same failure, the same wrong elements
 for spec in $(grep -l "^expect fail" $(find corpus -name '*.sc' | sort)); do
 	name=$(basename "$(dirname "$spec")")-$(basename "$spec" .sc)
+	name=${name//./-} # (case file names keep letters, digits and '-')
 	"$sc" check "$spec" --property semantics --seed 8 --json - --report "$tmp/all" >"$tmp/all.json" 2>"$tmp/all.txt"
 	cf="$tmp/all/failures/$name-semantics.case"
 	if ! python3 - "$tmp/all.json" "$cf" <<'PY'

@@ -47,12 +47,16 @@ print(len(ka), "results identical")
 PY
 }
 
+# (a mesh bug that needs 4 ranks is not shown within --world 1..2: the
+# expectation is unmet on sim as on mpi; from 4 ranks every one is met)
 for np in 2 3 4; do
 	"$sc" check corpus builtin:all --seed 21 --cases 300 --world 1..$np --json "$tmp/sim$np.json" -q >/dev/null 2>&1
+	simrc=$?
 	run -np $np "$sc" check --backend mpi corpus builtin:all --seed 21 --cases 300 --world 1..$np \
 		--json "$tmp/mpi$np.json" -q >"$tmp/mpi$np.out" 2>&1
 	rc=$?
-	[ $rc -eq 0 ] && ok || { bad "np=$np: corpus+builtins exit $rc"; tail -5 "$tmp/mpi$np.out" >&2; }
+	{ [ $rc -eq 0 ] || { [ $np -lt 4 ] && [ $rc -eq $simrc ]; }; } && ok \
+		|| { bad "np=$np: corpus+builtins exit $rc (sim $simrc)"; tail -5 "$tmp/mpi$np.out" >&2; }
 	same_json "$tmp/sim$np.json" "$tmp/mpi$np.json" && ok || bad "np=$np: mpi results differ from sim"
 done
 

@@ -24,6 +24,7 @@ struct run {
 	struct sc_ctx *ctx;
 	struct sc_result *res;
 	int nres, errors, unmet, fails, passes, expected_fails, not_run;
+	char skip_why[512]; /* why the current target's properties were skipped (a mesh outside --world) */
 };
 
 static void run_free(struct run *r)
@@ -131,7 +132,9 @@ static int check_one(struct run *r, struct sc_target *t, const struct sc_propert
 	    sc_report_write_failure(c->report_dir, res, c->backend, &e) != SC_OK)
 		fprintf(stderr, "shardcheck: %s\n", e.msg);
 	if (res->verdict == SC_V_SKIP) {
-		if (c->verbose)
+		if (res->error[0]) /* (a mesh outside --world: said once per target) */
+			snprintf(r->skip_why, sizeof r->skip_why, "%s", res->error);
+		else if (c->verbose)
 			fprintf(r->out, "skip  %-44s %-18s not applicable to these cases\n", res->target, p->name);
 		return 0;
 	}
@@ -184,6 +187,8 @@ static void check_all(struct run *r)
 	for (int i = 0; i < r->nt; i++) {
 		struct sc_target *t = &r->targets[i];
 		int target_failed = 0;
+		const int nres0 = r->nres;
+		r->skip_why[0] = '\0';
 		for (int k = 0; k < np; k++) {
 			if (!((!c->property || strcmp(c->property, props[k]->name) == 0) && props[k]->applies(t)))
 				continue;
@@ -198,6 +203,10 @@ static void check_all(struct run *r)
 			}
 			left--;
 			target_failed |= check_one(r, t, props[k]);
+		}
+		if (r->nres == nres0 && r->skip_why[0]) { /* nothing checked: no verdict, no expectation */
+			fprintf(r->out, "skip  %-44s %s\n", t->name, r->skip_why);
+			continue;
 		}
 		if (t->corpus && t->expect >= 0 && (t->expect == 1) != target_failed) {
 			r->unmet++;
