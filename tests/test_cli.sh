@@ -276,6 +276,11 @@ expect_grep '"sizes": {"D": 1, "T": 2, "s": 1, "h": 1}' "$tmp/meshrep/report.jso
 expect_grep '"rank": 1, "mesh": {"dp": 0, "tp": 1}' "$tmp/meshrep/report.json" "mesh coordinates in report.json"
 expect_rc 0 "mesh eval --dump" "$sc" eval tests/specs/mesh-partial-tp.sc --world 4 --sizes D=2,T=2,s=2,h=1 --dump "$tmp/meshdump"
 expect_grep "rank 3 = (dp 1, tp 1)" "$tmp/meshdump/ranks.txt" "mesh eval --dump writes the coordinates"
+# in a mesh entry's sizes=E, r is the index in the entry's group and P the
+# whole mesh: 2 ep ranks of 4 rows each make t = 8
+printf 'dims t h\nmesh ep=E tp=T\ninput ep:shard t sizes=P\noutput replicate\nall_gather dim=0 group=ep\n' >"$tmp/meshp.sc"
+expect_rc 0 "mesh sizes= with P" "$sc" eval "$tmp/meshp.sc" --world 4 --sizes E=2,T=2,t=8,h=1
+expect_rc 2 "mesh sizes= with P: t is their sum" "$sc" eval "$tmp/meshp.sc" --world 4 --sizes E=2,T=2,t=4,h=1
 # a mesh's errors: file:line:col, exit 2
 printf 'dims s\nmesh dp=D tp=T\ninput dp:shard s tp:shard s\noutput replicate\nall_gather dim=0 group=ep\n' >"$tmp/meshbad.sc"
 expect_rc 2 "mesh: unknown group" "$sc" check "$tmp/meshbad.sc"

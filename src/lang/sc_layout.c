@@ -28,7 +28,8 @@ enum sc_status sc_layout_sized_rows(const struct sc_layout *l, const struct sc_l
 				    int world, int rank, int64_t *start, int64_t *len, int64_t *total,
 				    struct sc_err *e)
 {
-	struct sc_expr_env v = sc_expr_env_global(xsizes, world);
+	/* P is the whole mesh's, r the index in the entry's group of `world` */
+	struct sc_expr_env v = sc_expr_env_global(xsizes, lc && lc->mesh ? sc_mesh_world(lc->mesh) : world);
 	v.counts = lc ? lc->counts : NULL;
 	v.bound = 1u << SC_VAR_R;
 	int64_t sum = 0, a = 0, n = 0;
