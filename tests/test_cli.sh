@@ -276,6 +276,15 @@ expect_grep '"sizes": {"D": 1, "T": 2, "s": 1, "h": 1}' "$tmp/meshrep/report.jso
 expect_grep '"rank": 1, "mesh": {"dp": 0, "tp": 1}' "$tmp/meshrep/report.json" "mesh coordinates in report.json"
 expect_rc 0 "mesh eval --dump" "$sc" eval tests/specs/mesh-partial-tp.sc --world 4 --sizes D=2,T=2,s=2,h=1 --dump "$tmp/meshdump"
 expect_grep "rank 3 = (dp 1, tp 1)" "$tmp/meshdump/ranks.txt" "mesh eval --dump writes the coordinates"
+# chains of mesh specs: compose and roundtrip entry by entry; a planted
+# second half is caught; a chain mixing meshes and worlds is refused
+expect_rc 0 "mesh chain" "$sc" check --chain tests/specs/mesh-chain-gather.sc,tests/specs/mesh-chain-slice.sc --seed 1 --cases 200
+expect_grep "roundtrip" "$tmp/out" "mesh chain: roundtrip applies"
+expect_rc 1 "mesh chain planted" "$sc" check --chain tests/specs/mesh-chain-gather.sc,tests/specs/mesh-chain-slice-bad.sc \
+	--seed 1 --cases 200 --property compose
+expect_grep "minimal case: world=2 D=2 T=1 s=2 h=1" "$tmp/out" "mesh chain planted: the minimum"
+expect_rc 2 "mesh chain with a world spec" "$sc" check --chain tests/specs/mesh-chain-gather.sc,tests/specs/l2-pad-gather.sc
+expect_grep "the same 'dims' and 'world' (or 'mesh')" "$tmp/err" "mesh chain with a world spec: the message"
 # in a mesh entry's sizes=E, r is the index in the entry's group and P the
 # whole mesh: 2 ep ranks of 4 rows each make t = 8
 printf 'dims t h\nmesh ep=E tp=T\ninput ep:shard t sizes=P\noutput replicate\nall_gather dim=0 group=ep\n' >"$tmp/meshp.sc"

@@ -34,6 +34,15 @@ static int same_layout(const struct sc_layout *a, const struct sc_layout *b)
 		return 0;
 	if (a->kind == SC_PARTIAL && a->op != b->op)
 		return 0;
+	if (a->shard_ndims != b->shard_ndims || a->nent != b->nent)
+		return 0;
+	for (int i = 0; i < a->nent; i++) { /* a mesh placement: entry by entry */
+		const struct sc_place_entry *x = &a->ent[i], *y = &b->ent[i];
+		if (x->kind != y->kind || x->op != y->op || x->shard_dim != y->shard_dim ||
+		    x->shard_ndims != y->shard_ndims || x->rule != y->rule ||
+		    memcmp(&x->g, &y->g, sizeof x->g) != 0)
+			return 0;
+	}
 	for (int i = 0; i < a->norder; i++)
 		if (a->order[i] != b->order[i])
 			return 0;
@@ -88,12 +97,15 @@ enum sc_status sc_target_chain(struct sc_target *t, const char *const *paths, in
 		t->chain[t->nchain++] = s;
 		SC_CHECK_GOTO(sc_spec_load(paths[i], s, e), st, fail);
 		const struct sc_spec *f = t->chain[0];
-		int same = s->ndims == f->ndims && strcmp(s->world_sym, f->world_sym) == 0;
+		int same = s->ndims == f->ndims && strcmp(s->world_sym, f->world_sym) == 0 && s->nmesh == f->nmesh;
 		for (int d = 0; same && d < s->ndims; d++)
 			same = strcmp(s->dim[d], f->dim[d]) == 0;
+		for (int m = 0; same && m < s->nmesh; m++) /* one mesh: its sizes are the case's */
+			same = strcmp(s->mesh_dim[m], f->mesh_dim[m]) == 0 && strcmp(s->mesh_sym[m], f->mesh_sym[m]) == 0 &&
+			       s->mesh_fixed[m] == f->mesh_fixed[m];
 		if (!same) {
 			st = SC_ERR(e, SC_E_SPEC,
-				    "%s:1:1: a chain needs the same 'dims' and 'world' in every spec (differs from %s)",
+				    "%s:1:1: a chain needs the same 'dims' and 'world' (or 'mesh') in every spec (differs from %s)",
 				    paths[i], paths[0]);
 			goto fail;
 		}
