@@ -308,6 +308,21 @@ static enum sc_status decl_expect(struct spec_parse *q, const struct sc_tok *kw)
 	return sc_lex_end(p);
 }
 
+/* `=LO..HI` after NAME (the cursor on NAME) into h. */
+static enum sc_status size_range(struct sc_parse *p, const struct sc_tok *t, struct sc_sizehint *h)
+{
+	p->pos++;
+	if (!sc_lex_is_op(sc_lex_peek(p), "="))
+		return sc_lex_err(p, sc_lex_peek(p)->col, "expected '=' after '%s'", t->text);
+	p->pos++;
+	SC_CHECK(sc_expr_parse(p, &h->lo));
+	if (!sc_lex_is_op(sc_lex_peek(p), ".."))
+		return sc_lex_err(p, sc_lex_peek(p)->col, "expected '..' in a size range");
+	p->pos++;
+	return sc_expr_parse(p, &h->hi);
+}
+
+/* `sizes NAME=LO..HI ...`: a dim's range, or a mesh size's. */
 static enum sc_status decl_sizes(struct spec_parse *q, const struct sc_tok *kw)
 {
 	(void)kw;
@@ -319,36 +334,14 @@ static enum sc_status decl_sizes(struct spec_parse *q, const struct sc_tok *kw)
 		struct sc_tok *t = sc_lex_peek(p);
 		if (t->kind != SC_T_NAME)
 			return sc_lex_err(p, t->col, "expected NAME=LO..HI, got '%s'", t->text);
-		int d = sc_lex_dim(s, t->text);
-		const int m = sc_lex_mesh_sym(s, t->text);
-		if (d < 0 && m >= 0) { /* a mesh size's range */
-			if (s->mesh_hint[m].lo >= 0)
-				return sc_lex_err(p, t->col, "duplicate size range for '%s'", t->text);
-			p->pos++;
-			if (!sc_lex_is_op(sc_lex_peek(p), "="))
-				return sc_lex_err(p, sc_lex_peek(p)->col, "expected '=' after '%s'", t->text);
-			p->pos++;
-			SC_CHECK(sc_expr_parse(p, &s->mesh_hint[m].lo));
-			if (!sc_lex_is_op(sc_lex_peek(p), ".."))
-				return sc_lex_err(p, sc_lex_peek(p)->col, "expected '..' in a size range");
-			p->pos++;
-			SC_CHECK(sc_expr_parse(p, &s->mesh_hint[m].hi));
-			continue;
-		}
-		if (d < 0)
+		const int d = sc_lex_dim(s, t->text), m = sc_lex_mesh_sym(s, t->text);
+		if (d < 0 && m < 0)
 			return sc_lex_err(p, t->col, "unknown dim '%s' (declare 'dims' first, and 'mesh' before a mesh size's range)", t->text);
-		if (q->sizes_line[d])
+		if (d < 0 ? s->mesh_hint[m].lo >= 0 : q->sizes_line[d] != 0)
 			return sc_lex_err(p, t->col, "duplicate size range for '%s'", t->text);
-		q->sizes_line[d] = p->line;
-		p->pos++;
-		if (!sc_lex_is_op(sc_lex_peek(p), "="))
-			return sc_lex_err(p, sc_lex_peek(p)->col, "expected '=' after '%s'", t->text);
-		p->pos++;
-		SC_CHECK(sc_expr_parse(p, &s->hint[d].lo));
-		if (!sc_lex_is_op(sc_lex_peek(p), ".."))
-			return sc_lex_err(p, sc_lex_peek(p)->col, "expected '..' in a size range");
-		p->pos++;
-		SC_CHECK(sc_expr_parse(p, &s->hint[d].hi));
+		if (d >= 0)
+			q->sizes_line[d] = p->line;
+		SC_CHECK(size_range(p, t, d >= 0 ? &s->hint[d] : &s->mesh_hint[m]));
 	}
 	return SC_OK;
 }
