@@ -7,7 +7,7 @@
 #include "sc_cli.h"
 
 static const struct sc_cmd *const commands[] = {
-	&sc_cmd_check, &sc_cmd_eval, &sc_cmd_repro, &sc_cmd_fuzz, &sc_cmd_gate, &sc_cmd_list,
+	&sc_cmd_check, &sc_cmd_eval, &sc_cmd_repro, &sc_cmd_fuzz, &sc_cmd_gate, &sc_cmd_list, &sc_cmd_trace,
 };
 #define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))
 
@@ -28,6 +28,9 @@ static const char *const usage_main =
 	"  gate --plugin LIB.so [--baseline OLD.so] [TRANSFORM...]\n"
 	"                                check a plugin's kernels (CI gate); every property,\n"
 	"                                or bit-for-bit against a baseline build\n"
+	"  trace FILE.py --call EXPR --dims ... --input P --output P [-o OUT.sc]\n"
+	"                                write the spec of a PyTorch function by running it\n"
+	"                                on simulated ranks (needs PyTorch)\n"
 	"  list                          builtins, properties, dtypes, backends\n"
 	"  help COMMAND                  help on a command\n"
 	"\n"

@@ -91,6 +91,7 @@ enum sc_status sc_cli_expected_tensor(struct sc_ctx *ctx, struct sc_target *t, c
 int sc_cli_dump_case(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *cs, const char *dir);
 
 /* The commands, one file each (sc_cmd_NAME.c). */
-extern const struct sc_cmd sc_cmd_check, sc_cmd_gate, sc_cmd_eval, sc_cmd_repro, sc_cmd_fuzz, sc_cmd_list;
+extern const struct sc_cmd sc_cmd_check, sc_cmd_gate, sc_cmd_eval, sc_cmd_repro, sc_cmd_fuzz, sc_cmd_list,
+	sc_cmd_trace;
 
 #endif

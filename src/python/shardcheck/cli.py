@@ -1,0 +1,139 @@
+"""python3 -m shardcheck trace ...  (also `shardcheck trace ...`)."""
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+
+from . import runner
+from .emit import write
+from .record import TraceError
+from .trace import _configs, load_function_module, merge, parse_mesh, run_all, skeleton
+
+USAGE = """shardcheck trace FILE.py --call EXPR --dims a,b,... --input PLACEMENT --output PLACEMENT
+                 [--mesh dp=D,tp=T] [--require COND]... [--name NAME] [-o OUT.sc] [--check [CHECK OPTIONS]]
+
+Runs a PyTorch function on simulated ranks (no process group: torch.distributed's
+collectives, get_world_size, get_rank and new_group are simulated), records its
+tensor operations and writes a spec with one step per operation, each with its
+source line. Sizes are solved as expressions over runs at worlds 1..4 (or mesh
+shapes), two shapes each, every rank.
+
+  --call EXPR      a call evaluated in FILE's namespace: X is the rank's local input
+                   (its shape from --dims and --input), GROUP the world's process
+                   group, GROUPS.<mesh dim> a mesh dim's group
+  --dims a,b,...   the global dims of X, outermost first
+  --input P        X's placement, as in a spec ("shard h", "replicate", "dp:shard s")
+  --output P       the placement the result must have
+  --mesh dp=D,...  a device mesh (sizes: a symbol, drawn, or an integer)
+  --require COND   a spec `require` line: bounds the shapes traced and checked
+  --name NAME      the spec's pipeline name (default: OUT's or the function's name)
+  -o OUT.sc        where to write the spec (default: stdout)
+  --check ...      run `shardcheck check` on the spec at once; the rest of the
+                   command line goes to check (--seed, --cases, --world, ...)
+
+Exit codes: as `check` with --check; else 0 written, 2 an operation with no step,
+a data-dependent size, a size no expression fits, or a usage error."""
+
+
+def parse(argv):
+    check_args = None
+    if "--check" in argv:
+        i = argv.index("--check")
+        argv, check_args = argv[:i], argv[i + 1:]
+    p = argparse.ArgumentParser(prog="shardcheck trace", usage=USAGE, add_help=False)
+    p.add_argument("file")
+    p.add_argument("--call", required=True)
+    p.add_argument("--dims", required=True)
+    p.add_argument("--input", required=True)
+    p.add_argument("--output", required=True)
+    p.add_argument("--mesh", default="")
+    p.add_argument("--require", action="append", default=[])
+    p.add_argument("--name", default="")
+    p.add_argument("-o", dest="out", default="")
+    if "--help" in argv or "-h" in argv:
+        print(USAGE)
+        sys.exit(0)
+    args = p.parse_args(argv)
+    args.dims = [d for d in args.dims.replace(",", " ").split() if d]
+    args.check = check_args
+    return args
+
+
+def trace_to_text(args):
+    """The spec's lines for args (a parsed command line)."""
+    if not os.path.exists(args.file):
+        raise TraceError("usage", "", f"{args.file}: no such file")
+    mesh = parse_mesh(args.mesh) if args.mesh else []
+    name = args.name or (os.path.basename(args.out).split(".")[0] if args.out else
+                         args.call.split("(")[0].strip().replace(".", "-"))
+    with tempfile.TemporaryDirectory(prefix="shardcheck-trace-") as tmp:
+        skel = skeleton(args, name, mesh)
+        args.skel = os.path.join(tmp, "skeleton.sc")
+        with open(args.skel, "w") as f:
+            f.write("\n".join(skel) + "\n")
+        from .simdist import installed
+        with installed():
+            mod = load_function_module(args.file)
+            configs = _configs(args, mesh, args.skel, tmp)
+            if not configs:
+                raise TraceError("usage", "", "no world and shape traced satisfies the spec's declarations "
+                                 "(dims, placements, --require)")
+            runs = run_all(args, compile(args.call, "--call", "eval"), mod, configs, tmp)
+        ref, kept, p1 = merge(runs)
+        worlds = sorted({r.cfg.world for r in kept})
+        header = [f"# Traced by `shardcheck trace` from {args.file}:",
+                  f"#   {args.call}",
+                  f"# at {len({id(r.cfg) for r in kept})} shapes (worlds {', '.join(map(str, worlds))}), every rank; "
+                  "each size below gives",
+                  "# the value seen in every run."] + skel
+        if p1:
+            header += [f"require P >= 2    # at world 1 the function takes other steps "
+                       f"({len(p1[0].rec.steps)} instead of {len(ref.rec.steps)}): this spec is for P >= 2"]
+        lines = write(header, ref, kept)
+        text = "\n".join(lines) + "\n"
+        # the C side parses what is written, on a traced case
+        probe = os.path.join(tmp, "traced.sc")
+        with open(probe, "w") as f:
+            f.write(text)
+        rc, err = runner.eval_dump(probe, kept[0].cfg, os.path.join(tmp, "check"))
+        if rc == 2:
+            raise TraceError("internal", "", "the spec written does not parse (a shardcheck bug; "
+                             "please report it with this output):\n" + err + "\n" + text)
+        return text
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(USAGE)
+        return 0 if argv else 2
+    if argv[0] != "trace":
+        print(f"shardcheck (python): unknown command '{argv[0]}': only `trace` is here", file=sys.stderr)
+        return 2
+    try:
+        args = parse(argv[1:])
+    except SystemExit as ex:
+        return 2 if ex.code else 0
+    try:
+        text = trace_to_text(args)
+    except TraceError as ex:
+        print(f"shardcheck trace: {ex}", file=sys.stderr)
+        return 2
+    if args.out:
+        tmp = args.out + ".tmp"
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, args.out)
+        print(f"wrote {args.out}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    if args.check is not None:
+        if not args.out:
+            with tempfile.NamedTemporaryFile("w", suffix=".sc", delete=False) as f:
+                f.write(text)
+            rc, _ = runner.check(f.name, args.check)
+            os.unlink(f.name)
+            return rc
+        return runner.check(args.out, args.check)[0]
+    return 0

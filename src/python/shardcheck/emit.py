@@ -1,0 +1,172 @@
+"""Writing the merged runs as a spec: every size argument solved over
+every run (solve.py), one line per step with its source line as a
+comment. FORMS is the table of how each step kind is written."""
+from .record import TraceError, source_text
+from .solve import Bank, solve
+
+
+def _names(runs, step_index):
+    """The names an expression may use, in the order they are preferred."""
+    env = runs[0].rec.env
+    dims = [k for k in env if k not in ("P", "rank")]
+    return dims + ["P", "rank"]
+
+
+def _group_arg(st):
+    return f" group={st.group}" if st.group else ""
+
+
+FORMS = {
+    "reshape": lambda st, c, e: f"reshape [{', '.join(e)}]",
+    "view": lambda st, c, e: f"view [{', '.join(e)}]",
+    "flatten": lambda st, c, e: f"flatten {c[0]} {c[1]}",
+    "unsqueeze": lambda st, c, e: f"unsqueeze {c[0]}",
+    "squeeze": lambda st, c, e: f"squeeze {c[0]}",
+    "movedim": lambda st, c, e: f"movedim {c[0]} {c[1]}",
+    "transpose": lambda st, c, e: f"transpose {c[0]} {c[1]}",
+    "permute": lambda st, c, e: "permute " + " ".join(str(x) for x in c),
+    "contiguous": lambda st, c, e: "contiguous",
+    "flip": lambda st, c, e: f"flip {c[0]}",
+    "narrow": lambda st, c, e: f"narrow {c[0]} {e[0]} {e[1]}",
+    "take": lambda st, c, e: f"take {c[0]} {e[0]} {e[1]}" + (" split" if c[1] == "split" else ""),
+    "take_list": lambda st, c, e: f"take {c[0]} {e[0]} {e[1]}" + (" split" if c[1] == "split" else ""),
+    "chunk_cat": lambda st, c, e: f"chunk_cat chunk={c[0]} cat={c[1]}" + _group_arg(st),
+    "pad": lambda st, c, e: f"pad {c[0]} {e[0]} {e[1]}",
+    "repeat_interleave": lambda st, c, e: f"repeat_interleave {e[0]} {c[0]}",
+    "all_to_all_single": lambda st, c, e: "all_to_all_single" + _group_arg(st),
+    "all_gather_into_tensor": lambda st, c, e: "all_gather_into_tensor" + _group_arg(st),
+    "reduce_scatter_tensor": lambda st, c, e: f"reduce_scatter_tensor {c[0]}" + _group_arg(st),
+    "all_reduce": lambda st, c, e: f"all_reduce {c[0]}" + _group_arg(st),
+    "all_gather": lambda st, c, e: f"all_gather dim={c[0]} sizes={e[0]}" + _group_arg(st),
+    "reduce_scatter": lambda st, c, e: f"reduce_scatter dim={c[0]} op={c[1]}" + _group_arg(st),
+    "cat": lambda st, c, e: None,     # written with its operands' names (see write)
+}
+
+
+class Solver:
+    """Solves every size argument of one step over the runs that reached it."""
+
+    def __init__(self, runs, i):
+        self.runs = [r for r in runs if len(r.rec.steps) > i]
+        self.i = i
+        self.banks = {}
+
+    def _env(self, run, extra):
+        st = run.rec.steps[self.i]
+        env = dict(run.rec.env)
+        for j, n in enumerate(st.in_shape):
+            env[f"size({j})"] = n
+        env.update(extra)
+        return env
+
+    def solve(self, j, pick=None, drop=()):
+        """Argument j; pick(extra) selects which pairs of a list argument
+        take part, drop names the extra names to leave out."""
+        envs, vals = [], []
+        for run in self.runs:
+            for extra, v in run.rec.steps[self.i].sizes[j]:
+                if pick is not None and not pick(extra):
+                    continue
+                extra = {k: x for k, x in extra.items() if k not in drop}
+                envs.append(self._env(run, extra))
+                vals.append(v)
+        keys = sorted(set(k for e in envs for k in e if k not in envs[0] or True))
+        base = [k for k in self.runs[0].rec.env if k not in ("P", "rank")] + ["P", "rank"]
+        extra_names = [k for k in keys if k not in base and not k.startswith("size(")]
+        late = [k for k in keys if k.startswith("size(")]
+        key = (j, tuple(extra_names), tuple(sorted(drop)), pick is not None and id(pick))
+        names = [n for n in base + extra_names if all(n in e for e in envs)]
+        late = [n for n in late if all(n in e for e in envs)]
+        bank = Bank(names, envs, late)
+        text = solve(bank, vals)
+        if text is None:
+            st = self.runs[0].rec.steps[self.i]
+            seen = ", ".join(f"{v} at {_env_text(e)}" for e, v in list(zip(envs, vals))[:8])
+            raise TraceError("solve", st.where,
+                             f"no expression gives every value of {st.kind}'s size argument {j + 1}: {seen}",
+                             "the size must be a product or quotient of the dims, P, rank, the local sizes and "
+                             "constants (or an affine sum of them); compute it that way in the code, or write "
+                             "this step by hand")
+        return text
+
+
+def _env_text(e):
+    return " ".join(f"{k}={v}" for k, v in e.items() if not k.startswith("size("))
+
+
+def step_args(runs, i):
+    """The spec's text for step i (without the tensor names)."""
+    st = runs[0].rec.steps[i]
+    sv = Solver(runs, i)
+    if st.kind == "take_list":
+        n = sv.solve(0)
+        lengths = {len(r.rec.steps[i].sizes[1]) for r in sv.runs}
+        if len(lengths) == 1:
+            L = lengths.pop()
+            ks = [sv.solve(1, pick=lambda x, j=j: x["k"] == j, drop=("k",)) for j in range(L)]
+            return FORMS["take_list"](st, st.consts, [n, "[" + ", ".join(ks) + "]"])
+        if all(len(r.rec.steps[i].sizes[1]) == r.rec.steps[i].sizes[0][0][1] for r in sv.runs):
+            e = sv.solve(1)
+            return FORMS["take_list"](st, st.consts, [n, f"[{e} for k]"])
+        raise TraceError("solve", st.where, "torch.cat of chunks: the number of chunks taken is neither "
+                         "fixed nor the number of chunks", "write this step by hand (`take i N [...]`)")
+    exprs = [sv.solve(j) for j in range(len(st.sizes))]
+    return FORMS[st.kind](st, st.consts, exprs)
+
+
+def live_steps(ref):
+    """Indices of the steps the output depends on, in order."""
+    steps = ref.rec.steps
+    need = {ref.out_node}
+    live = []
+    for i in range(len(steps) - 1, -1, -1):
+        st = steps[i]
+        if st.failed is not None or need & set(st.outs):
+            live.append(i)
+            need |= set(st.ins)
+    return sorted(live)
+
+
+def write(header, ref, runs, name_of_input="x"):
+    """Spec lines for the steps of ref, sized over runs."""
+    steps = ref.rec.steps
+    if ref.failed is not None:
+        idx = list(range(steps.index(ref.failed) + 1))
+    else:
+        idx = live_steps(ref)
+    chain = True
+    prev = 1
+    for i in idx:
+        st = steps[i]
+        if st.kind == "cat" or st.ins != (prev,) or len(st.outs) != 1:
+            chain = False
+        prev = st.outs[0] if st.outs else None
+    if ref.failed is None and idx and steps[idx[-1]].outs != (ref.out_node,):
+        chain = False
+    body = []
+    names = {1: name_of_input}
+    if not chain:
+        body.append((f"tensor {name_of_input} = input", ""))
+    for i in idx:
+        st = steps[i]
+        text = step_args(runs, i)
+        if chain:
+            line = text
+        else:
+            out = f"t{st.outs[0]}" if st.outs else "t_failed"
+            if st.outs:
+                names[st.outs[0]] = out
+            if st.kind == "cat":
+                line = f"{out} = cat {' '.join(names[n] for n in st.ins)} dim={st.consts[0]}"
+            else:
+                kind, _, rest = text.partition(" ")
+                line = f"{out} = {kind} {names[st.ins[0]]}" + (f" {rest}" if rest else "")
+        src = source_text(st.path, st.line)
+        note = f"{st.where}" + (f"  {src}" if src else "")
+        if st.failed and all(r.failed is not None for r in runs):
+            note += f"  (raises in every run: {st.failed})"
+        body.append((line, note))
+    if ref.failed is None and not idx:
+        raise TraceError("usage", "", "the function returns its input unchanged: there is nothing to check")
+    width = max(len(b) for b, _ in body)
+    return header + [(b.ljust(width) + "  # " + n) if n else b for b, n in body]

@@ -1,0 +1,250 @@
+"""Recording one rank's run of a function as steps of the spec language.
+
+The input tensor and every tensor computed from it are tracked; each
+PyTorch operation on a tracked tensor goes through Recorder.__torch_function__
+(PyTorch's TorchFunctionMode), which finds the operation's row in HANDLERS
+and appends a Step. Operations on untracked tensors (output buffers, index
+arithmetic) run as they are. A piece of torch.chunk / split stays a piece
+(not yet a step) until it is used, so that torch.cat of the pieces can
+become one step (chunk_cat, take with a list, all_gather).
+"""
+import linecache
+import os
+import sys
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_TORCH = os.path.dirname(os.path.abspath(torch.__file__))
+
+
+class TraceError(Exception):
+    """Why a function cannot be traced; where is 'file:line' of the user's code."""
+
+    def __init__(self, kind, where, message, hint=""):
+        super().__init__(message)
+        self.kind, self.where, self.message, self.hint = kind, where, message, hint
+
+    def __str__(self):
+        s = f"{self.where}: {self.message}" if self.where else self.message
+        return s + (f"\n  {self.hint}" if self.hint else "")
+
+
+def user_line():
+    """file:line of the innermost frame outside torch and this package."""
+    f = sys._getframe(1)
+    while f is not None:
+        fn = os.path.abspath(f.f_code.co_filename)
+        if not fn.startswith(_HERE) and not fn.startswith(_TORCH) and not fn.startswith("<"):
+            return f"{os.path.relpath(fn)}:{f.f_lineno}", fn, f.f_lineno
+        f = f.f_back
+    return "", "", 0
+
+
+def source_text(path, line):
+    return linecache.getline(path, line).strip() if path else ""
+
+
+class Step:
+    """One step of one trace.
+
+    kind: the step's row in emit.FORMS; ins/outs: node ids; consts: what
+    must be the same in every trace (dims, ops, list lengths); sizes: one
+    entry per size argument, each a list of (extra names, value) pairs
+    (usually one pair with no extra names; `take ... [E for k]` gives one
+    per k); group: the mesh dims of a grouped step."""
+
+    def __init__(self, kind, ins, consts=(), sizes=(), group=None):
+        self.kind, self.ins, self.consts = kind, tuple(ins), tuple(consts)
+        self.sizes = [s if isinstance(s, list) else [({}, int(s))] for s in sizes]
+        self.group = group
+        self.outs = ()
+        self.where, self.path, self.line = user_line()
+        self.in_shape = ()
+        self.failed = None
+
+    def signature(self):
+        return (self.kind, self.ins, self.outs, self.consts, self.group,
+                tuple(len(s) for s in self.sizes), self.where)
+
+
+class Piece:
+    """torch.chunk(src, n, dim)[k] (mode 'chunk'), tensor_split (mode
+    'split'), or rows [start, start+length) of torch.split (mode 'narrow')."""
+
+    def __init__(self, src, dim, mode, n, k, start=0, length=0):
+        self.src, self.dim, self.mode, self.n, self.k = src, dim, mode, n, k
+        self.start, self.length = start, length
+
+
+class GatherPiece:
+    """Rank k's tensor in the list an all_gather filled."""
+
+    def __init__(self, step, k, n):
+        self.step, self.k, self.n = step, k, n
+
+
+class Recorder(TorchFunctionMode):
+    """Tracks tensors computed from the input on one simulated rank."""
+
+    def __init__(self, env):
+        super().__init__()
+        self.env = env              # names and their values on this rank (dims, P, rank, ...)
+        self.steps = []
+        self.nodes = {}             # id(tensor) -> node id
+        self.pieces = {}            # id(tensor) -> Piece | GatherPiece
+        self.keep = []              # tracked tensors, so that ids are not reused
+        self.paused = 0
+        self.next_node = 1
+
+    # tracking ---------------------------------------------------------
+    def track(self, t, node=None):
+        if node is None:
+            node = self.next_node
+            self.next_node += 1
+        self.nodes[id(t)] = node
+        self.pieces.pop(id(t), None)
+        self.keep.append(t)
+        return node
+
+    def add_piece(self, t, piece):
+        self.pieces[id(t)] = piece
+        self.nodes.pop(id(t), None)
+        self.keep.append(t)
+
+    def known(self, t):
+        return isinstance(t, torch.Tensor) and (id(t) in self.nodes or id(t) in self.pieces)
+
+    def node_of(self, t):
+        """The node of a tracked tensor; a piece becomes a step here."""
+        if id(t) in self.nodes:
+            return self.nodes[id(t)]
+        p = self.pieces[id(t)]
+        if isinstance(p, GatherPiece):
+            raise TraceError("unsupported", user_line()[0],
+                             "one rank's tensor of an all_gather list is used alone",
+                             "shardcheck's all_gather concatenates the list (torch.cat(tensor_list, dim=i)); "
+                             "write the code that way, or use all_gather_into_tensor")
+        if p.mode == "narrow":
+            st = Step("narrow", [p.src], [p.dim], [p.start, p.length])
+        else:
+            st = Step("take", [p.src], [p.dim, p.mode], [p.n, p.k])
+        return self.emit(st, t)
+
+    def emit(self, st, out, in_shape=None):
+        """Appends a step whose result is the tensor out (or several)."""
+        outs = out if isinstance(out, (list, tuple)) else [out]
+        st.outs = tuple(self.track(o) for o in outs)
+        if in_shape is not None:
+            st.in_shape = tuple(in_shape)
+        self.steps.append(st)
+        return st.outs[0]
+
+    def begin(self, st, t):
+        """A step recorded before it runs: a PyTorch error in it ends the
+        trace there (the spec's step fails in the same case)."""
+        st.in_shape = tuple(t.shape)
+        self.steps.append(st)
+        return st
+
+    def done(self, st, out):
+        outs = out if isinstance(out, (list, tuple)) else [out]
+        st.outs = tuple(self.track(o) for o in outs)
+        return out
+
+    # interception -----------------------------------------------------
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if self.paused:
+            return func(*args, **kwargs)
+        tracked = [a for a in _tensors(args, kwargs) if self.known(a)]
+        if not tracked:
+            return func(*args, **kwargs)
+        name = op_name(func)
+        handler = HANDLERS.get(name)
+        if handler is None:
+            raise unsupported(name)
+        self.paused += 1
+        try:
+            return handler(self, func, args, kwargs)
+        finally:
+            self.paused -= 1
+
+    def run_step(self, st, t, func, args, kwargs):
+        """Records st with input t, runs the operation, tracks its result."""
+        self.begin(st, t)
+        try:
+            out = func(*args, **kwargs)
+        except Exception as ex:  # PyTorch refused: the trace ends here
+            st.failed = f"{type(ex).__name__}: {str(ex).splitlines()[0] if str(ex) else ''}"
+            raise StepFailed(st) from ex
+        return self.done(st, out)
+
+
+def _chain(self, pairs, t, func, args, kwargs):
+    """Several steps for one operation (t[1:, 0], flip of two dims), each
+    run by its own function so that each has its input's shape."""
+    if not pairs:
+        out = func(*args, **kwargs)
+        self.track(out, self.node_of(t))
+        return out
+    cur = t
+    for st, fn in pairs:
+        st.ins = (self.node_of(cur),)
+        cur = self.run_step(st, cur, fn, (cur,), {})
+    return cur
+
+
+Recorder.chain = _chain
+
+
+class StepFailed(Exception):
+    def __init__(self, st):
+        super().__init__(st.failed)
+        self.step = st
+
+
+def _tensors(args, kwargs):
+    for a in list(args) + list(kwargs.values()):
+        if isinstance(a, torch.Tensor):
+            yield a
+        elif isinstance(a, (list, tuple)):
+            for b in a:
+                if isinstance(b, torch.Tensor):
+                    yield b
+
+
+def op_name(func):
+    name = getattr(func, "__name__", str(func))
+    if name == "__get__":
+        owner = getattr(func, "__self__", None)
+        return "." + getattr(owner, "__name__", "?")
+    return name
+
+
+def unsupported(name, hint=None):
+    where = user_line()[0]
+    if name in DATA_DEPENDENT:
+        return TraceError("data", where,
+                          f"data-dependent value: `{name.lstrip('.')}` reads a tracked tensor's contents",
+                          "a size or a branch read from the data cannot be a spec: sizes must follow from the "
+                          "shapes, the world size and the rank (for token counts, write the spec by hand "
+                          "with `counts`)")
+    if hint is None:
+        hint = ARITHMETIC_HINT if name.strip("_") in ARITHMETIC else (
+            "rewrite it with the language's steps (docs/language.md, Steps), or write this part of the "
+            "spec by hand; see `shardcheck trace --help` for what is traced")
+    label = name.lstrip(".")
+    return TraceError("unsupported", where, f"`{label}` has no step in shardcheck's language", hint)
+
+
+ARITHMETIC = {"add", "sub", "mul", "div", "true_divide", "floor_divide", "neg", "matmul", "mm", "bmm", "pow",
+              "exp", "log", "sum", "mean", "max", "min", "softmax", "relu", "gelu", "linear", "rsub",
+              "radd", "rmul", "iadd", "isub", "imul", "idiv", "addmm", "einsum", "square", "sqrt"}
+ARITHMETIC_HINT = ("arithmetic on the values: a layout spec moves data and does not compute; for the "
+                   "arithmetic around collectives write a compute spec (docs/language.md, Compute specs)")
+DATA_DEPENDENT = {"item", "tolist", "__int__", "__index__", "__bool__", "__float__", "numpy", "nonzero",
+                  "unique", "masked_select", "__array__", "argwhere", "bincount"}
+
+from .handlers import HANDLERS  # noqa: E402  (the table needs the classes above)

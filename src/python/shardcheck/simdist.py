@@ -1,0 +1,291 @@
+"""A simulated process group: torch.distributed as one rank of it sees it.
+
+While a trace runs, torch.distributed's collectives, its world-size and
+rank queries and new_group are replaced (in the module, so that
+`dist.all_to_all_single` and `from torch.distributed import ...` done
+inside the trace both see them). A collective on a tracked tensor records
+its step; its output buffer gets the result's shape (the values are not
+computed: the spec's interpreter computes them). Nothing here talks to
+another process.
+"""
+import contextlib
+
+import torch
+import torch.distributed as dist
+
+from .record import GatherPiece, Piece, Step, StepFailed, TraceError, unsupported, user_line
+
+
+class Group:
+    """One process group as this rank sees it: its members (world ranks,
+    in group order) and the mesh dims it spans (None: the whole world)."""
+
+    def __init__(self, members, rank, dims=None):
+        self.members, self.global_rank, self.dims = list(members), rank, dims
+
+    def size(self):
+        return len(self.members)
+
+    def rank(self):
+        return self.members.index(self.global_rank)
+
+    def text(self):
+        return None if self.dims is None else ",".join(self.dims)
+
+    def __repr__(self):
+        return f"<simulated group {self.text() or 'world'} {self.members}>"
+
+
+class Groups:
+    """GROUPS in --call: GROUPS.tp is this rank's group along mesh dim tp."""
+
+    def __init__(self, groups):
+        self.__dict__.update(groups)
+
+    def __getitem__(self, k):
+        return self.__dict__[k]
+
+
+class Work:
+    def wait(self, *a, **k):
+        return True
+
+    def is_completed(self):
+        return True
+
+
+_OPS = {"SUM": "sum", "MAX": "max", "MIN": "min", "PRODUCT": "prod"}
+
+
+def _op(op):
+    for name, text in _OPS.items():
+        if op == getattr(dist.ReduceOp, name):
+            return text
+    raise unsupported("reduce op", f"reduction {op} has no step: the language reduces by sum, max, min, prod")
+
+
+class SimDist:
+    """The replacements for one trace (one rank of one world)."""
+
+    def __init__(self, rec, world, mesh_groups, partitions):
+        self.rec = rec
+        self.world = world                  # the whole world's Group
+        self.mesh_groups = mesh_groups      # frozenset of world ranks -> Group (mesh dims' groups)
+        self.partitions = partitions
+
+    # groups --------------------------------------------------------------
+    def group(self, g):
+        if g is None or g is getattr(dist.GroupMember, "WORLD", None):
+            return self.world
+        if isinstance(g, Group):
+            return g
+        raise TraceError("unsupported", user_line()[0], f"{g!r} is not a process group of the trace",
+                         "pass GROUP (or GROUPS.<mesh dim>) from --call, or one from dist.new_group")
+
+    def new_group(self, ranks=None, *a, **k):
+        if ranks is None:
+            return self.world
+        ranks = list(ranks)
+        g = self.mesh_groups.get(frozenset(ranks))
+        if self.world.global_rank not in ranks:
+            return Group(ranks, ranks[0], ("?",))    # not ours: only a handle
+        if g is None or g.members != ranks:
+            raise TraceError("unsupported", user_line()[0],
+                             f"new_group({ranks}) is not the group of a mesh dim",
+                             "groups are a mesh's rows and columns: declare --mesh and use GROUPS.<dim>")
+        return g
+
+    def get_world_size(self, group=None):
+        return self.group(group).size()
+
+    def get_rank(self, group=None):
+        return self.group(group).rank()
+
+    def get_global_rank(self, group, group_rank):
+        return self.group(group).members[group_rank]
+
+    def get_process_group_ranks(self, group):
+        return list(self.group(group).members)
+
+    # collectives ---------------------------------------------------------
+    def _collective(self, kind, t, consts, sizes, group, run, out_buf=None):
+        """Records the collective on tracked tensor t; run() gives the result
+        (raising where PyTorch would); out_buf, if given, takes it."""
+        rec, g = self.rec, self.group(group)
+        if not rec.known(t):
+            raise TraceError("unsupported", user_line()[0], f"{kind} of a tensor not computed from the input",
+                             "only tensors computed from X are traced")
+        rec.paused += 1
+        try:
+            st = Step(kind, [rec.node_of(t)], consts, sizes, group=g.text())
+            rec.begin(st, t)
+            try:
+                res = run(g)
+            except RuntimeError as ex:
+                st.failed = f"RuntimeError: {ex}"
+                raise StepFailed(st) from ex
+            if out_buf is None:
+                return rec.done(st, res)
+            rec.done(st, res)
+            if tuple(out_buf.shape) != tuple(res.shape):
+                # the buffer has another shape of the same size ([P, n] for [P*n]): a view of the result
+                vst = Step("view", [st.outs[0]], [out_buf.dim()], list(out_buf.shape))
+                vst.in_shape = tuple(res.shape)
+                rec.emit(vst, out_buf)
+            else:
+                rec.track(out_buf, st.outs[0])
+            return None
+        finally:
+            rec.paused -= 1
+
+    @staticmethod
+    def _contig(t):
+        if not t.is_contiguous():
+            raise RuntimeError("Tensors must be contiguous")
+
+    def all_to_all_single(self, output, input, output_split_sizes=None, input_split_sizes=None,
+                          group=None, async_op=False):
+        if output_split_sizes is not None or input_split_sizes is not None:
+            raise unsupported("all_to_all_single", "split sizes are not traced yet: write this exchange by "
+                              "hand (`all_to_all_single in=E out=F`)")
+
+        def run(g):
+            self._contig(input)
+            if input.shape[0] % g.size():
+                raise RuntimeError(f"dim 0 ({input.shape[0]}) is not divisible by the world size {g.size()}")
+            return input.clone()
+        self._collective("all_to_all_single", input, [], [], group, run, output)
+        return Work() if async_op else None
+
+    def all_gather_into_tensor(self, output_tensor, input_tensor, group=None, async_op=False):
+        def run(g):
+            self._contig(input_tensor)
+            return torch.cat([input_tensor] * g.size(), 0)
+        self._collective("all_gather_into_tensor", input_tensor, [], [], group, run, output_tensor)
+        return Work() if async_op else None
+
+    def _all_gather_base(self, output_tensor, input_tensor, group=None, async_op=False):
+        return self.all_gather_into_tensor(output_tensor, input_tensor, group, async_op)
+
+    def reduce_scatter_tensor(self, output, input, op=None, group=None, async_op=False):
+        op = _op(dist.ReduceOp.SUM if op is None else op)
+
+        def run(g):
+            self._contig(input)
+            if input.shape[0] % g.size():
+                raise RuntimeError(f"dim 0 ({input.shape[0]}) is not divisible by the world size {g.size()}")
+            return input.narrow(0, 0, input.shape[0] // g.size()).clone()
+        self._collective("reduce_scatter_tensor", input, [op], [], group, run, output)
+        return Work() if async_op else None
+
+    def _reduce_scatter_base(self, output, input, op=None, group=None, async_op=False):
+        return self.reduce_scatter_tensor(output, input, op, group, async_op)
+
+    def all_reduce(self, tensor, op=None, group=None, async_op=False):
+        op = _op(dist.ReduceOp.SUM if op is None else op)
+
+        def run(g):
+            self._contig(tensor)
+            return tensor
+        self._collective("all_reduce", tensor, [op], [], group, run)   # in place: tensor is the result
+        return Work() if async_op else None
+
+    def all_gather(self, tensor_list, tensor, group=None, async_op=False):
+        rec, g = self.rec, self.group(group)
+        if not rec.known(tensor):
+            raise TraceError("unsupported", user_line()[0], "all_gather of a tensor not computed from the input")
+        if len(tensor_list) != g.size():
+            raise RuntimeError(f"all_gather: a list of {len(tensor_list)} tensors for {g.size()} ranks")
+        st = Step("all_gather", [rec.node_of(tensor)], [None],
+                  [[({"src": k}, int(b.shape[0] if b.dim() else 1)) for k, b in enumerate(tensor_list)]],
+                  group=g.text())
+        st.in_shape = tuple(tensor.shape)
+        st.buffers = [tuple(b.shape) for b in tensor_list]
+        rec.steps.append(st)
+        for k, b in enumerate(tensor_list):
+            rec.add_piece(b, GatherPiece(st, k, g.size()))
+        return Work() if async_op else None
+
+    def reduce_scatter(self, output, input_list, op=None, group=None, async_op=False):
+        rec, g = self.rec, self.group(group)
+        op = _op(dist.ReduceOp.SUM if op is None else op)
+        ps = [rec.pieces.get(id(x)) for x in input_list]
+        if not (ps and all(isinstance(p, Piece) and p.mode == "chunk" for p in ps)
+                and len({(p.src, p.dim) for p in ps}) == 1 and [p.k for p in ps] == list(range(g.size()))
+                and ps[0].n == g.size()):
+            raise unsupported("reduce_scatter", "reduce_scatter is traced when its list is torch.chunk(t, P, dim) "
+                              "of one tensor, in order (the `reduce_scatter dim=i` step)")
+        rec.paused += 1
+        try:
+            st = Step("reduce_scatter", [ps[0].src], [ps[0].dim, op], group=g.text())
+            st.in_shape = tuple(input_list[0].shape)
+            rec.steps.append(st)
+            rec.done(st, output)
+        finally:
+            rec.paused -= 1
+        return Work() if async_op else None
+
+    def barrier(self, *a, **k):
+        return Work() if k.get("async_op") else None
+
+    # installing ----------------------------------------------------------
+    NAMES = ["all_to_all_single", "all_gather_into_tensor", "_all_gather_base", "reduce_scatter_tensor",
+             "_reduce_scatter_base", "all_reduce", "all_gather", "reduce_scatter", "barrier",
+             "new_group", "get_world_size", "get_rank", "get_global_rank", "get_process_group_ranks"]
+    REFUSED = ["broadcast", "send", "recv", "isend", "irecv", "batch_isend_irecv", "gather", "scatter",
+               "reduce", "all_to_all", "all_gather_object", "broadcast_object_list", "all_gather_coalesced"]
+
+
+_current = []
+
+
+def _dispatch(name):
+    def f(*a, **k):
+        return getattr(_current[-1], name)(*a, **k)
+    f.__name__ = name
+    return f
+
+
+def _refuse(name):
+    def f(*a, **k):
+        raise unsupported(name, f"torch.distributed.{name} is not traced yet: write this exchange by hand "
+                          "(docs/language.md, Sized exchanges)")
+    return f
+
+
+@contextlib.contextmanager
+def installed():
+    """Replaces torch.distributed's functions for the duration (each call
+    goes to the SimDist of the trace running, see activate)."""
+    saved = {}
+    mods = [dist]
+    try:
+        import torch.distributed.distributed_c10d as c10d
+        mods.append(c10d)
+    except ImportError:
+        pass
+    repl = {n: _dispatch(n) for n in SimDist.NAMES}
+    repl.update({n: _refuse(n) for n in SimDist.REFUSED})
+    repl["is_initialized"] = lambda: True
+    repl["is_available"] = lambda: True
+    for m in mods:
+        for n, f in repl.items():
+            saved[(m, n)] = getattr(m, n, None)
+            setattr(m, n, f)
+    try:
+        yield
+    finally:
+        for (m, n), f in saved.items():
+            if f is None:
+                delattr(m, n)
+            else:
+                setattr(m, n, f)
+
+
+@contextlib.contextmanager
+def activate(sim):
+    _current.append(sim)
+    try:
+        yield
+    finally:
+        _current.pop()

@@ -1,0 +1,172 @@
+"""Sizes as expressions.
+
+A size argument of a traced operation is seen once per trace (a world
+size, a shape and a rank). solve() finds the simplest expression of the
+spec language that gives every value seen: a constant, then expressions
+of one, two and three names joined by + - * / // % cdiv, then affine
+combinations (2*P-1-rank). Names are tried in the order given (the dims,
+then P, then rank, then the local sizes), so the first expression found
+is the most readable one. Expressions are compared by their values on
+every trace, so two that agree everywhere are one candidate.
+"""
+
+INVALID = None
+
+
+def _div_exact(a, b):
+    if b == 0 or a % b:
+        return INVALID
+    return a // b
+
+
+def _floordiv(a, b):
+    return INVALID if b == 0 else a // b
+
+
+def _mod(a, b):
+    return INVALID if b == 0 else a % b
+
+
+def _cdiv(a, b):
+    return INVALID if b == 0 else -(-a // b)
+
+
+# (text, precedence of the result, function, commutative); precedence as
+# Python's: 1 for + -, 2 for * / // %, 3 for a name or a call
+_OPS = (
+    ("+", 1, lambda a, b: a + b, True),
+    ("-", 1, lambda a, b: a - b, False),
+    ("*", 2, lambda a, b: a * b, True),
+    ("/", 2, _div_exact, False),
+    ("//", 2, _floordiv, False),
+    ("%", 2, _mod, False),
+    ("cdiv", 3, _cdiv, False),
+)
+
+
+def _join(op, prec, a, b):
+    """Text of a OP b; a and b are (text, precedence, top operator)."""
+    (ta, pa, _), (tb, pb, ob) = a, b
+    if op == "cdiv":
+        return f"cdiv({ta},{tb})"
+    if pa < prec:
+        ta = f"({ta})"
+    if pb < prec or (pb == prec and not (op == ob and op in "+*") and not (op == "+" and ob == "-")):
+        tb = f"({tb})"
+    return f"{ta}{op}{tb}"
+
+
+def _apply(fn, va, vb):
+    out = []
+    for a, b in zip(va, vb):
+        v = fn(a, b)
+        if v is INVALID:
+            return None
+        out.append(v)
+    return tuple(out)
+
+
+class Bank:
+    """Expressions over one set of traces, built by size on demand and
+    kept one per distinct tuple of values."""
+
+    def __init__(self, names, envs, late=()):
+        """names: tried first, in order; late: names tried after every
+        expression of two names (a rank's local sizes)."""
+        self.envs = envs
+        self.seen = {}
+        self.levels = [[]]
+        self.late = list(late)
+        first = []
+        for n in names:
+            vec = tuple(e[n] for e in envs)
+            if vec not in self.seen:
+                self.seen[vec] = (n, 3, "")
+                first.append(vec)
+        for c in (1, 2, 3, 4):
+            vec = tuple(c for _ in envs)
+            if vec not in self.seen:
+                self.seen[vec] = (str(c), 3, "")
+                first.append(vec)
+        self.levels.append(first)
+
+    def level(self, n):
+        while len(self.levels) <= n:
+            self._grow()
+        return self.levels[n]
+
+    def _grow(self):
+        n = len(self.levels)
+        new = []
+        for i in range(1, n):
+            for va in self.levels[i]:
+                for vb in self.levels[n - i]:
+                    for op, prec, fn, comm in _OPS:
+                        if comm and i > n - i:
+                            continue
+                        vec = _apply(fn, va, vb)
+                        if vec is None or vec in self.seen:
+                            continue
+                        self.seen[vec] = (_join(op, prec, self.seen[va], self.seen[vb]), prec, op)
+                        new.append(vec)
+        if n == 2 and self.late:
+            for name in self.late:     # late names join the first level once the second is built
+                vec = tuple(e[name] for e in self.envs)
+                if vec not in self.seen:
+                    self.seen[vec] = (name, 3, "")
+                    self.levels[1].append(vec)
+                    new.append(vec)
+            self.late = []
+        self.levels.append(new)
+
+
+def _affine(bank, target, terms, coeffs, two):
+    """target == a*t + c, or a*t1 + b*t2 + c with t1, t2 names."""
+    def text(parts, c):
+        s = ""
+        for a, t in parts:
+            tt, prec, _ = bank.seen[t]
+            if prec < 2:
+                tt = f"({tt})"
+            mag = "" if abs(a) == 1 else f"{abs(a)}*"
+            s += ("-" if a < 0 else ("+" if s else "")) + mag + tt
+        if c:
+            s += f"{c:+d}"
+        return s
+
+    for t in terms:
+        for a in coeffs:
+            rest = {v - a * x for v, x in zip(target, t)}
+            if len(rest) == 1:
+                return text([(a, t)], rest.pop())
+    if not two:
+        return None
+    for i, t1 in enumerate(terms):
+        for t2 in terms[i + 1:]:
+            for a in coeffs:
+                for b in coeffs:
+                    rest = {v - a * x - b * y for v, x, y in zip(target, t1, t2)}
+                    if len(rest) == 1:
+                        return text([(a, t1), (b, t2)], rest.pop())
+    return None
+
+
+def solve(bank, values):
+    """The expression whose value on trace i is values[i], or None."""
+    target = tuple(values)
+    if len(set(target)) == 1:
+        return str(target[0])
+    for n in (1, 2):
+        bank.level(n)
+        if target in bank.seen:
+            return bank.seen[target][0]
+    coeffs = (1, -1, 2, -2, 3, -3, 4, -4)
+    found = _affine(bank, target, bank.level(1), coeffs, True)
+    if found is None:
+        found = _affine(bank, target, bank.level(1) + bank.level(2), coeffs, False)
+    if found is not None:
+        return found
+    bank.level(3)
+    if target in bank.seen:
+        return bank.seen[target][0]
+    return None
