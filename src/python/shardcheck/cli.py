@@ -60,10 +60,9 @@ def parse(argv):
     return args
 
 
-def trace_to_text(args):
-    """The spec's lines for args (a parsed command line)."""
-    if not os.path.exists(args.file):
-        raise TraceError("usage", "", f"{args.file}: no such file")
+def trace_to_text(args, invoke=None):
+    """The spec's text for args (a parsed command line); invoke(X, GROUP,
+    GROUPS), if given, runs the function instead of --call in args.file."""
     mesh = parse_mesh(args.mesh) if args.mesh else []
     name = args.name or (os.path.basename(args.out).split(".")[0] if args.out else
                          args.call.split("(")[0].strip().replace(".", "-"))
@@ -74,12 +73,19 @@ def trace_to_text(args):
             f.write("\n".join(skel) + "\n")
         from .simdist import installed
         with installed():
-            mod = load_function_module(args.file)
+            if invoke is None:
+                if not os.path.exists(args.file):
+                    raise TraceError("usage", "", f"{args.file}: no such file")
+                ns = vars(load_function_module(args.file))
+                code = compile(args.call, "--call", "eval")
+
+                def invoke(x, group, groups):
+                    return eval(code, dict(ns, X=x, GROUP=group, GROUPS=groups))
             configs = _configs(args, mesh, args.skel, tmp)
             if not configs:
                 raise TraceError("usage", "", "no world and shape traced satisfies the spec's declarations "
                                  "(dims, placements, --require)")
-            runs = run_all(args, compile(args.call, "--call", "eval"), mod, configs, tmp)
+            runs = run_all(args, invoke, configs, tmp)
         ref, kept, p1 = merge(runs)
         worlds = sorted({r.cfg.world for r in kept})
         header = [f"# Traced by `shardcheck trace` from {args.file}:",

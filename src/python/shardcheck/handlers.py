@@ -169,14 +169,15 @@ def h_narrow(rec, func, args, kwargs):
 
 def _pieces(rec, t, out, dim, mode, n):
     src = rec.node_of(t)
-    if mode in ("chunk", "split"):
-        for k, o in enumerate(out):
-            rec.add_piece(o, Piece(src, dim, mode, n, k))
-    else:
-        start = 0
-        for o in out:
-            rec.add_piece(o, Piece(src, dim, "narrow", 0, 0, start, o.shape[dim]))
+    start = 0
+    for k, o in enumerate(out):
+        if mode in ("chunk", "split"):
+            p = Piece(src, dim, mode, n, k)
+        else:
+            p = Piece(src, dim, "narrow", 0, 0, start, o.shape[dim])
             start += o.shape[dim]
+        p.src_shape = tuple(t.shape)
+        rec.add_piece(o, p)
     return out
 
 

@@ -76,6 +76,8 @@ class Piece:
     def __init__(self, src, dim, mode, n, k, start=0, length=0):
         self.src, self.dim, self.mode, self.n, self.k = src, dim, mode, n, k
         self.start, self.length = start, length
+        self.at = user_line()       # where the code split the tensor
+        self.src_shape = ()
 
 
 class GatherPiece:
@@ -130,7 +132,8 @@ class Recorder(TorchFunctionMode):
             st = Step("narrow", [p.src], [p.dim], [p.start, p.length])
         else:
             st = Step("take", [p.src], [p.dim, p.mode], [p.n, p.k])
-        return self.emit(st, t)
+        st.where, st.path, st.line = p.at
+        return self.emit(st, t, in_shape=p.src_shape)
 
     def emit(self, st, out, in_shape=None):
         """Appends a step whose result is the tensor out (or several)."""

@@ -34,10 +34,10 @@ def _cdiv(a, b):
 # (text, precedence of the result, function, commutative); precedence as
 # Python's: 1 for + -, 2 for * / // %, 3 for a name or a call
 _OPS = (
-    ("+", 1, lambda a, b: a + b, True),
-    ("-", 1, lambda a, b: a - b, False),
     ("*", 2, lambda a, b: a * b, True),
     ("/", 2, _div_exact, False),
+    ("+", 1, lambda a, b: a + b, True),
+    ("-", 1, lambda a, b: a - b, False),
     ("//", 2, _floordiv, False),
     ("%", 2, _mod, False),
     ("cdiv", 3, _cdiv, False),

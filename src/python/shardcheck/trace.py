@@ -13,6 +13,7 @@ import os
 import re
 import sys
 
+import numpy as np
 import torch
 
 from . import runner
@@ -21,9 +22,17 @@ from .simdist import Group, Groups, SimDist, activate, installed
 from .solve import Bank, solve
 
 # dim values of the two shapes traced per world (times what divisibility needs)
-BASES = ([5, 3, 7, 2, 11, 13, 3, 5], [3, 7, 2, 5, 13, 11, 5, 3])
+# (the third has even and odd values where the others are odd, so that a
+# branch on a size's parity is seen)
+BASES = ([5, 3, 7, 2, 11, 13, 3, 5], [3, 7, 2, 5, 13, 11, 5, 3], [2, 5, 4, 3, 2, 3, 2, 5])
 WORLDS = (1, 2, 3, 4)
-MESH_SIZES = ((1, 2), (2, 1), (2, 2), (2, 3), (3, 2))
+
+
+def mesh_shapes(k):
+    """Sizes of k free mesh dims traced: every combination of 1..3 with at
+    most 6 ranks (k <= 2), of 1..2 (k > 2)."""
+    vals = (1, 2, 3) if k <= 2 else (1, 2)
+    return [c for c in itertools.product(vals, repeat=k) if eval("*".join(map(str, c)) or "1") <= 8]
 
 
 class Config:
@@ -85,7 +94,7 @@ def _configs(args, mesh, skel_path, tmp):
     if mesh:
         syms = [(n, sym, size) for n, sym, size in mesh]
         free = [m for m in syms if m[1]]
-        for combo in (MESH_SIZES if len(free) == 2 else [(a,) * len(free) for a in (1, 2, 3)]):
+        for combo in mesh_shapes(len(free)):
             it = iter(combo)
             worlds.append([(n, sym, next(it) if sym else size) for n, sym, size in syms])
     else:
@@ -134,16 +143,17 @@ def _fail_eval(err):
     raise TraceError("usage", "", "the spec's declarations do not parse:\n" + err.strip())
 
 
-def run_all(args, fn_call, mod, configs, tmp):
+def run_all(args, invoke, configs, tmp):
     runs = []
     for cfg in configs:
         d = os.path.join(tmp, "inputs")
         rc, err = runner.eval_dump(args.skel, cfg, d)
         for r in range(cfg.world):
             path = os.path.join(d, f"rank{r}.input.npy")
-            import numpy as np
+            if not os.path.exists(path):
+                raise TraceError("internal", "", f"`shardcheck eval` wrote no input at {cfg.text()}:\n{err}")
             x = torch.from_numpy(np.load(path).copy())
-            runs.append(run_one(args, fn_call, mod, cfg, r, x))
+            runs.append(run_one(invoke, cfg, r, x))
     return runs
 
 
@@ -177,7 +187,7 @@ def _groups(cfg, r):
     return world, groups, by_members, dict(zip(names, coords))
 
 
-def run_one(args, call, mod, cfg, r, x):
+def run_one(invoke, cfg, r, x):
     env = dict(cfg.sizes)
     env["P"], env["rank"] = cfg.world, r
     world, groups, by_members, coords = _groups(cfg, r)
@@ -186,12 +196,10 @@ def run_one(args, call, mod, cfg, r, x):
     rec = Recorder(env)
     rec.track(x)
     sim = SimDist(rec, world, by_members, groups)
-    ns = dict(vars(mod))
-    ns.update(X=x, GROUP=world, GROUPS=Groups(groups))
     failed = None
     try:
         with activate(sim), rec:
-            result = eval(call, ns)
+            result = invoke(x, world, Groups(groups))
     except StepFailed as ex:
         failed = ex.step
         result = None

@@ -1,0 +1,279 @@
+"""`shardcheck trace` against the hand-written corpus and against the real
+functions run on a gloo group.
+
+For every case in tests/trace/*.py (Python transcriptions of framework
+code, each listing CASES):
+  1. trace it; `check --seed 1 --property semantics` on the traced spec
+     gives the verdict and minimal case that the corpus spec of the same
+     code gives (or the case's `expect` where there is no corpus spec);
+  2. run the real function on a gloo process group (worlds 1..4, two
+     shapes each) on the inputs `eval --dump` writes for the traced spec:
+     every rank's result equals the traced spec's output bit for bit, or
+     both refuse the case.
+Then: operations with no step, a data-dependent size and steps that change
+with the shape exit 2 with the operation and its line; the example test
+file using the pytest plugin gives one failure with its minimal case.
+Usage: test_trace.py PATH/TO/shardcheck"""
+import glob
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import types
+
+import numpy as np
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "src", "python"))
+from shardcheck.cli import trace_to_text  # noqa: E402
+
+SC = None
+FAILS = []
+
+
+def fail(msg):
+    print("FAILED:", msg)
+    FAILS.append(msg)
+
+
+def load(path):
+    spec = importlib.util.spec_from_file_location(os.path.basename(path)[:-3], path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def verdict(spec):
+    p = subprocess.run([SC, "check", spec, "--seed", "1", "--property", "semantics", "--cases", "500"],
+                       capture_output=True, text=True, cwd=ROOT)
+    m = re.search(r"minimal case: (.*?)  \(", p.stdout)
+    return p.returncode, (m.group(1) if m else None), p.stdout + p.stderr
+
+
+def trace_case(path, c, out):
+    args = types.SimpleNamespace(file=os.path.relpath(path, ROOT), call=c["call"], dims=c["dims"].split(","),
+                                 input=c["input"], output=c["output"], mesh=c.get("mesh", ""),
+                                 require=list(c.get("require", [])), name=c["name"], out=out)
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        text = trace_to_text(args)
+    finally:
+        os.chdir(cwd)
+    with open(out, "w") as f:
+        f.write(text)
+    return text
+
+
+# gloo lacks these (torch 1.13): the same semantics through what it has
+def _ag_into(output, input, group=None, async_op=False):
+    P = dist.get_world_size(group)
+    parts = [torch.empty_like(input) for _ in range(P)]
+    dist.all_gather(parts, input.contiguous(), group=group)
+    output.view(-1).copy_(torch.cat([p.reshape(-1) for p in parts]))
+
+
+def _rs_tensor(output, input, op=dist.ReduceOp.SUM, group=None, async_op=False):
+    if not input.is_contiguous():
+        raise RuntimeError("Tensors must be contiguous")
+    P, r = dist.get_world_size(group), dist.get_rank(group)
+    t = input.clone()
+    dist.all_reduce(t, op=op, group=group)
+    output.view(-1).copy_(t.reshape(-1).chunk(P)[r])
+
+
+def _rs_list(output, input_list, op=dist.ReduceOp.SUM, group=None, async_op=False):
+    r = dist.get_rank(group)
+    for i, t in enumerate(input_list):
+        t = t.clone()
+        dist.all_reduce(t, op=op, group=group)
+        if i == r:
+            output.copy_(t)
+
+
+def _a2a(output, input, output_split_sizes=None, input_split_sizes=None, group=None, async_op=False):
+    if not input.is_contiguous():
+        raise RuntimeError("Tensors must be contiguous")
+    P = dist.get_world_size(group)
+    if P == 1:
+        output.copy_(input)
+        return
+    return _orig_a2a(output, input, output_split_sizes, input_split_sizes, group=group, async_op=async_op)
+
+
+_orig_a2a = dist.all_to_all_single
+
+
+def gloo_worker(r, P, jobs, port, q):
+    os.environ["MASTER_ADDR"] = "127.0.0.1"
+    os.environ["MASTER_PORT"] = str(port)
+    dist.init_process_group("gloo", rank=r, world_size=P)
+    for name, val in (("all_gather_into_tensor", _ag_into), ("_all_gather_base", _ag_into),
+                      ("reduce_scatter_tensor", _rs_tensor), ("_reduce_scatter_base", _rs_tensor),
+                      ("reduce_scatter", _rs_list), ("all_to_all_single", _a2a)):
+        setattr(dist, name, val)
+    for path, call, d, label in jobs:
+        mod = load(path)
+        x = torch.from_numpy(np.load(os.path.join(d, f"rank{r}.input.npy")).copy())
+        try:
+            got = eval(call, dict(vars(mod), X=x, GROUP=dist.group.WORLD))
+            err = None
+        except Exception as ex:
+            got, err = None, f"{type(ex).__name__}: {ex}"
+        dist.barrier()
+        spec_out = os.path.join(d, f"rank{r}.output.npy")
+        if not os.path.exists(spec_out):
+            if err is None:
+                q.put(f"{label} rank {r}: the traced spec refuses the case, the function returns {list(got.shape)}")
+            continue
+        want = torch.from_numpy(np.load(spec_out))
+        if err is not None:
+            q.put(f"{label} rank {r}: the function raises {err}, the traced spec gives {list(want.shape)}")
+        elif list(want.shape) != list(got.shape) or not torch.equal(want, got.to(want.dtype)):
+            q.put(f"{label} rank {r}: the function gives {list(got.shape)}, the traced spec {list(want.shape)}"
+                  f"{' (values differ)' if list(want.shape) == list(got.shape) else ''}")
+    dist.barrier()
+    dist.destroy_process_group()
+
+
+SHAPES = ([3, 2, 5, 2, 3, 2], [2, 3, 2, 3, 2, 1])
+
+
+def gloo_compare(entries, tmp):
+    """entries: (path, case, traced spec); every rank's function result vs the spec's."""
+    by_world = {}
+    n = 0
+    for path, c, spec in entries:
+        if c.get("mesh"):
+            continue
+        dims = c["dims"].split(",")
+        for P in (1, 2, 3, 4):
+            for si, base in enumerate(SHAPES):
+                # admitted sizes: try the base, then multiples of P and 2P
+                for mult in (1, P, 2 * P):
+                    sizes = ",".join(f"{dm}={base[i % len(base)] * mult}" for i, dm in enumerate(dims))
+                    d = os.path.join(tmp, f"g{n}")
+                    os.makedirs(d, exist_ok=True)
+                    p = subprocess.run([SC, "eval", spec, "--world", str(P), "--sizes", sizes, "--dump", d],
+                                       capture_output=True, text=True)
+                    if p.returncode != 2 or "not valid" not in p.stderr:
+                        break
+                if p.returncode == 2 and not os.path.exists(os.path.join(d, "rank0.input.npy")):
+                    continue
+                by_world.setdefault(P, []).append((path, c["call"], d, f"{c['name']} P={P} {sizes}"))
+                n += 1
+    ctx = mp.get_context("spawn")
+    q = ctx.Queue()
+    for P, jobs in sorted(by_world.items()):
+        port = 31000 + (os.getpid() % 500) + P
+        mp.start_processes(gloo_worker, args=(P, jobs, port, q), nprocs=P, join=True, start_method="spawn")
+    bad = 0
+    while not q.empty():
+        fail("gloo: " + q.get())
+        bad += 1
+    print(f"gloo: {n} cases (worlds {sorted(by_world)}) of {len(entries)} traced specs, {bad} differ")
+
+
+def corpus_cases(tmp):
+    entries = []
+    for path in sorted(glob.glob(os.path.join(HERE, "trace", "*.py"))):
+        mod = load(path)
+        for c in getattr(mod, "CASES", []):
+            out = os.path.join(tmp, c["name"] + ".sc")
+            try:
+                trace_case(path, c, out)
+            except Exception as ex:
+                fail(f"{c['name']}: trace failed: {ex}")
+                continue
+            rc, mini, text = verdict(out)
+            if c.get("corpus"):
+                crc, cmini, _ = verdict(os.path.join(ROOT, c["corpus"]))
+            else:
+                crc, cmini = (0 if c.get("expect", "pass") == "pass" else 1), None
+            ok = rc == crc and (cmini is None or mini == cmini) and rc in (0, 1)
+            print(f"{'ok  ' if ok else 'BAD '} {c['name']:<44} traced {'pass' if rc == 0 else 'fail'} {mini or ''}"
+                  f"  | {c.get('corpus') or 'expect ' + c.get('expect', 'pass')} "
+                  f"{'pass' if crc == 0 else 'fail'} {cmini or ''}")
+            if not ok:
+                fail(f"{c['name']}: traced spec gives {rc} {mini}, the corpus {crc} {cmini}\n{text}")
+            entries.append((path, c, out))
+    return entries
+
+
+ERRORS = [
+    # (call, --input, --output, exit code, message fragments)
+    ("uses_expand(X)", "replicate", "replicate", 2, ["errors.py:", "`expand` has no step"]),
+    ("adds(X)", "replicate", "replicate", 2, ["errors.py:", "arithmetic on the values"]),
+    ("sizes_from_data(X, GROUP)", "shard s", "replicate", 2, ["errors.py:", "data-dependent value", "tolist"]),
+    ("branch_on_size(X, GROUP)", "shard s", "shard s", 2, ["different steps at different shapes"]),
+    ("returns_tuple(X)", "replicate", "replicate", 2, ["returned tuple, not a tensor"]),
+    ("rejects(X, GROUP)", "shard s", "shard s", 2, ["errors.py:", "raised AssertionError", "--require"]),
+]
+
+
+def error_cases():
+    for call, inp, outp, code, frags in ERRORS:
+        p = subprocess.run([SC, "trace", "tests/trace/errors/errors.py", "--call", call, "--dims", "s,h",
+                            "--input", inp, "--output", outp], capture_output=True, text=True, cwd=ROOT)
+        missing = [f for f in frags if f not in p.stderr]
+        ok = p.returncode == code and not missing
+        print(f"{'ok  ' if ok else 'BAD '} trace {call}: exit {p.returncode}: {p.stderr.strip().splitlines()[0] if p.stderr.strip() else ''}")
+        if not ok:
+            fail(f"trace {call}: exit {p.returncode} (want {code}), missing {missing}:\n{p.stderr}")
+
+
+def cli_case():
+    """The command line end to end, with --check."""
+    p = subprocess.run([SC, "trace", "tests/trace/deepspeed_ulysses.py", "--call",
+                        "single_all_to_all_before_5664(X, 0, 2, GROUP)", "--dims", "s,b,h,d", "--input", "shard h",
+                        "--output", "shard s", "--check", "--seed", "1", "--property", "semantics"],
+                       capture_output=True, text=True, cwd=ROOT)
+    ok = p.returncode == 1 and "minimal case: world=2 s=2 b=2 h=2 d=1" in p.stdout and \
+        "reshape [P, s/P, b, h/P, d]" in p.stdout
+    print(f"{'ok  ' if ok else 'BAD '} shardcheck trace ... --check: exit {p.returncode}")
+    if not ok:
+        fail(f"trace --check: exit {p.returncode}\n{p.stdout}\n{p.stderr}")
+
+
+def pytest_example():
+    try:
+        import pytest  # noqa: F401
+    except ImportError:
+        print("skip pytest example: no pytest (apt-get install python3-pytest)")
+        return
+    with tempfile.TemporaryDirectory() as rep:
+        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src", "python"), SHARDCHECK_BIN=SC)
+        p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+                            "shardcheck.pytest_plugin", "examples/pytest/test_ulysses_layout.py",
+                            "--shardcheck-seed", "1", "--shardcheck-reports", rep],
+                           capture_output=True, text=True, cwd=ROOT, env=env)
+    ok = p.returncode == 1 and "1 failed, 1 passed" in p.stdout and \
+        "minimal case: world=2 s=2 b=2 h=2 d=1" in p.stdout and "FAILED examples/pytest/test_ulysses_layout.py" \
+        "::test_head_to_seq_buggy" in p.stdout and "Falsifying layout found with seed 1" in p.stdout
+    print(f"{'ok  ' if ok else 'BAD '} pytest example: exit {p.returncode}, {p.stdout.strip().splitlines()[-1]}")
+    if not ok:
+        fail("pytest example:\n" + p.stdout[-3000:] + p.stderr[-2000:])
+
+
+def main():
+    global SC
+    SC = os.path.abspath(sys.argv[1])
+    os.environ["SHARDCHECK_BIN"] = SC
+    with tempfile.TemporaryDirectory() as tmp:
+        entries = corpus_cases(tmp)
+        error_cases()
+        cli_case()
+        pytest_example()
+        gloo_compare(entries, tmp)
+    print(f"{len(entries)} traced cases; {len(FAILS)} failures")
+    return 1 if FAILS else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

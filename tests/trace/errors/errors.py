@@ -1,0 +1,34 @@
+"""Functions `shardcheck trace` must refuse, each with the reason and its
+line (tests/test_trace.py, ERRORS)."""
+import torch
+import torch.distributed as dist
+
+
+def uses_expand(x):
+    return x.unsqueeze(0).expand(2, -1, -1)          # no step repeats a tensor this way
+
+
+def adds(x):
+    return x + 1                                      # arithmetic: a compute spec's business
+
+
+def sizes_from_data(x, group):
+    counts = torch.tensor([x.shape[0]] * dist.get_world_size(group))
+    splits = counts.tolist()                          # not tracked: fine
+    n = x[0, 0].tolist()                              # a value read from the data
+    return x.narrow(0, 0, min(n, splits[0]))
+
+
+def branch_on_size(x, group):
+    if x.shape[0] % 2 == 0:                           # other steps on odd sizes
+        return x.contiguous()
+    return x.transpose(0, 1).transpose(0, 1)
+
+
+def returns_tuple(x):
+    return x.reshape(-1), x
+
+
+def rejects(x, group):
+    assert x.shape[1] % 3 == 0, "h must be a multiple of 3"
+    return x.contiguous()
