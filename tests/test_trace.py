@@ -59,7 +59,8 @@ def verdict(spec):
 def trace_case(path, c, out):
     args = types.SimpleNamespace(file=os.path.relpath(path, ROOT), call=c["call"], dims=c["dims"].split(","),
                                  input=c["input"], output=c["output"], mesh=c.get("mesh", ""),
-                                 require=list(c.get("require", [])), name=c["name"], out=out)
+                                 require=list(c.get("require", [])), reference=list(c.get("reference", [])),
+                                 name=c["name"], out=out)
     cwd = os.getcwd()
     os.chdir(ROOT)
     try:
@@ -118,11 +119,11 @@ def gloo_worker(r, P, jobs, port, q):
                       ("reduce_scatter_tensor", _rs_tensor), ("_reduce_scatter_base", _rs_tensor),
                       ("reduce_scatter", _rs_list), ("all_to_all_single", _a2a)):
         setattr(dist, name, val)
-    for path, call, d, label in jobs:
+    for path, call, d, label, dims in jobs:
         mod = load(path)
         x = torch.from_numpy(np.load(os.path.join(d, f"rank{r}.input.npy")).copy())
         try:
-            got = eval(call, dict(vars(mod), X=x, GROUP=dist.group.WORLD))
+            got = eval(call, dict(vars(mod), X=x, GROUP=dist.group.WORLD, DIMS=dims))
             err = None
         except Exception as ex:
             got, err = None, f"{type(ex).__name__}: {ex}"
@@ -166,7 +167,8 @@ def gloo_compare(entries, tmp):
                         break
                 if p.returncode == 2 and not os.path.exists(os.path.join(d, "rank0.input.npy")):
                     continue
-                by_world.setdefault(P, []).append((path, c["call"], d, f"{c['name']} P={P} {sizes}"))
+                dimvals = {k: int(v) for k, v in (kv.split("=") for kv in sizes.split(","))}
+                by_world.setdefault(P, []).append((path, c["call"], d, f"{c['name']} P={P} {sizes}", dimvals))
                 n += 1
     ctx = mp.get_context("spawn")
     q = ctx.Queue()

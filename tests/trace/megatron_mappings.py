@@ -273,22 +273,6 @@ def _reduce_scatter_along_first_dim(input_, group, input_split_sizes=None, use_g
 # tests/test_trace.py reads only CASES: move a case there once it traces.
 TRACER_PROBLEMS = [
     # _ScatterToSequenceParallelRegion.forward (mappings.py L276-293)
-    dict(name="megatron_split_along_first_dim", call="_split_along_first_dim(X, GROUP)",
-         dims="s,b,h", input="replicate", output="shard s",
-         corpus="corpus/megatron/split-along-first-dim.sc", expect="pass",
-         require=["s % P == 0"],
-         problem="`input_[a:b]` (a single, non-tuple index) does not reach TorchFunctionMode in this "
-                 "PyTorch (1.13.0a0: THPVariable_getitem skips the torch-function check for an exact "
-                 "torch.Tensor unless the index is a tuple), so the slice is not recorded and the trace "
-                 "stops with 'the tensor --call returned is not computed from X'. With "
-                 "`input_[a:b, ...]` it traces to `narrow 0 rank*(s/P) s/P; contiguous` and passes, "
-                 "like the corpus spec."),
-    # _GatherFromSequenceParallelRegion.forward with output_split_sizes (the MoE
-    # token dispatcher's uneven gather). The per-rank counts are data; here
-    # every rank passes the equal counts [local rows] * P, the only ones a
-    # rank can compute from its own shape. The corpus spec
-    # (gather-along-first-dim-split-sizes.sc) uses torch.tensor_split counts
-    # (`shard s split`), so it can match only in part (verdict, not placement).
     dict(name="megatron_gather_along_first_dim_split_sizes",
          call="_gather_along_first_dim(X, GROUP, output_split_sizes=[X.shape[0]] * GROUP.size())",
          dims="s,h", input="shard s", output="replicate",
@@ -300,21 +284,6 @@ TRACER_PROBLEMS = [
                  "slapo_sync_ops.py, slapo_all_gather_axis1_fallback.)"),
     # _ReduceScatterToSequenceParallelRegion.forward with input_split_sizes
     # (equal sizes: s // P rows for every rank)
-    dict(name="megatron_reduce_scatter_along_first_dim_split_sizes",
-         call="_reduce_scatter_along_first_dim(X, GROUP, "
-              "input_split_sizes=[X.shape[0] // GROUP.size()] * GROUP.size())",
-         dims="s,b,h", input="partial sum", output="shard s",
-         corpus=None, expect="pass", require=["s % P == 0"],
-         problem="torch.distributed.reduce_scatter of list(torch.split(input_, sizes)): only a "
-                 "torch.chunk(t, P, dim) list is traced ('`reduce_scatter` has no step')."),
-    # _ReduceScatterToTensorParallelRegion.forward (mappings.py L400-418)
-    dict(name="megatron_reduce_scatter_along_last_dim", call="_reduce_scatter_along_last_dim(X, GROUP)",
-         dims="s,b,h", input="partial sum", output="shard h",
-         corpus=None, expect="pass", require=["h % P == 0"],
-         problem="torch.split(t, h // P, dim=1) gives narrow pieces; torch.cat of them along dim 0 "
-                 "becomes P narrow steps and a cat of P inputs, a step count that changes with the "
-                 "world ('the function takes different steps at different shapes'). The same code "
-                 "with torch.chunk(t, P, dim=1) would be one chunk_cat step."),
 ]
 
 
@@ -340,4 +309,31 @@ CASES = [
     dict(name="megatron_gather_along_last_dim", call="_gather_along_last_dim(X, GROUP)",
          dims="s,b,h", input="shard h", output="replicate",
          corpus=None, expect="pass", require=[]),
+    dict(name="megatron_split_along_first_dim", call="_split_along_first_dim(X, GROUP)",
+         dims="s,b,h", input="replicate", output="shard s",
+         corpus="corpus/megatron/split-along-first-dim.sc", expect="pass",
+         require=["s % P == 0"],
+         problem="`input_[a:b]` (a single, non-tuple index) does not reach TorchFunctionMode in this "
+                 "PyTorch (1.13.0a0: THPVariable_getitem skips the torch-function check for an exact "
+                 "torch.Tensor unless the index is a tuple), so the slice is not recorded and the trace "
+                 "stops with 'the tensor --call returned is not computed from X'. With "
+                 "`input_[a:b, ...]` it traces to `narrow 0 rank*(s/P) s/P; contiguous` and passes, "
+                 "like the corpus spec."),
+    # _GatherFromSequenceParallelRegion.forward with output_split_sizes (the MoE
+    # token dispatcher's uneven gather). The per-rank counts are data; here
+    # every rank passes the equal counts [local rows] * P, the only ones a
+    # rank can compute from its own shape. The corpus spec
+    # (gather-along-first-dim-split-sizes.sc) uses torch.tensor_split counts
+    # (`shard s split`), so it can match only in part (verdict, not placement).
+    dict(name="megatron_reduce_scatter_along_first_dim_split_sizes",
+         call="_reduce_scatter_along_first_dim(X, GROUP, "
+              "input_split_sizes=[X.shape[0] // GROUP.size()] * GROUP.size())",
+         dims="s,b,h", input="partial sum", output="shard s",
+         corpus=None, expect="pass", require=["s % P == 0"],
+         problem="torch.distributed.reduce_scatter of list(torch.split(input_, sizes)): only a "
+                 "torch.chunk(t, P, dim) list is traced ('`reduce_scatter` has no step')."),
+    # _ReduceScatterToTensorParallelRegion.forward (mappings.py L400-418)
+    dict(name="megatron_reduce_scatter_along_last_dim", call="_reduce_scatter_along_last_dim(X, GROUP)",
+         dims="s,b,h", input="partial sum", output="shard h",
+         corpus=None, expect="pass", require=["h % P == 0"],),
 ]

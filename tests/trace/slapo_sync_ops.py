@@ -185,29 +185,6 @@ def seqpar_rs_ag_wrong(inp, group):
 # tests/test_trace.py reads only CASES: move a case there once it traces and
 # matches.
 TRACER_PROBLEMS = [
-    dict(name="slapo_reduce_scatter_axis1_missing_contiguous",
-         call="reduce_scatter_along_dim_missing_contiguous(X, 1, dist.get_world_size(GROUP), GROUP)",
-         dims="b,s,h", input="partial sum", output="shard s",
-         corpus="corpus/slapo/reduce-scatter-axis1-missing-contiguous.sc", expect="fail",
-         require=["s % P == 0"],
-         problem="traces, and fails as the corpus spec does, but on another minimal case: "
-                 "world=1 b=1 s=2 h=1 (traced) vs world=1 b=2 s=2 h=1 (corpus). Every traced shape "
-                 "has b, s > 1, so reduce_scatter_tensor raised 'Tensors must be contiguous' in every "
-                 "run and the spec ends there (`t_failed = reduce_scatter_tensor t2 sum`, the "
-                 "transpose back left out). At b == 1 (or s == 1) the transposed tensor is "
-                 "contiguous, torch accepts it and the function returns the right [1, s/P, h]; the "
-                 "traced spec instead outputs the collective's [s/P, 1, h]: a spurious "
-                 "counterexample (checked on gloo, world 1, b=1 s=2 h=1: the function gives "
-                 "[1, 2, 1], the spec [2, 1, 1]). The corpus spec without `raw` gives the corpus's "
-                 "minimal case with 'Tensors must be contiguous'."),
-    dict(name="slapo_all_gather_axis1_fallback",
-         call="all_gather_along_dim_fallback(X, 1, dist.get_world_size(GROUP), GROUP)",
-         dims="b,s,h", input="shard s", output="replicate",
-         corpus=None, expect="pass", require=[],
-         problem="all_gather(list) + torch.cat: the all_gather step's signature includes the number "
-                 "of per-source sizes (one per rank: record.Step.signature's "
-                 "tuple(len(s) for s in self.sizes)), so worlds 2 and 3 'take different steps' "
-                 "(same kind, same line)."),
 ]
 
 
@@ -250,4 +227,13 @@ CASES = [
          call="seqpar_rs_ag_wrong(X, GROUP)",
          dims="b,s,h", input="partial sum", output="replicate",
          corpus=None, expect="fail", require=["s % P == 0"]),
+    dict(name="slapo_reduce_scatter_axis1_missing_contiguous",
+         call="reduce_scatter_along_dim_missing_contiguous(X, 1, dist.get_world_size(GROUP), GROUP)",
+         dims="b,s,h", input="partial sum", output="shard s",
+         corpus="corpus/slapo/reduce-scatter-axis1-missing-contiguous.sc", expect="fail",
+         require=["s % P == 0"],),
+    dict(name="slapo_all_gather_axis1_fallback",
+         call="all_gather_along_dim_fallback(X, 1, dist.get_world_size(GROUP), GROUP)",
+         dims="b,s,h", input="shard s", output="replicate",
+         corpus=None, expect="pass", require=[],),
 ]

@@ -25,32 +25,32 @@ class LayoutError(AssertionError):
 
 def _invoker(fn, call_args):
     if call_args is not None:
-        return lambda x, group, groups: fn(*call_args(x, group, groups))
+        return lambda x, group, groups, dims: fn(*call_args(x, group, groups))
     params = [p for p in inspect.signature(fn).parameters.values()
               if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty]
     if len(params) >= 2:
-        return lambda x, group, groups: fn(x, group)
-    return lambda x, group, groups: fn(x)
+        return lambda x, group, groups, dims: fn(x, group)
+    return lambda x, group, groups, dims: fn(x)
 
 
-def trace_function(fn, dims, input, output, mesh="", require=(), name=None, call_args=None):
+def trace_function(fn, dims, input, output, mesh="", require=(), name=None, call_args=None, reference=()):
     """The spec (text) of fn: called as fn(X) or fn(X, GROUP), or as
     fn(*call_args(X, GROUP, GROUPS))."""
     code = fn.__code__
     args = types.SimpleNamespace(
         file=os.path.relpath(code.co_filename), call=f"{fn.__name__}(X{', GROUP' if call_args is None else ', ...'})",
         dims=[d for d in dims.replace(",", " ").split() if d] if isinstance(dims, str) else list(dims),
-        input=input, output=output, mesh=mesh, require=list(require),
+        input=input, output=output, mesh=mesh, require=list(require), reference=list(reference),
         name=name or fn.__name__.replace("_", "-"), out="")
     return trace_to_text(args, _invoker(fn, call_args))
 
 
 def check_layout(fn, dims, input, output, mesh="", require=(), seed=None, cases=1000, world=None,
-                 report_dir=None, call_args=None, name=None):
+                 report_dir=None, call_args=None, name=None, reference=()):
     """Traces fn, checks its spec; returns the report (a dict) when every
     property holds, raises LayoutError otherwise (TraceError when fn cannot
     be traced)."""
-    text = trace_function(fn, dims, input, output, mesh, require, name, call_args)
+    text = trace_function(fn, dims, input, output, mesh, require, name, call_args, reference)
     report_dir = report_dir or tempfile.mkdtemp(prefix="shardcheck-")
     os.makedirs(report_dir, exist_ok=True)
     spec = os.path.join(report_dir, (name or fn.__name__) + ".sc")

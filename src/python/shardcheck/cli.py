@@ -11,7 +11,8 @@ from .record import TraceError
 from .trace import _configs, load_function_module, merge, parse_mesh, run_all, skeleton
 
 USAGE = """shardcheck trace FILE.py --call EXPR --dims a,b,... --input PLACEMENT --output PLACEMENT
-                 [--mesh dp=D,tp=T] [--require COND]... [--name NAME] [-o OUT.sc] [--check [CHECK OPTIONS]]
+                 [--mesh dp=D,tp=T] [--require COND]... [--reference STEP]... [--name NAME]
+                 [-o OUT.sc] [--check [CHECK OPTIONS]]
 
 Runs a PyTorch function on simulated ranks (no process group: torch.distributed's
 collectives, get_world_size, get_rank and new_group are simulated), records its
@@ -21,12 +22,15 @@ shapes), two shapes each, every rank.
 
   --call EXPR      a call evaluated in FILE's namespace: X is the rank's local input
                    (its shape from --dims and --input), GROUP the world's process
-                   group, GROUPS.<mesh dim> a mesh dim's group
+                   group, GROUPS.<mesh dim> a mesh dim's group, DIMS the global
+                   sizes by name (for code handed the logical shape)
   --dims a,b,...   the global dims of X, outermost first
   --input P        X's placement, as in a spec ("shard h", "replicate", "dp:shard s")
   --output P       the placement the result must have
   --mesh dp=D,...  a device mesh (sizes: a symbol, drawn, or an integer)
   --require COND   a spec `require` line: bounds the shapes traced and checked
+  --reference STEP a line of the spec's `reference` block (the tensor the output
+                   places, when it is not X itself); repeat for several
   --name NAME      the spec's pipeline name (default: OUT's or the function's name)
   -o OUT.sc        where to write the spec (default: stdout)
   --check ...      run `shardcheck check` on the spec at once; the rest of the
@@ -49,6 +53,7 @@ def parse(argv):
     p.add_argument("--output", required=True)
     p.add_argument("--mesh", default="")
     p.add_argument("--require", action="append", default=[])
+    p.add_argument("--reference", action="append", default=[])
     p.add_argument("--name", default="")
     p.add_argument("-o", dest="out", default="")
     if "--help" in argv or "-h" in argv:
@@ -79,8 +84,8 @@ def trace_to_text(args, invoke=None):
                 ns = vars(load_function_module(args.file))
                 code = compile(args.call, "--call", "eval")
 
-                def invoke(x, group, groups):
-                    return eval(code, dict(ns, X=x, GROUP=group, GROUPS=groups))
+                def invoke(x, group, groups, dims):
+                    return eval(code, dict(ns, X=x, GROUP=group, GROUPS=groups, DIMS=dims))
             configs = _configs(args, mesh, args.skel, tmp)
             if not configs:
                 raise TraceError("usage", "", "no world and shape traced satisfies the spec's declarations "
@@ -125,6 +130,12 @@ def main(argv=None):
         text = trace_to_text(args)
     except TraceError as ex:
         print(f"shardcheck trace: {ex}", file=sys.stderr)
+        return 2
+    except Exception:   # a bug here: exit 2 (1 would read as a counterexample)
+        import traceback
+        traceback.print_exc()
+        print("shardcheck trace: internal error (a shardcheck bug: please report it with the trace above)",
+              file=sys.stderr)
         return 2
     if args.out:
         tmp = args.out + ".tmp"

@@ -33,12 +33,15 @@ FORMS = {
     "chunk_cat": lambda st, c, e: f"chunk_cat chunk={c[0]} cat={c[1]}" + _group_arg(st),
     "pad": lambda st, c, e: f"pad {c[0]} {e[0]} {e[1]}",
     "repeat_interleave": lambda st, c, e: f"repeat_interleave {e[0]} {c[0]}",
-    "all_to_all_single": lambda st, c, e: "all_to_all_single" + _group_arg(st),
+    "all_to_all_single": lambda st, c, e: "all_to_all_single" + "".join(f" {f}={x}" for f, x in zip(c, e))
+    + _group_arg(st),
     "all_gather_into_tensor": lambda st, c, e: "all_gather_into_tensor" + _group_arg(st),
     "reduce_scatter_tensor": lambda st, c, e: f"reduce_scatter_tensor {c[0]}" + _group_arg(st),
     "all_reduce": lambda st, c, e: f"all_reduce {c[0]}" + _group_arg(st),
+    "broadcast": lambda st, c, e: f"broadcast src={e[0]}" + _group_arg(st),
     "all_gather": lambda st, c, e: f"all_gather dim={c[0]} sizes={e[0]}" + _group_arg(st),
-    "reduce_scatter": lambda st, c, e: f"reduce_scatter dim={c[0]} op={c[1]}" + _group_arg(st),
+    "reduce_scatter": lambda st, c, e: f"reduce_scatter dim={c[0]} op={c[1]}" + (f" sizes={e[0]}" if e else "")
+    + _group_arg(st),
     "cat": lambda st, c, e: None,     # written with its operands' names (see write)
 }
 
@@ -71,11 +74,13 @@ class Solver:
                 envs.append(self._env(run, extra))
                 vals.append(v)
         keys = sorted(set(k for e in envs for k in e if k not in envs[0] or True))
-        base = [k for k in self.runs[0].rec.env if k not in ("P", "rank")] + ["P", "rank"]
-        extra_names = [k for k in keys if k not in base and not k.startswith("size(")]
+        extra_names = [k for k in keys if k not in self.runs[0].rec.env and not k.startswith("size(")]
+        base = [k for k in self.runs[0].rec.env if k not in ("P", "rank")] + ["P"] + extra_names + ["rank"]
         late = [k for k in keys if k.startswith("size(")]
         key = (j, tuple(extra_names), tuple(sorted(drop)), pick is not None and id(pick))
-        names = [n for n in base + extra_names if all(n in e for e in envs)]
+        names = [n for n in base if all(n in e for e in envs)]
+        if st_kind(self) == "take_list" and "k" in drop:
+            names = [n for n in names if n != "k"]      # `k` is the list's own name there
         late = [n for n in late if all(n in e for e in envs)]
         bank = Bank(names, envs, late)
         text = solve(bank, vals)
@@ -90,13 +95,17 @@ class Solver:
         return text
 
 
+def st_kind(sv):
+    return sv.runs[0].rec.steps[sv.i].kind
+
+
 def _env_text(e):
     return " ".join(f"{k}={v}" for k, v in e.items() if not k.startswith("size("))
 
 
-def step_args(runs, i):
-    """The spec's text for step i (without the tensor names)."""
-    st = runs[0].rec.steps[i]
+def step_args(ref, runs, i):
+    """The spec's text for step i of ref (without the tensor names)."""
+    st = ref.rec.steps[i]
     sv = Solver(runs, i)
     if st.kind == "take_list":
         n = sv.solve(0)
@@ -112,6 +121,13 @@ def step_args(runs, i):
                          "fixed nor the number of chunks", "write this step by hand (`take i N [...]`)")
     exprs = [sv.solve(j) for j in range(len(st.sizes))]
     return FORMS[st.kind](st, st.consts, exprs)
+
+
+def idx_after(ref, failed_steps):
+    """Indices of ref's steps after the ones that failed in some runs."""
+    last = max(i for i, s in enumerate(ref.rec.steps)
+               if any(s.where == f.where and s.kind == f.kind for f in failed_steps))
+    return [i for i in range(last + 1, len(ref.rec.steps))]
 
 
 def live_steps(ref):
@@ -149,7 +165,7 @@ def write(header, ref, runs, name_of_input="x"):
         body.append((f"tensor {name_of_input} = input", ""))
     for i in idx:
         st = steps[i]
-        text = step_args(runs, i)
+        text = step_args(ref, runs, i)
         if chain:
             line = text
         else:
@@ -163,6 +179,9 @@ def write(header, ref, runs, name_of_input="x"):
                 line = f"{out} = {kind} {names[st.ins[0]]}" + (f" {rest}" if rest else "")
         src = source_text(st.path, st.line)
         note = f"{st.where}" + (f"  {src}" if src else "")
+        stopped = [r.failed for r in runs if r.failed is not None and r.rec.steps.index(r.failed) < i]
+        if stopped and i == min(idx_after(ref, stopped)):
+            note += f"  (from here on seen only in the runs where {stopped[0].where} does not raise)"
         if st.failed and all(r.failed is not None for r in runs):
             note += f"  (raises in every run: {st.failed})"
         body.append((line, note))

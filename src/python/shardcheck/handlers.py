@@ -2,6 +2,8 @@
 operation into steps of the spec language (docs/language.md, Steps), or
 lets it through when it only reads the shape. An operation with no row
 stops the trace (record.unsupported)."""
+import copy
+
 import torch
 
 from .record import GatherPiece, Piece, Step, StepFailed, TraceError, unsupported, user_line
@@ -133,7 +135,9 @@ def h_contiguous(rec, func, args, kwargs):
     p = rec.pieces.get(id(t))
     if p is not None and not isinstance(p, GatherPiece):
         out = func(*args, **kwargs)     # a piece stays a piece: cat or a list collective may take it
-        rec.add_piece(out, p)
+        q = copy.copy(p)
+        q.contig = user_line()
+        rec.add_piece(out, q)
         return out
     st = Step("contiguous", [rec.node_of(t)])
     return rec.run_step(st, t, func, args, kwargs)
@@ -202,7 +206,12 @@ def h_tensor_split(rec, func, args, kwargs):
 def h_split(rec, func, args, kwargs):
     t = args[0]
     dim = _ints([args[2] if len(args) > 2 else kwargs.get("dim", 0)], "split")[0]
-    return _pieces(rec, t, func(*args, **kwargs), dim, "narrow", 0)
+    size = args[1] if len(args) > 1 else kwargs.get("split_size_or_sections", kwargs.get("split_size"))
+    out = func(*args, **kwargs)
+    if isinstance(size, int) and size > 0 and t.shape[dim] % size == 0:
+        # equal pieces: torch.chunk's, so that torch.cat of them is one step
+        return _pieces(rec, t, out, dim, "chunk", t.shape[dim] // size)
+    return _pieces(rec, t, out, dim, "narrow", 0)
 
 
 def h_getitem(rec, func, args, kwargs):
@@ -254,6 +263,8 @@ def h_cat(rec, func, args, kwargs):
             and [p.k for p in ps] == list(range(ps[0].n)):
         st = ps[0].step
         st.consts = (dim,)
+        # how many rows along dim the code sized each source's buffer for
+        st.sizes = [[({"src": k}, int(b[dim])) for k, b in enumerate(st.buffers)]]
         out = func(*args, **kwargs)
         return rec.done(st, out)
     if all(isinstance(p, Piece) and p.mode in ("chunk", "split") for p in ps) and ps \
@@ -269,6 +280,19 @@ def h_cat(rec, func, args, kwargs):
     nodes = [rec.node_of(x) for x in ts]
     st = Step("cat", nodes, [dim, len(nodes)])
     return rec.run_step(st, ts[0], func, args, kwargs)
+
+
+def h_index_select(rec, func, args, kwargs):
+    """t.index_select(d, idx) with idx a tensor the code built (not read from
+    the data): the rows idx of d, as `take d size(d) [i0, i1, ...]`."""
+    t = args[0]
+    dim = _ints([args[1] if len(args) > 1 else kwargs["dim"]], "index_select")[0]
+    idx = args[2] if len(args) > 2 else kwargs["index"]
+    if rec.known(idx):
+        raise unsupported("item")
+    ks = [({"k": j}, int(v)) for j, v in enumerate(idx.reshape(-1).tolist())]
+    st = Step("take_list", [rec.node_of(t)], [dim, "chunk"], [[({}, t.shape[dim])], ks])
+    return rec.run_step(st, t, func, args, kwargs)
 
 
 def h_flip(rec, func, args, kwargs):
@@ -312,7 +336,8 @@ SHAPE_READS = ["size", "dim", "numel", "stride", "is_contiguous", "element_size"
                "__len__", "get_device", "is_floating_point", "is_complex", "storage_offset", "data_ptr",
                "__repr__", "__format__", "__str__", "__hash__", "type", "requires_grad_",
                ".shape", ".dtype", ".device", ".ndim", ".is_cuda", ".requires_grad", ".layout", ".grad_fn",
-               ".names", ".is_leaf", ".is_sparse", ".is_quantized", ".is_meta", ".grad"]
+               ".names", ".is_leaf", ".is_sparse", ".is_quantized", ".is_meta", ".grad", "storage",
+               "untyped_storage", "_typed_storage"]
 NEW_BUFFERS = ["empty_like", "zeros_like", "ones_like", "full_like", "rand_like", "randn_like", "new_empty",
                "new_zeros", "new_ones", "new_full", "empty_strided"]
 
@@ -331,6 +356,6 @@ HANDLERS = {
     "split": h_split, "split_with_sizes": h_split,
     "__getitem__": h_getitem,
     "cat": h_cat, "concat": h_cat, "concatenate": h_cat,
-    "flip": h_flip, "pad": h_pad, "constant_pad_nd": h_pad,
+    "flip": h_flip, "index_select": h_index_select, "pad": h_pad, "constant_pad_nd": h_pad,
     "repeat_interleave": h_repeat_interleave,
 }

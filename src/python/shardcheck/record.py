@@ -65,8 +65,7 @@ class Step:
         self.failed = None
 
     def signature(self):
-        return (self.kind, self.ins, self.outs, self.consts, self.group,
-                tuple(len(s) for s in self.sizes), self.where)
+        return (self.kind, self.ins, self.outs, self.consts, self.group, len(self.sizes), self.where)
 
 
 class Piece:
@@ -78,6 +77,7 @@ class Piece:
         self.start, self.length = start, length
         self.at = user_line()       # where the code split the tensor
         self.src_shape = ()
+        self.contig = None          # where .contiguous() was applied to the piece
 
 
 class GatherPiece:
@@ -133,7 +133,14 @@ class Recorder(TorchFunctionMode):
         else:
             st = Step("take", [p.src], [p.dim, p.mode], [p.n, p.k])
         st.where, st.path, st.line = p.at
-        return self.emit(st, t, in_shape=p.src_shape)
+        if p.contig is None:
+            return self.emit(st, t, in_shape=p.src_shape)
+        st.in_shape, st.outs = p.src_shape, (self.next_node,)     # the piece, then its .contiguous()
+        self.next_node += 1
+        self.steps.append(st)
+        c = Step("contiguous", st.outs)
+        c.where, c.path, c.line = p.contig
+        return self.emit(c, t, in_shape=tuple(t.shape))
 
     def emit(self, st, out, in_shape=None):
         """Appends a step whose result is the tensor out (or several)."""

@@ -145,16 +145,30 @@ class SimDist:
 
     def all_to_all_single(self, output, input, output_split_sizes=None, input_split_sizes=None,
                           group=None, async_op=False):
-        if output_split_sizes is not None or input_split_sizes is not None:
-            raise unsupported("all_to_all_single", "split sizes are not traced yet: write this exchange by "
-                              "hand (`all_to_all_single in=E out=F`)")
+        g = self.group(group)
+        me = g.rank()
+        sizes, forms = [], []
+        for name, lst, mine in (("in", input_split_sizes, "src"), ("out", output_split_sizes, "dst")):
+            if lst is None:
+                continue
+            if isinstance(lst, torch.Tensor) and self.rec.known(lst):
+                raise unsupported("item")
+            vals = [int(v) for v in (lst.tolist() if isinstance(lst, torch.Tensor) else lst)]
+            if len(vals) != g.size():
+                raise RuntimeError(f"{name} split sizes: {len(vals)} entries for {g.size()} ranks")
+            other = "dst" if mine == "src" else "src"
+            sizes.append([({mine: me, other: j}, v) for j, v in enumerate(vals)])
+            forms.append(name)
 
         def run(g):
             self._contig(input)
-            if input.shape[0] % g.size():
+            if input_split_sizes is None and input.shape[0] % g.size():
                 raise RuntimeError(f"dim 0 ({input.shape[0]}) is not divisible by the world size {g.size()}")
-            return input.clone()
-        self._collective("all_to_all_single", input, [], [], group, run, output)
+            if input_split_sizes is not None and sum(sizes[0][j][1] for j in range(g.size())) != input.shape[0]:
+                raise RuntimeError("Split sizes doesn't match total dim 0 size")
+            rows = output.shape[0] if output_split_sizes is not None else input.shape[0]
+            return input.new_zeros([rows] + list(input.shape[1:]))
+        self._collective("all_to_all_single", input, forms, sizes, group, run, output)
         return Work() if async_op else None
 
     def all_gather_into_tensor(self, output_tensor, input_tensor, group=None, async_op=False):
@@ -196,9 +210,7 @@ class SimDist:
             raise TraceError("unsupported", user_line()[0], "all_gather of a tensor not computed from the input")
         if len(tensor_list) != g.size():
             raise RuntimeError(f"all_gather: a list of {len(tensor_list)} tensors for {g.size()} ranks")
-        st = Step("all_gather", [rec.node_of(tensor)], [None],
-                  [[({"src": k}, int(b.shape[0] if b.dim() else 1)) for k, b in enumerate(tensor_list)]],
-                  group=g.text())
+        st = Step("all_gather", [rec.node_of(tensor)], [None], [[]], group=g.text())   # sizes: at the cat
         st.in_shape = tuple(tensor.shape)
         st.buffers = [tuple(b.shape) for b in tensor_list]
         rec.steps.append(st)
@@ -210,19 +222,36 @@ class SimDist:
         rec, g = self.rec, self.group(group)
         op = _op(dist.ReduceOp.SUM if op is None else op)
         ps = [rec.pieces.get(id(x)) for x in input_list]
-        if not (ps and all(isinstance(p, Piece) and p.mode == "chunk" for p in ps)
-                and len({(p.src, p.dim) for p in ps}) == 1 and [p.k for p in ps] == list(range(g.size()))
-                and ps[0].n == g.size()):
+        one = ps and all(isinstance(p, Piece) for p in ps) and len({(p.src, p.dim) for p in ps}) == 1 \
+            and len(ps) == g.size()
+        chunks = one and all(p.mode == "chunk" for p in ps) and [p.k for p in ps] == list(range(g.size())) \
+            and ps[0].n == g.size()
+        rows = one and all(p.mode == "narrow" for p in ps) and ps[0].start == 0 and \
+            all(a.start + a.length == b.start for a, b in zip(ps, ps[1:])) and \
+            ps[-1].start + ps[-1].length == ps[0].src_shape[ps[0].dim]
+        if not (chunks or rows):
             raise unsupported("reduce_scatter", "reduce_scatter is traced when its list is torch.chunk(t, P, dim) "
-                              "of one tensor, in order (the `reduce_scatter dim=i` step)")
+                              "or torch.split(t, sizes, dim) of one tensor, in order (`reduce_scatter dim=i`)")
         rec.paused += 1
         try:
-            st = Step("reduce_scatter", [ps[0].src], [ps[0].dim, op], group=g.text())
-            st.in_shape = tuple(input_list[0].shape)
+            sizes = [] if chunks else [[({"dst": k}, p.length) for k, p in enumerate(ps)]]
+            st = Step("reduce_scatter", [ps[0].src], [ps[0].dim, op, "sizes" if sizes else ""], sizes,
+                      group=g.text())
+            st.in_shape = ps[0].src_shape
             rec.steps.append(st)
             rec.done(st, output)
         finally:
             rec.paused -= 1
+        return Work() if async_op else None
+
+    def broadcast(self, tensor, src, group=None, async_op=False):
+        g = self.group(group)
+        if src not in g.members:
+            raise RuntimeError(f"broadcast: rank {src} is not in the group")
+
+        def run(g):
+            return tensor
+        self._collective("broadcast", tensor, [], [g.members.index(src)], group, run)   # in place
         return Work() if async_op else None
 
     def barrier(self, *a, **k):
@@ -230,9 +259,9 @@ class SimDist:
 
     # installing ----------------------------------------------------------
     NAMES = ["all_to_all_single", "all_gather_into_tensor", "_all_gather_base", "reduce_scatter_tensor",
-             "_reduce_scatter_base", "all_reduce", "all_gather", "reduce_scatter", "barrier",
+             "_reduce_scatter_base", "all_reduce", "all_gather", "reduce_scatter", "barrier", "broadcast",
              "new_group", "get_world_size", "get_rank", "get_global_rank", "get_process_group_ranks"]
-    REFUSED = ["broadcast", "send", "recv", "isend", "irecv", "batch_isend_irecv", "gather", "scatter",
+    REFUSED = ["send", "recv", "isend", "irecv", "batch_isend_irecv", "gather", "scatter",
                "reduce", "all_to_all", "all_gather_object", "broadcast_object_list", "all_gather_coalesced"]
 
 
@@ -272,6 +301,18 @@ def installed():
         for n, f in repl.items():
             saved[(m, n)] = getattr(m, n, None)
             setattr(m, n, f)
+    # PyTorch 1.13 hands t[a:b] and t[k] (an index that is not a tuple) to
+    # no TorchFunctionMode: such an index goes to the recorder from here
+    orig = torch.Tensor.__getitem__
+
+    def getitem(self, idx):
+        rec = _current[-1].rec if _current else None
+        if rec is not None and not rec.paused and not isinstance(idx, tuple) and rec.known(self):
+            return rec.__torch_function__(orig, (torch.Tensor,), (self, idx), {})
+        return orig(self, idx)
+    getitem.__name__ = "__getitem__"
+    saved[(torch.Tensor, "__getitem__")] = orig
+    torch.Tensor.__getitem__ = getitem
     try:
         yield
     finally:

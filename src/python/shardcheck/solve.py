@@ -46,6 +46,9 @@ _OPS = (
 
 def _join(op, prec, a, b):
     """Text of a OP b; a and b are (text, precedence, top operator)."""
+    if (op == "*" and b[0].isdigit() and not a[0].isdigit()) or \
+            (op == "+" and a[0].isdigit() and not b[0].isdigit()):
+        a, b = b, a                 # 2*P and rank+1
     (ta, pa, _), (tb, pb, ob) = a, b
     if op == "cdiv":
         return f"cdiv({ta},{tb})"
@@ -98,12 +101,12 @@ class Bank:
     def _grow(self):
         n = len(self.levels)
         new = []
-        for i in range(1, n):
-            for va in self.levels[i]:
-                for vb in self.levels[n - i]:
-                    for op, prec, fn, comm in _OPS:
-                        if comm and i > n - i:
-                            continue
+        for op, prec, fn, comm in _OPS:     # every product before any sum: 2*P, not P+P
+            for i in range(1, n):
+                if comm and i > n - i:
+                    continue
+                for va in self.levels[i]:
+                    for vb in self.levels[n - i]:
                         vec = _apply(fn, va, vb)
                         if vec is None or vec in self.seen:
                             continue
@@ -123,6 +126,7 @@ class Bank:
 def _affine(bank, target, terms, coeffs, two):
     """target == a*t + c, or a*t1 + b*t2 + c with t1, t2 names."""
     def text(parts, c):
+        parts = sorted(parts, key=lambda p: p[0] < 0)     # cdiv(s,P)-size(0), not -size(0)+cdiv(s,P)
         s = ""
         for a, t in parts:
             tt, prec, _ = bank.seen[t]
@@ -142,7 +146,7 @@ def _affine(bank, target, terms, coeffs, two):
     if not two:
         return None
     for i, t1 in enumerate(terms):
-        for t2 in terms[i + 1:]:
+        for t2 in (two if two is not True else terms[i + 1:]):
             for a in coeffs:
                 for b in coeffs:
                     rest = {v - a * x - b * y for v, x, y in zip(target, t1, t2)}
@@ -164,6 +168,8 @@ def solve(bank, values):
     found = _affine(bank, target, bank.level(1), coeffs, True)
     if found is None:
         found = _affine(bank, target, bank.level(1) + bank.level(2), coeffs, False)
+    if found is None:   # a name and an expression of two: 2*R-rank//U-1
+        found = _affine(bank, target, bank.level(1), coeffs, bank.level(2))
     if found is not None:
         return found
     bank.level(3)

@@ -6,7 +6,7 @@ collectives). The runs must take the same steps; each size argument is
 then solved as one expression over every run (solve.py), and the spec is
 written with one step per operation and its source line as a comment.
 """
-import ast
+import copy
 import importlib.util
 import itertools
 import os
@@ -21,10 +21,21 @@ from .record import Recorder, StepFailed, TraceError, source_text
 from .simdist import Group, Groups, SimDist, activate, installed
 from .solve import Bank, solve
 
-# dim values of the two shapes traced per world (times what divisibility needs)
-# (the third has even and odd values where the others are odd, so that a
-# branch on a size's parity is seen)
+# dim values of the shapes traced per world (times what divisibility
+# needs); the third has even values where the others are odd, so that a
+# branch on a size's parity is seen
 BASES = ([5, 3, 7, 2, 11, 13, 3, 5], [3, 7, 2, 5, 13, 11, 5, 3], [2, 5, 4, 3, 2, 3, 2, 5])
+PRIMES = [2, 3, 5, 7, 11, 13, 2, 3]
+
+
+def ones_base(j, wi):
+    """Shapes with 1s (where code that refuses larger sizes, a view of a
+    transposed tensor, runs to its end), the dims set to 1 changing with the
+    world so that no two dims are 1 together in every run."""
+    shift = wi % 3
+    return [1 if ((i >> shift) & 1) == j else PRIMES[(i + wi) % len(PRIMES)] for i in range(8)]
+
+
 WORLDS = (1, 2, 3, 4)
 
 
@@ -75,6 +86,9 @@ def skeleton(args, name, mesh):
         lines.append("mesh " + " ".join(f"{n}={sym or size}" for n, sym, size in mesh))
     lines += [f"input {args.input}", f"output {args.output}"]
     lines += [f"require {r}" for r in args.require]
+    ref = getattr(args, "reference", None) or []
+    if ref:
+        lines += ["reference"] + list(ref) + ["end"]
     return lines
 
 
@@ -102,32 +116,64 @@ def _configs(args, mesh, skel_path, tmp):
     out = []
     for wi, m in enumerate(worlds):
         P = WORLDS[wi] if not mesh else eval("*".join(str(x[2]) for x in m) or "1")
-        for b, base in enumerate(BASES):
+        for b, base in enumerate(BASES + ([], [], None)):
             if P == 1 and b:
                 continue
+            # rotated by the world, so that every dim takes several values
+            # among the runs of one base; the last: every dim a multiple of
+            # P (code that pads only uneven shards, say, runs unpadded)
+            if base is None:
+                base = [v * P for v in BASES[1][wi + 1:] + BASES[1][:wi + 1]]
+            else:
+                base = base[wi:] + base[:wi] if base else ones_base(b - len(BASES), wi)
             cfg = _admitted(args, m, P, base, skel_path, tmp)
             if cfg is not None:
                 out.append(cfg)
+    if len({c.world for c in out if c.world > 1}) < 2:
+        raise TraceError("usage", "", "the spec's declarations admit too few of the worlds and shapes traced "
+                         f"(only {', '.join(c.text() for c in out) or 'none'}): the sizes could not be solved",
+                         "check --dims, the placements and --require")
     return out
 
 
-_DIM_RE = re.compile(r"'([A-Za-z_]\w*)' \((\d+)\)[^0-9]*(\d+)")
+# "sharded dim 's' (7) not divisible by 2 * world 2": the dim and what divides it
+_DIM_RE = re.compile(r"'([A-Za-z_]\w*)' \((\d+)\).*? by ([^()\n]*)")
+
+
+MAX_ELEMS = 1 << 18     # elements of a traced case: small tensors, quick runs
 
 
 def _admitted(args, m, P, base, skel_path, tmp):
+    """The config of world P with dims from base, made valid for the spec
+    (a sharded dim multiplied by what divides it, the dims a failing
+    `require` names by 2 and by P); None where that does not succeed."""
     sizes = {d: base[i % len(base)] for i, d in enumerate(args.dims)}
     for attempt in range(12):
+        n = P
+        for v in sizes.values():
+            n *= v
+        if n > MAX_ELEMS:
+            return None
         cfg = Config(P, m, dict(sizes))
         rc, err = runner.eval_dump(skel_path, cfg, os.path.join(tmp, "probe"))
-        if rc != 2 or "not valid" not in err:
-            return cfg if rc != 2 else _fail_eval(err)
+        if rc != 2:
+            return cfg
+        if re.search(r"skeleton\.sc:\d+", err) and "does not hold" not in err:
+            _fail_eval(err)     # the declarations themselves do not parse
+        if "not valid" not in err:
+            return None         # too big for a case, say: another shape will do
         mm = _DIM_RE.search(err)
         if mm and mm.group(1) in sizes:
-            d, div = mm.group(1), int(mm.group(3))
-            sizes[d] *= div // _gcd(sizes[d], div) if div > 1 else 1
-            continue
-        if attempt < 4:     # a require: other multiples of the world
-            sizes = {d: v * (P if attempt % 2 == 0 else 2) for d, v in sizes.items()}
+            d, div = mm.group(1), 1
+            for n in re.findall(r"\d+", mm.group(3)):
+                div *= int(n)
+            if sizes[d] % div:
+                sizes[d] *= div // _gcd(sizes[d], div)
+                continue
+        named = [d for d in sizes if re.search(r"\b%s\b" % re.escape(d), err.split("does not hold", 1)[-1])]
+        if "does not hold" in err and named and attempt < 6:
+            for d in named:     # a require: multiples of 2 and of the world
+                sizes[d] *= 2 if attempt % 2 == 0 else P
             continue
         return None
     return None
@@ -199,7 +245,7 @@ def run_one(invoke, cfg, r, x):
     failed = None
     try:
         with activate(sim), rec:
-            result = invoke(x, world, Groups(groups))
+            result = invoke(x, world, Groups(groups), dict(cfg.sizes))
     except StepFailed as ex:
         failed = ex.step
         result = None
@@ -222,7 +268,9 @@ def run_one(invoke, cfg, r, x):
         rec.paused += 1
         out_node = rec.node_of(result)
         rec.paused -= 1
-    return Run(cfg, r, rec, out_node, failed)
+    run = Run(cfg, r, rec, out_node, failed)
+    run.out_shape = tuple(result.shape) if failed is None else None
+    return run
 
 
 def _frame_of(ex):
@@ -247,14 +295,25 @@ def merge(runs):
     run that failed in a step takes a prefix of them. Runs at world 1
     that take others are set aside (returned second)."""
     complete = [r for r in runs if r.failed is None and r.cfg.world > 1] or \
-        [r for r in runs if r.failed is None] or runs
+        [r for r in runs if r.failed is None]
+    if not complete:
+        st = runs[0].failed
+        raise TraceError("raised", st.where, f"`{st.kind}` raises in every run ({st.failed}), so the steps "
+                         "after it are never seen",
+                         "if the code is meant to run, fix it or trace shapes where it runs (--require); "
+                         "shardcheck does not guess the rest")
     ref = max(complete, key=lambda r: len(r.rec.steps))
     want = _sig(ref)
     kept, p1 = [], []
     for r in runs:
         sig = _sig(r)
-        ok = sig == want if r.failed is None else sig == want[:len(sig)] and r.failed.signature() == want[len(sig) - 1]
+        # a run that failed in a step has no result for it: compare the step without its outputs
+        ok = sig == want if r.failed is None else \
+            sig[:-1] == want[:len(sig) - 1] and len(sig) <= len(want) and _no_out(sig[-1]) == _no_out(want[len(sig) - 1])
         if ok and (r.failed is not None or r.out_node == ref.out_node or r is ref):
+            kept.append(r)
+            continue
+        if r.failed is None and _align(ref, r):
             kept.append(r)
             continue
         if r.cfg.world == 1 and ref.cfg.world > 1:
@@ -265,6 +324,54 @@ def merge(runs):
                          "shardcheck traces straight-line layout code; a branch on the shape or the world "
                          "size that changes the steps needs a spec per branch (bound each with --require)")
     return ref, kept, p1
+
+
+def _align(ref, run):
+    """Code that skips a pad or a narrow where it would change nothing
+    (`if pad_size == 0: return tensor`): the run gets that step with zero
+    widths (a narrow of everything) where ref has it, and ref's node ids.
+    True when every other step matches."""
+    rs, m, out, j = run.rec.steps, {1: 1}, [], 0
+    for st in ref.rec.steps:
+        if j < len(rs):
+            c = rs[j]
+            if (c.kind, c.consts, c.group, c.where, len(c.sizes)) == (st.kind, st.consts, st.group, st.where,
+                                                                      len(st.sizes)) \
+                    and tuple(m.get(x) for x in c.ins) == st.ins and len(c.outs) == len(st.outs):
+                for a, b in zip(c.outs, st.outs):
+                    m[a] = b
+                c2 = copy.copy(c)
+                c2.ins, c2.outs = st.ins, st.outs
+                out.append(c2)
+                j += 1
+                continue
+        src = [k for k, v in m.items() if v == st.ins[0]] if len(st.ins) == 1 else []
+        nxt = rs[j] if j < len(rs) else None
+        if st.kind not in ("pad", "narrow") or not src:
+            return False
+        if nxt is not None and src[0] in nxt.ins and len(nxt.ins) == 1:
+            shape = nxt.in_shape            # the shape of the tensor the step would take
+        elif nxt is None and src[0] == run.out_node:
+            shape = run.out_shape
+        else:
+            return False
+        ident = copy.copy(st)
+        if st.kind == "pad":
+            ident.sizes = [[({}, 0)], [({}, 0)]]
+        else:
+            d = st.consts[0]
+            ident.sizes = [[({}, 0)], [({}, shape[d])]]
+        ident.in_shape, ident.failed = tuple(shape), None
+        m[src[0]] = st.outs[0]
+        out.append(ident)
+    if j != len(rs) or m.get(run.out_node) != ref.out_node:
+        return False
+    run.rec.steps, run.out_node = out, ref.out_node
+    return True
+
+
+def _no_out(sig):
+    return sig[:2] + sig[3:]
 
 
 def _diff(a, b):
