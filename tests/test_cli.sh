@@ -34,6 +34,16 @@ expect_rc 2 "unknown property" "$sc" check --property nope
 expect_rc 2 "unavailable backend" "$sc" check --backend nccl builtin:all_gather
 expect_grep "unavailable" "$tmp/err" "unavailable backend message"
 expect_rc 2 "missing file" "$sc" check does/not/exist.sc
+# a case over --case-memory: eval says so and exits 2 (--dump once crashed here)
+printf 'dims a b\ninput replicate\noutput replicate\ncontiguous\n' > "$tmp/big.sc"
+expect_rc 2 "eval over --case-memory" "$sc" eval "$tmp/big.sc" --world 1 --sizes a=70000,b=70000
+expect_grep "needs more than --case-memory" "$tmp/err" "eval over memory says why"
+expect_rc 2 "eval --dump over --case-memory" "$sc" eval "$tmp/big.sc" --world 1 --sizes a=70000,b=70000 --dump "$tmp/bigdump"
+# trace: help, and a module folder that does not exist
+expect_rc 0 "help trace" "$sc" help trace
+expect_grep "PyTorch" "$tmp/out" "trace help"
+SHARDCHECK_PYTHONPATH=/nonexistent expect_rc 2 "trace without its module" "$sc" trace x.py --call "f(X)" --dims s --input replicate --output replicate
+expect_grep "SHARDCHECK_PYTHONPATH" "$tmp/err" "trace names where it looked"
 
 # a malformed spec: file:line:col, exit 2, nothing run
 printf 'dims s b\ninput shard s\noutput shard s\nreshape [s, q]\n' >"$tmp/bad.sc"

@@ -624,7 +624,13 @@ int sc_cli_dump_case(struct sc_ctx *ctx, struct sc_target *t, const struct sc_ca
 	}
 	sc_ctx_begin(ctx, 0, 0);
 	struct sc_tensor in[SC_MAX_WORLD];
+	memset(in, 0, sizeof in);
 	enum sc_status st = sc_verify_run(t, cs, &ctx->x, in, &e);
+	if (st != SC_OK && (ctx->x.nlocal < 1 || !in[ctx->x.nlocal - 1].buf)) {
+		/* the inputs were not all made (memory): nothing to write */
+		fprintf(stderr, "shardcheck: --dump: %s\n", e.msg);
+		return 2;
+	}
 	struct sc_exec *x = &ctx->x;
 	char path[4096];
 	const struct sc_layout *ol = &s[ns - 1]->out;

@@ -159,7 +159,15 @@ static int eval_main(int argc, char **argv, int full_argc, char **full_argv)
 	int code = 0;
 	switch (r.verdict) {
 	case SC_V_PASS: printf("pass  %s %s: %s\n", t.name, p->name, desc); break;
-	case SC_V_SKIP: printf("skip  %s %s: not applicable\n", t.name, p->name); break;
+	case SC_V_SKIP:
+		if (ctx->limited) { /* nothing ran to its end: nothing to show or dump */
+			fprintf(stderr, "shardcheck: this case needs more than --case-memory (%lld MiB) allows\n",
+				(long long)(c.case_memory ? c.case_memory >> 20 : 4096));
+			code = 2;
+			break;
+		}
+		printf("skip  %s %s: not applicable\n", t.name, p->name);
+		break;
 	case SC_V_ERROR:
 		fprintf(stderr, "shardcheck: %s\n", ctx->err.msg);
 		code = 2;
