@@ -16,6 +16,7 @@ file using the pytest plugin gives one failure with its minimal case.
 Usage: test_trace.py PATH/TO/shardcheck"""
 import glob
 import importlib.util
+import itertools
 import os
 import re
 import subprocess
@@ -111,6 +112,27 @@ def _a2a(output, input, output_split_sizes=None, input_split_sizes=None, group=N
 _orig_a2a = dist.all_to_all_single
 
 
+def mesh_groups(mesh, r):
+    """GROUPS for a mesh [(dim, size)]: this rank's gloo group along each
+    dim (every rank creates every group, in the same order)."""
+    groups = types.SimpleNamespace()
+    shape = [v for _, v in mesh]
+    for i, (name, _) in enumerate(mesh):
+        for rest in itertools.product(*[range(v) for j, v in enumerate(shape) if j != i]):
+            members = []
+            for k in range(shape[i]):
+                coord = list(rest)
+                coord.insert(i, k)
+                idx = 0
+                for j, v in enumerate(shape):
+                    idx = idx * v + coord[j]
+                members.append(idx)
+            g = dist.new_group(members)
+            if r in members:
+                setattr(groups, name, g)
+    return groups
+
+
 def gloo_worker(r, P, jobs, port, q):
     os.environ["MASTER_ADDR"] = "127.0.0.1"
     os.environ["MASTER_PORT"] = str(port)
@@ -119,11 +141,12 @@ def gloo_worker(r, P, jobs, port, q):
                       ("reduce_scatter_tensor", _rs_tensor), ("_reduce_scatter_base", _rs_tensor),
                       ("reduce_scatter", _rs_list), ("all_to_all_single", _a2a)):
         setattr(dist, name, val)
-    for path, call, d, label, dims in jobs:
+    for path, call, d, label, dims, mesh in jobs:
         mod = load(path)
         x = torch.from_numpy(np.load(os.path.join(d, f"rank{r}.input.npy")).copy())
+        groups = mesh_groups(mesh, r)
         try:
-            got = eval(call, dict(vars(mod), X=x, GROUP=dist.group.WORLD, DIMS=dims))
+            got = eval(call, dict(vars(mod), X=x, GROUP=dist.group.WORLD, DIMS=dims, GROUPS=groups))
             err = None
         except Exception as ex:
             got, err = None, f"{type(ex).__name__}: {ex}"
@@ -146,19 +169,34 @@ def gloo_worker(r, P, jobs, port, q):
 SHAPES = ([3, 2, 5, 2, 3, 2], [2, 3, 2, 3, 2, 1])
 
 
+def _mesh_worlds(c):
+    """(world, [(mesh dim, symbol, size)]) to run a case at: every world of
+    1..4 ranks, or every mesh shape of sizes 1..2 within 4 ranks."""
+    if not c.get("mesh"):
+        return [(P, []) for P in (1, 2, 3, 4)]
+    dims = [kv.split("=") for kv in c["mesh"].split(",")]
+    out = []
+    for combo in itertools.product((1, 2), repeat=len(dims)):
+        P = 1
+        for v in combo:
+            P *= v
+        if P <= 4:
+            out.append((P, [(n, sym, v) for (n, sym), v in zip(dims, combo)]))
+    return out
+
+
 def gloo_compare(entries, tmp):
     """entries: (path, case, traced spec); every rank's function result vs the spec's."""
     by_world = {}
     n = 0
     for path, c, spec in entries:
-        if c.get("mesh"):
-            continue
         dims = c["dims"].split(",")
-        for P in (1, 2, 3, 4):
+        for P, mesh in _mesh_worlds(c):
             for si, base in enumerate(SHAPES):
                 # admitted sizes: try the base, then multiples of P and 2P
                 for mult in (1, P, 2 * P):
-                    sizes = ",".join(f"{dm}={base[i % len(base)] * mult}" for i, dm in enumerate(dims))
+                    sizes = ",".join([f"{sym}={v}" for _, sym, v in mesh] +
+                                     [f"{dm}={base[i % len(base)] * mult}" for i, dm in enumerate(dims)])
                     d = os.path.join(tmp, f"g{n}")
                     os.makedirs(d, exist_ok=True)
                     p = subprocess.run([SC, "eval", spec, "--world", str(P), "--sizes", sizes, "--dump", d],
@@ -167,8 +205,9 @@ def gloo_compare(entries, tmp):
                         break
                 if p.returncode == 2 and not os.path.exists(os.path.join(d, "rank0.input.npy")):
                     continue
-                dimvals = {k: int(v) for k, v in (kv.split("=") for kv in sizes.split(","))}
-                by_world.setdefault(P, []).append((path, c["call"], d, f"{c['name']} P={P} {sizes}", dimvals))
+                dimvals = {k: int(v) for k, v in (kv.split("=") for kv in sizes.split(",")) if k in dims}
+                by_world.setdefault(P, []).append((path, c["call"], d, f"{c['name']} P={P} {sizes}", dimvals,
+                                                   [(name, v) for name, _, v in mesh]))
                 n += 1
     ctx = mp.get_context("spawn")
     q = ctx.Queue()

@@ -1,7 +1,6 @@
 """python3 -m shardcheck trace ...  (also `shardcheck trace ...`)."""
 import argparse
 import os
-import shutil
 import sys
 import tempfile
 

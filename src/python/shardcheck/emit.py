@@ -5,13 +5,6 @@ from .record import TraceError, source_text
 from .solve import Bank, solve
 
 
-def _names(runs, step_index):
-    """The names an expression may use, in the order they are preferred."""
-    env = runs[0].rec.env
-    dims = [k for k in env if k not in ("P", "rank")]
-    return dims + ["P", "rank"]
-
-
 def _group_arg(st):
     return f" group={st.group}" if st.group else ""
 
@@ -52,7 +45,6 @@ class Solver:
     def __init__(self, runs, i):
         self.runs = [r for r in runs if len(r.rec.steps) > i]
         self.i = i
-        self.banks = {}
 
     def _env(self, run, extra):
         st = run.rec.steps[self.i]
@@ -73,11 +65,10 @@ class Solver:
                 extra = {k: x for k, x in extra.items() if k not in drop}
                 envs.append(self._env(run, extra))
                 vals.append(v)
-        keys = sorted(set(k for e in envs for k in e if k not in envs[0] or True))
+        keys = sorted(set(k for e in envs for k in e))
         extra_names = [k for k in keys if k not in self.runs[0].rec.env and not k.startswith("size(")]
         base = [k for k in self.runs[0].rec.env if k not in ("P", "rank")] + ["P"] + extra_names + ["rank"]
         late = [k for k in keys if k.startswith("size(")]
-        key = (j, tuple(extra_names), tuple(sorted(drop)), pick is not None and id(pick))
         names = [n for n in base if all(n in e for e in envs)]
         if st_kind(self) == "take_list" and "k" in drop:
             names = [n for n in names if n != "k"]      # `k` is the list's own name there

@@ -191,22 +191,18 @@ class Recorder(TorchFunctionMode):
             raise StepFailed(st) from ex
         return self.done(st, out)
 
-
-def _chain(self, pairs, t, func, args, kwargs):
-    """Several steps for one operation (t[1:, 0], flip of two dims), each
-    run by its own function so that each has its input's shape."""
-    if not pairs:
-        out = func(*args, **kwargs)
-        self.track(out, self.node_of(t))
-        return out
-    cur = t
-    for st, fn in pairs:
-        st.ins = (self.node_of(cur),)
-        cur = self.run_step(st, cur, fn, (cur,), {})
-    return cur
-
-
-Recorder.chain = _chain
+    def chain(self, pairs, t, func, args, kwargs):
+        """Several steps for one operation (t[1:, 0], flip of two dims), each
+        run by its own function so that each has its input's shape."""
+        if not pairs:
+            out = func(*args, **kwargs)
+            self.track(out, self.node_of(t))
+            return out
+        cur = t
+        for st, fn in pairs:
+            st.ins = (self.node_of(cur),)
+            cur = self.run_step(st, cur, fn, (cur,), {})
+        return cur
 
 
 class StepFailed(Exception):

@@ -17,9 +17,8 @@ import numpy as np
 import torch
 
 from . import runner
-from .record import Recorder, StepFailed, TraceError, source_text
-from .simdist import Group, Groups, SimDist, activate, installed
-from .solve import Bank, solve
+from .record import Recorder, StepFailed, TraceError
+from .simdist import Group, Groups, SimDist, activate
 
 # dim values of the shapes traced per world (times what divisibility
 # needs); the third has even values where the others are odd, so that a
