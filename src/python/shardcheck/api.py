@@ -50,6 +50,7 @@ def check_layout(fn, dims, input, output, mesh="", require=(), seed=None, cases=
     """Traces fn, checks its spec; returns the report (a dict) when every
     property holds, raises LayoutError otherwise (TraceError when fn cannot
     be traced)."""
+    __tracebackhide__ = True    # pytest shows the caller's line, not this module's
     text = trace_function(fn, dims, input, output, mesh, require, name, call_args, reference)
     report_dir = report_dir or tempfile.mkdtemp(prefix="shardcheck-")
     os.makedirs(report_dir, exist_ok=True)

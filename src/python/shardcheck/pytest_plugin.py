@@ -39,6 +39,7 @@ def check_layout(request):
     base = os.path.join(config.getoption("--shardcheck-reports"), request.node.name.replace("/", "_"))
 
     def check(fn, **kw):
+        __tracebackhide__ = True
         kw.setdefault("seed", _seed(config))
         kw.setdefault("cases", int(config.getoption("--shardcheck-cases")))
         kw.setdefault("report_dir", base)
