@@ -255,6 +255,9 @@ ERRORS = [
     ("branch_on_size(X, GROUP)", "shard s", "shard s", 2, ["different steps at different shapes"]),
     ("returns_tuple(X)", "replicate", "replicate", 2, ["returned tuple, not a tensor"]),
     ("rejects(X, GROUP)", "shard s", "shard s", 2, ["errors.py:", "raised AssertionError", "--require"]),
+    ("reduce_a_view(X, GROUP)", "partial sum", "replicate", 2, ["errors.py:", "in-place collective changed"]),
+    ("catches_view_error(X, GROUP)", "replicate", "replicate", 2, ["errors.py:", "catches the error `view`"]),
+    ("nope(X)", "replicate", "replicate", 2, ["--call: NameError"]),
 ]
 
 

@@ -1,5 +1,6 @@
 """python3 -m shardcheck trace ...  (also `shardcheck trace ...`)."""
 import argparse
+import copy
 import os
 import sys
 import tempfile
@@ -80,16 +81,36 @@ def trace_to_text(args, invoke=None):
             if invoke is None:
                 if not os.path.exists(args.file):
                     raise TraceError("usage", "", f"{args.file}: no such file")
-                ns = vars(load_function_module(args.file))
-                code = compile(args.call, "--call", "eval")
+                try:
+                    load_function_module(args.file)
+                    code = compile(args.call, "--call", "eval")
+                except SyntaxError as ex:
+                    raise TraceError("usage", f"{ex.filename}:{ex.lineno}", f"syntax error: {ex.msg}")
 
                 def invoke(x, group, groups, dims):
+                    # the module afresh for every rank: state it keeps (a cached world size) is per process
+                    ns = vars(load_function_module(args.file))
                     return eval(code, dict(ns, X=x, GROUP=group, GROUPS=groups, DIMS=dims))
             configs = _configs(args, mesh, args.skel, tmp)
             if not configs:
                 raise TraceError("usage", "", "no world and shape traced satisfies the spec's declarations "
                                  "(dims, placements, --require)")
             runs = run_all(args, invoke, configs, tmp)
+            dtype_read = next((r.rec.dtype_read for r in runs if r.rec.dtype_read), None)
+            if dtype_read:      # the code reads the dtype: the same shapes again with 1-byte elements
+                wide = [copy.copy(c) for c in configs if c.world > 1][:4]
+                for c in wide:
+                    c.dtype = "i8"
+                runs_i8 = run_all(args, invoke, wide, tmp)
+        by_dtype = ""
+        if dtype_read:
+            try:
+                ref, kept, p1 = merge(runs + runs_i8)
+                write([], ref, kept)
+                runs = runs + runs_i8
+            except TraceError:          # steps or sizes that depend on the dtype: this spec is for i32
+                by_dtype = f"dtypes i32        # the code reads the dtype at {dtype_read} and " \
+                           f"takes other steps or sizes with i8 elements: this spec is for i32"
         ref, kept, p1 = merge(runs)
         worlds = sorted({r.cfg.world for r in kept})
         header = [f"# Traced by `shardcheck trace` from {args.file}:",
@@ -97,6 +118,8 @@ def trace_to_text(args, invoke=None):
                   f"# at {len({id(r.cfg) for r in kept})} shapes (worlds {', '.join(map(str, worlds))}), every rank; "
                   "each size below gives",
                   "# the value seen in every run."] + skel
+        if by_dtype:
+            header += [by_dtype]
         if p1:
             header += [f"require P >= 2    # at world 1 the function takes other steps "
                        f"({len(p1[0].rec.steps)} instead of {len(ref.rec.steps)}): this spec is for P >= 2"]
@@ -138,9 +161,13 @@ def main(argv=None):
         return 2
     if args.out:
         tmp = args.out + ".tmp"
-        with open(tmp, "w") as f:
-            f.write(text)
-        os.replace(tmp, args.out)
+        try:
+            with open(tmp, "w") as f:
+                f.write(text)
+            os.replace(tmp, args.out)
+        except OSError as ex:
+            print(f"shardcheck trace: -o {args.out}: {ex.strerror}", file=sys.stderr)
+            return 2
         print(f"wrote {args.out}", file=sys.stderr)
     else:
         sys.stdout.write(text)

@@ -121,14 +121,17 @@ def idx_after(ref, failed_steps):
     return [i for i in range(last + 1, len(ref.rec.steps))]
 
 
-def live_steps(ref):
-    """Indices of the steps the output depends on, in order."""
+def live_steps(ref, runs=()):
+    """Indices of the steps the output depends on, in order, and of every
+    step that fails in some run (its result unused or not, it fails the
+    case)."""
     steps = ref.rec.steps
     need = {ref.out_node}
+    failing = {(r.failed.kind, r.failed.where) for r in runs if r.failed is not None}
     live = []
     for i in range(len(steps) - 1, -1, -1):
         st = steps[i]
-        if st.failed is not None or need & set(st.outs):
+        if st.failed is not None or need & set(st.outs) or (st.kind, st.where) in failing:
             live.append(i)
             need |= set(st.ins)
     return sorted(live)
@@ -140,7 +143,7 @@ def write(header, ref, runs, name_of_input="x"):
     if ref.failed is not None:
         idx = list(range(steps.index(ref.failed) + 1))
     else:
-        idx = live_steps(ref)
+        idx = live_steps(ref, runs)
     chain = True
     prev = 1
     for i in idx:

@@ -6,7 +6,7 @@ import copy
 
 import torch
 
-from .record import GatherPiece, Piece, Step, StepFailed, TraceError, unsupported, user_line
+from .record import GatherPiece, Piece, Step, TraceError, step_failed, unsupported, user_line
 
 
 def _ints(vals, what):
@@ -85,11 +85,19 @@ def h_unflatten(rec, func, args, kwargs):
     try:
         out = func(*args, **kwargs)
     except Exception as ex:
-        st.failed = f"{type(ex).__name__}: {ex}"
-        raise StepFailed(st) from ex
+        rec.failed_step = st
+        raise step_failed(st, ex) from ex
     st.consts = (out.dim(),)
     st.sizes = [[({}, int(v))] for v in out.shape]
     return rec.done(st, out)
+
+
+def h_flatten(rec, func, args, kwargs):
+    t = args[0]
+    a = args[1] if len(args) > 1 else kwargs.get("start_dim", 0)
+    b = args[2] if len(args) > 2 else kwargs.get("end_dim", -1)
+    st = Step("flatten", [rec.node_of(t)], _ints([a, b], "flatten"))
+    return rec.run_step(st, t, func, args, kwargs)
 
 
 def h_squeeze(rec, func, args, kwargs):
@@ -346,7 +354,7 @@ HANDLERS = {
     **{n: h_untracked for n in NEW_BUFFERS},
     "reshape": h_reshape("reshape"), "view": h_reshape("view"),
     "view_as": h_as("view"), "reshape_as": h_as("reshape"), "unflatten": h_unflatten,
-    "flatten": simple("flatten", 2), "unsqueeze": simple("unsqueeze", 1), "squeeze": h_squeeze,
+    "flatten": h_flatten, "unsqueeze": simple("unsqueeze", 1), "squeeze": h_squeeze,
     "movedim": h_movedim, "moveaxis": h_movedim,
     "transpose": simple("transpose", 2), "swapaxes": simple("transpose", 2), "swapdims": simple("transpose", 2),
     "permute": h_permute, "t": h_t, ".T": h_T,

@@ -99,6 +99,9 @@ class Recorder(TorchFunctionMode):
         self.keep = []              # tracked tensors, so that ids are not reused
         self.paused = 0
         self.next_node = 1
+        self.failed_step = None     # a step PyTorch refused (the run must end there)
+        self.stale = {}             # id(tensor) -> where an in-place collective changed what it views
+        self.dtype_read = None      # where the code read a tracked tensor's dtype
 
     # tracking ---------------------------------------------------------
     def track(self, t, node=None):
@@ -168,10 +171,19 @@ class Recorder(TorchFunctionMode):
         kwargs = kwargs or {}
         if self.paused:
             return func(*args, **kwargs)
-        tracked = [a for a in _tensors(args, kwargs) if self.known(a)]
+        ts = list(_tensors(args, kwargs))
+        for a in ts:
+            if id(a) in self.stale:
+                raise TraceError("unsupported", user_line()[0],
+                                 "uses a view that shares memory with a tensor an in-place collective "
+                                 f"changed at {self.stale[id(a)]}",
+                                 "use the tensor the collective wrote (or make the view after it)")
+        tracked = [a for a in ts if self.known(a)]
         if not tracked:
             return func(*args, **kwargs)
         name = op_name(func)
+        if name in (".dtype", "element_size", "type") and self.dtype_read is None:
+            self.dtype_read = user_line()[0]
         handler = HANDLERS.get(name)
         if handler is None:
             raise unsupported(name)
@@ -181,14 +193,24 @@ class Recorder(TorchFunctionMode):
         finally:
             self.paused -= 1
 
+    def written_in_place(self, t, where):
+        """t was written by an in-place collective: every other tracked
+        tensor on its memory (a view of it, its base) is stale now."""
+        ptr = _storage(t)
+        for u in self.keep:
+            if u is not t and self.known(u) and _storage(u) == ptr:
+                self.nodes.pop(id(u), None)
+                self.pieces.pop(id(u), None)
+                self.stale[id(u)] = where
+
     def run_step(self, st, t, func, args, kwargs):
         """Records st with input t, runs the operation, tracks its result."""
         self.begin(st, t)
         try:
             out = func(*args, **kwargs)
         except Exception as ex:  # PyTorch refused: the trace ends here
-            st.failed = f"{type(ex).__name__}: {str(ex).splitlines()[0] if str(ex) else ''}"
-            raise StepFailed(st) from ex
+            self.failed_step = st
+            raise step_failed(st, ex) from ex
         return self.done(st, out)
 
     def chain(self, pairs, t, func, args, kwargs):
@@ -206,9 +228,26 @@ class Recorder(TorchFunctionMode):
 
 
 class StepFailed(Exception):
+    """A step PyTorch refused: the run ends there. Raised as a subclass of
+    the error PyTorch raised too (step_failed), so that the traced code's
+    own `except RuntimeError` sees it; a run that catches it is refused
+    (the recorder remembers the failure)."""
+
     def __init__(self, st):
         super().__init__(st.failed)
         self.step = st
+
+
+def step_failed(st, ex):
+    """The exception to raise for step st that PyTorch refused with ex."""
+    st.failed = f"{type(ex).__name__}: {str(ex).splitlines()[0] if str(ex) else ''}"
+    try:
+        cls = type("StepFailed", (StepFailed, type(ex)), {})
+        err = cls.__new__(cls)
+        StepFailed.__init__(err, st)
+        return err
+    except TypeError:
+        return StepFailed(st)
 
 
 def _tensors(args, kwargs):
@@ -219,6 +258,13 @@ def _tensors(args, kwargs):
             for b in a:
                 if isinstance(b, torch.Tensor):
                     yield b
+
+
+def _storage(t):
+    try:
+        return t.untyped_storage().data_ptr()
+    except AttributeError:      # PyTorch before 2.0
+        return t.storage().data_ptr()
 
 
 def op_name(func):

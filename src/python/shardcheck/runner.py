@@ -34,7 +34,8 @@ def eval_dump(spec, cfg, outdir):
     os.makedirs(outdir, exist_ok=True)
     for f in os.listdir(outdir):
         os.unlink(os.path.join(outdir, f))
-    p = run(["eval", spec, "--world", str(cfg.world), "--sizes", cfg.sizes_arg(), "--dump", outdir])
+    p = run(["eval", spec, "--world", str(cfg.world), "--sizes", cfg.sizes_arg(), "--dump", outdir,
+             "--dtype", getattr(cfg, "dtype", "i32")])
     return p.returncode, p.stderr + p.stdout
 
 

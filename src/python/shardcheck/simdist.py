@@ -13,7 +13,7 @@ import contextlib
 import torch
 import torch.distributed as dist
 
-from .record import GatherPiece, Piece, Step, StepFailed, TraceError, unsupported, user_line
+from .record import GatherPiece, Piece, Step, TraceError, step_failed, unsupported, user_line
 
 
 class Group:
@@ -112,6 +112,10 @@ class SimDist:
         """Records the collective on tracked tensor t; run() gives the result
         (raising where PyTorch would); out_buf, if given, takes it."""
         rec, g = self.rec, self.group(group)
+        if id(t) in rec.stale:
+            raise TraceError("unsupported", user_line()[0], f"{kind} of a view that shares memory with a tensor "
+                             f"an in-place collective changed at {rec.stale[id(t)]}",
+                             "use the tensor the collective wrote (or make the view after it)")
         if not rec.known(t):
             raise TraceError("unsupported", user_line()[0], f"{kind} of a tensor not computed from the input",
                              "only tensors computed from X are traced")
@@ -122,8 +126,8 @@ class SimDist:
             try:
                 res = run(g)
             except RuntimeError as ex:
-                st.failed = f"RuntimeError: {ex}"
-                raise StepFailed(st) from ex
+                rec.failed_step = st
+                raise step_failed(st, ex) from ex
             if out_buf is None:
                 return rec.done(st, res)
             rec.done(st, res)
@@ -202,6 +206,7 @@ class SimDist:
             self._contig(tensor)
             return tensor
         self._collective("all_reduce", tensor, [op], [], group, run)   # in place: tensor is the result
+        self.rec.written_in_place(tensor, user_line()[0])
         return Work() if async_op else None
 
     def all_gather(self, tensor_list, tensor, group=None, async_op=False):
@@ -252,6 +257,7 @@ class SimDist:
         def run(g):
             return tensor
         self._collective("broadcast", tensor, [], [g.members.index(src)], group, run)   # in place
+        self.rec.written_in_place(tensor, user_line()[0])
         return Work() if async_op else None
 
     def barrier(self, *a, **k):
@@ -270,6 +276,11 @@ _current = []
 
 def _dispatch(name):
     def f(*a, **k):
+        if not _current:
+            raise TraceError("usage", user_line()[0], f"torch.distributed.{name} is called outside the traced "
+                             "call (when the module is imported)",
+                             "shardcheck simulates the process group only while --call runs: move the call "
+                             "into the function")
         return getattr(_current[-1], name)(*a, **k)
     f.__name__ = name
     return f

@@ -129,8 +129,9 @@ def _affine(bank, target, terms, coeffs, two):
         parts = sorted(parts, key=lambda p: p[0] < 0)     # cdiv(s,P)-size(0), not -size(0)+cdiv(s,P)
         s = ""
         for a, t in parts:
-            tt, prec, _ = bank.seen[t]
-            if prec < 2:
+            tt, prec, top = bank.seen[t]
+            # a*(s//P), -(s//P): a coefficient binds tighter than // / %
+            if prec < 2 or (prec == 2 and top != "*" and a != 1):
                 tt = f"({tt})"
             mag = "" if abs(a) == 1 else f"{abs(a)}*"
             s += ("-" if a < 0 else ("+" if s else "")) + mag + tt
@@ -155,8 +156,51 @@ def _affine(bank, target, terms, coeffs, two):
     return None
 
 
+class _Int(int):
+    """An int under the spec language's rules: `/` is exact division."""
+
+    def _w(f):
+        def g(a, b):
+            v = f(int(a), int(b))
+            return None if v is None else _Int(v)
+        return g
+    __add__ = __radd__ = _w(lambda a, b: a + b)
+    __sub__ = _w(lambda a, b: a - b)
+    __rsub__ = _w(lambda a, b: b - a)
+    __mul__ = __rmul__ = _w(lambda a, b: a * b)
+    __truediv__ = _w(lambda a, b: _div_exact(a, b))
+    __rtruediv__ = _w(lambda a, b: _div_exact(b, a))
+    __floordiv__ = _w(lambda a, b: a // b)
+    __rfloordiv__ = _w(lambda a, b: b // a)
+    __mod__ = _w(lambda a, b: a % b)
+    __rmod__ = _w(lambda a, b: b % a)
+
+    def __neg__(self):
+        return _Int(-int(self))
+
+
+def evaluate(text, env):
+    """The value of an expression the solver wrote, on one trace (its own
+    check that the text means what was solved)."""
+    names = {k: _Int(v) for k, v in env.items() if not k.startswith("size(")}
+    sizes = {int(k[5:-1]): v for k, v in env.items() if k.startswith("size(")}
+    names["size"] = lambda i: _Int(sizes[i])
+    names["cdiv"] = lambda a, b: _Int(_cdiv(int(a), int(b)))
+    return int(eval(text, {"__builtins__": {}}, names))
+
+
 def solve(bank, values):
     """The expression whose value on trace i is values[i], or None."""
+    text = _solve(bank, values)
+    if text is not None:
+        for env, v in zip(bank.envs, values):
+            got = evaluate(text, env)
+            if got != v:
+                raise AssertionError(f"solver wrote {text!r}: {got} where {v} was seen ({env})")
+    return text
+
+
+def _solve(bank, values):
     target = tuple(values)
     if len(set(target)) == 1:
         return str(target[0])

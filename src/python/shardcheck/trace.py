@@ -252,16 +252,30 @@ def run_one(invoke, cfg, r, x):
         ex.at = cfg.text() + f", rank {r}"
         raise
     except Exception as ex:
+        if rec.failed_step is not None:
+            raise _caught(rec.failed_step)
+        tb = ex.__traceback__
+        while tb.tb_next is not None:
+            tb = tb.tb_next
+        if tb.tb_frame.f_code.co_filename == "--call":
+            raise TraceError("usage", "", f"--call: {type(ex).__name__}: {ex}",
+                             "--call is evaluated in FILE's namespace with X, GROUP, GROUPS and DIMS")
         where = _frame_of(ex)
         raise TraceError("raised", where, f"the function raised {type(ex).__name__}: {ex} "
                          f"(traced at {cfg.text()}, rank {r})",
                          "the spec cannot say that code rejects a shape: bound the shapes with --require "
                          "(e.g. --require 'h % P == 0')")
     out_node = None
+    if failed is None and rec.failed_step is not None:
+        raise _caught(rec.failed_step)
     if failed is None:
         if not isinstance(result, torch.Tensor):
             raise TraceError("usage", "", f"--call returned {type(result).__name__}, not a tensor",
                              "pick the tensor: --call 'f(X)[0]'")
+        if id(result) in rec.stale:
+            raise TraceError("unsupported", "", "the result shares memory with a tensor an in-place collective "
+                             f"changed at {rec.stale[id(result)]}",
+                             "return the tensor the collective wrote (or a view made after it)")
         if not rec.known(result):
             raise TraceError("usage", "", "the tensor --call returned is not computed from X")
         rec.paused += 1
@@ -270,6 +284,12 @@ def run_one(invoke, cfg, r, x):
     run = Run(cfg, r, rec, out_node, failed)
     run.out_shape = tuple(result.shape) if failed is None else None
     return run
+
+
+def _caught(st):
+    return TraceError("unsupported", st.where, f"the code catches the error `{st.kind}` raised ({st.failed}) "
+                      "and goes on", "a spec's step that fails fails the case: shardcheck does not trace "
+                      "code that recovers from a PyTorch error (take the branch with --require)")
 
 
 def _frame_of(ex):
