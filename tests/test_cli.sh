@@ -25,6 +25,10 @@ expect_grep "--max-elems" "$tmp/out" "check help lists options"
 expect_rc 0 "list" "$sc" list
 expect_grep "f8e5m2" "$tmp/out" "list shows dtypes"
 expect_grep "mpi" "$tmp/out" "list shows backends"
+# cuda and nccl are "available" only where a GPU is visible, not merely compiled in
+if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+	if grep -qE '^  (cuda|nccl) +available' "$tmp/out"; then bad "list: cuda/nccl available without a GPU"; else ok; fi
+fi
 expect_rc 2 "no command" "$sc"
 expect_rc 2 "unknown command" "$sc" frob
 expect_rc 2 "unknown option" "$sc" check --frob

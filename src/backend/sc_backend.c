@@ -66,30 +66,37 @@ struct backend_row {
 	enum sc_status (*open)(struct sc_backend **out, struct sc_err *e);
 	int (*compiled)(void); /* NULL: always */
 	const char *runs_on, *missing;
+	int gpu; /* needs a CUDA device at run time: `list` says whether one is visible */
 };
 
 static const struct backend_row registry[] = {
-	{"sim", sc_backend_sim_open, NULL, "ranks as buffers in one process; collectives by memcpy", NULL},
+	{"sim", sc_backend_sim_open, NULL, "ranks as buffers in one process; collectives by memcpy", NULL, 0},
 	{"mpi", sc_backend_mpi_open, sc_backend_mpi_available,
 	 "one process per rank (mpirun -np N); MPI_Alltoall and friends",
-	 "not compiled into this build (needs Open MPI: apt-get install openmpi-bin libopenmpi-dev)"},
+	 "not compiled into this build (needs Open MPI: apt-get install openmpi-bin libopenmpi-dev)", 0},
 	{"cuda", sc_backend_cuda_open, sc_devmem_cuda_compiled,
 	 "ranks as buffers on the visible GPUs (needs one at run time); kernels and device-to-device copies",
-	 "not compiled into this build (needs the CUDA toolkit: nvcc on the PATH)"},
+	 "not compiled into this build (needs the CUDA toolkit: nvcc on the PATH)", 1},
 	{"nccl", sc_backend_nccl_open, sc_backend_nccl_compiled,
 	 "one GPU per rank (needs them at run time): mpirun -np N, or every local GPU from one process",
-	 "not compiled into this build (needs the CUDA toolkit and NCCL; NCCL_HOME names its directory)"},
+	 "not compiled into this build (needs the CUDA toolkit and NCCL; NCCL_HOME names its directory)", 1},
 	{"emu", sc_backend_emu_open, NULL,
-	 "the device path (cuda's) on the CPU: ranks as buffers in emulated device memory", NULL},
+	 "the device path (cuda's) on the CPU: ranks as buffers in emulated device memory", NULL, 0},
 };
 #define NBACKENDS ((int)(sizeof registry / sizeof registry[0]))
 
 int sc_backend_list(const struct sc_backend_info **list)
 {
 	static struct sc_backend_info info[NBACKENDS];
+	static char why[NBACKENDS][SC_ERR_MAX];
 	for (int i = 0; i < NBACKENDS; i++) {
-		const int on = !registry[i].compiled || registry[i].compiled();
-		info[i] = (struct sc_backend_info){registry[i].name, on, on ? registry[i].runs_on : registry[i].missing};
+		int on = !registry[i].compiled || registry[i].compiled();
+		const char *note = on ? registry[i].runs_on : registry[i].missing;
+		if (on && registry[i].gpu && sc_devmem_cuda_devices(why[i], sizeof why[i]) < 1) {
+			on = 0; /* compiled in, nothing to run on */
+			note = why[i];
+		}
+		info[i] = (struct sc_backend_info){registry[i].name, on, note};
 	}
 	*list = info;
 	return NBACKENDS;

@@ -93,6 +93,9 @@ enum sc_status sc_devmem_emu_open(struct sc_devmem **out, struct sc_err *e);
 enum sc_status sc_devmem_cuda_open(struct sc_devmem **out, int device_base, int *ndevices,
 				    struct sc_err *e);
 int sc_devmem_cuda_compiled(void);
+/* The number of CUDA devices visible here; 0 with the reason in why
+ * (no driver, no device, not compiled in). */
+int sc_devmem_cuda_devices(char *why, size_t n);
 /* The cudaStream_t rank's work is queued on, and its device (cuda only). */
 void *sc_devmem_cuda_stream(struct sc_devmem *dm, int rank, int *device);
 void sc_devmem_close(struct sc_devmem *dm); /* NULL-safe */

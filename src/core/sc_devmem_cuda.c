@@ -11,6 +11,7 @@
 #include "sc_devmem.h"
 #include "sc_cuda_kernels.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -335,6 +336,18 @@ enum sc_status sc_devmem_cuda_open(struct sc_devmem **out, int device_base, int 
 }
 
 int sc_devmem_cuda_compiled(void) { return 1; }
+
+int sc_devmem_cuda_devices(char *why, size_t n)
+{
+	int count = 0;
+	cudaError_t err = cudaGetDeviceCount(&count);
+	if (err != cudaSuccess || count < 1) {
+		snprintf(why, n, "compiled in, but no CUDA device is visible here (cudaGetDeviceCount: %s)",
+			 err != cudaSuccess ? cudaGetErrorString(err) : "0 devices");
+		return 0;
+	}
+	return count;
+}
 
 void *sc_devmem_cuda_stream(struct sc_devmem *dm, int rank, int *device)
 {

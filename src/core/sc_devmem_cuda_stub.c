@@ -1,5 +1,7 @@
 /* sc_devmem_cuda_stub: the CUDA device memory when the toolkit was not
  * found at build time. */
+#include <stdio.h>
+
 #include "sc_devmem.h"
 
 enum sc_status sc_devmem_cuda_open(struct sc_devmem **out, int device_base, int *ndevices,
@@ -12,6 +14,12 @@ enum sc_status sc_devmem_cuda_open(struct sc_devmem **out, int device_base, int 
 }
 
 int sc_devmem_cuda_compiled(void) { return 0; }
+
+int sc_devmem_cuda_devices(char *why, size_t n)
+{
+	snprintf(why, n, "not compiled into this build (needs the CUDA toolkit: nvcc on the PATH)");
+	return 0;
+}
 
 void *sc_devmem_cuda_stream(struct sc_devmem *dm, int rank, int *device)
 {
