@@ -70,8 +70,6 @@ class Solver:
         base = [k for k in self.runs[0].rec.env if k not in ("P", "rank")] + ["P"] + extra_names + ["rank"]
         late = [k for k in keys if k.startswith("size(")]
         names = [n for n in base if all(n in e for e in envs)]
-        if st_kind(self) == "take_list" and "k" in drop:
-            names = [n for n in names if n != "k"]      # `k` is the list's own name there
         late = [n for n in late if all(n in e for e in envs)]
         bank = Bank(names, envs, late)
         text = solve(bank, vals)
@@ -84,10 +82,6 @@ class Solver:
                              "constants (or an affine sum of them); compute it that way in the code, or write "
                              "this step by hand")
         return text
-
-
-def st_kind(sv):
-    return sv.runs[0].rec.steps[sv.i].kind
 
 
 def _env_text(e):

@@ -335,11 +335,6 @@ def h_repeat_interleave(rec, func, args, kwargs):
     return rec.run_step(st, t, func, args, kwargs)
 
 
-def h_untracked(rec, func, args, kwargs):
-    """A new tensor shaped like a tracked one (an output buffer)."""
-    return func(*args, **kwargs)
-
-
 SHAPE_READS = ["size", "dim", "numel", "stride", "is_contiguous", "element_size", "nelement", "ndimension",
                "__len__", "get_device", "is_floating_point", "is_complex", "storage_offset", "data_ptr",
                "__repr__", "__format__", "__str__", "__hash__", "type", "requires_grad_",
@@ -351,7 +346,7 @@ NEW_BUFFERS = ["empty_like", "zeros_like", "ones_like", "full_like", "rand_like"
 
 HANDLERS = {
     **{n: passthrough for n in SHAPE_READS},
-    **{n: h_untracked for n in NEW_BUFFERS},
+    **{n: passthrough for n in NEW_BUFFERS},     # an output buffer shaped like X: not tracked
     "reshape": h_reshape("reshape"), "view": h_reshape("view"),
     "view_as": h_as("view"), "reshape_as": h_as("reshape"), "unflatten": h_unflatten,
     "flatten": h_flatten, "unsqueeze": simple("unsqueeze", 1), "squeeze": h_squeeze,

@@ -36,6 +36,11 @@ class Group:
         return f"<simulated group {self.text() or 'world'} {self.members}>"
 
 
+# what dist.new_group returns on a rank outside the group (torch:
+# GroupMember.NON_GROUP_MEMBER); a collective on it is refused by group()
+NOT_MEMBER = object()
+
+
 class Groups:
     """GROUPS in --call: GROUPS.tp is this rank's group along mesh dim tp."""
 
@@ -88,7 +93,7 @@ class SimDist:
         ranks = list(ranks)
         g = self.mesh_groups.get(frozenset(ranks))
         if self.world.global_rank not in ranks:
-            return Group(ranks, ranks[0], ("?",))    # not ours: only a handle
+            return NOT_MEMBER                         # torch's answer for a group this rank is not in
         if g is None or g.members != ranks:
             raise TraceError("unsupported", user_line()[0],
                              f"new_group({ranks}) is not the group of a mesh dim",

@@ -9,6 +9,7 @@ written with one step per operation and its source line as a comment.
 import copy
 import importlib.util
 import itertools
+import math
 import os
 import re
 import sys
@@ -39,10 +40,10 @@ WORLDS = (1, 2, 3, 4)
 
 
 def mesh_shapes(k):
-    """Sizes of k free mesh dims traced: every combination of 1..3 with at
-    most 6 ranks (k <= 2), of 1..2 (k > 2)."""
+    """Sizes of k free mesh dims traced: every combination of 1..3 (k <= 2)
+    or of 1..2 (k > 2) with at most 8 ranks."""
     vals = (1, 2, 3) if k <= 2 else (1, 2)
-    return [c for c in itertools.product(vals, repeat=k) if eval("*".join(map(str, c)) or "1") <= 8]
+    return [c for c in itertools.product(vals, repeat=k) if math.prod(c) <= 8]
 
 
 class Config:
@@ -114,7 +115,7 @@ def _configs(args, mesh, skel_path, tmp):
         worlds = [[] for _ in WORLDS]
     out = []
     for wi, m in enumerate(worlds):
-        P = WORLDS[wi] if not mesh else eval("*".join(str(x[2]) for x in m) or "1")
+        P = WORLDS[wi] if not mesh else math.prod(x[2] for x in m)
         for b, base in enumerate(BASES + ([], [], None)):
             if P == 1 and b:
                 continue
