@@ -36,6 +36,63 @@ void sc_gen_defaults(struct sc_gen_opts *o)
 		o->dtypes = (1u << SC_NDTYPES) - 1;
 }
 
+static int world_listed(const struct sc_gen_opts *o)
+{
+	for (int i = 0; i < SC_GEN_WORLD_WORDS; i++)
+		if (o->world_set[i])
+			return 1;
+	return 0;
+}
+
+int sc_gen_world_allowed(const struct sc_gen_opts *o, int w)
+{
+	const int lo = o->world_lo > 0 ? o->world_lo : 1;
+	const int hi = o->world_hi > 0 ? o->world_hi : (lo > 8 ? lo : 8);
+	if (w < lo || w > hi || w > SC_MAX_WORLD)
+		return 0;
+	return !world_listed(o) || (o->world_set[w / 64] >> (w % 64) & 1);
+}
+
+void sc_gen_world_add(struct sc_gen_opts *o, int w)
+{
+	if (w < 1 || w > SC_MAX_WORLD)
+		return;
+	if (!world_listed(o) || w < o->world_lo)
+		o->world_lo = w;
+	if (!world_listed(o) || w > o->world_hi)
+		o->world_hi = w;
+	o->world_set[w / 64] |= 1ull << (w % 64);
+}
+
+int sc_gen_world_clamp(struct sc_gen_opts *o, int maxw)
+{
+	if (o->world_hi > maxw)
+		o->world_hi = maxw;
+	if (world_listed(o))
+		while (o->world_hi >= o->world_lo && !sc_gen_world_allowed(o, o->world_hi))
+			o->world_hi--;
+	return o->world_hi >= o->world_lo;
+}
+
+const char *sc_gen_world_text(const struct sc_gen_opts *o, char *buf, size_t n)
+{
+	if (!n)
+		return buf;
+	buf[0] = 0;
+	if (!world_listed(o)) {
+		if (o->world_lo == o->world_hi)
+			snprintf(buf, n, "%d", o->world_lo);
+		else
+			snprintf(buf, n, "%d..%d", o->world_lo, o->world_hi);
+		return buf;
+	}
+	size_t k = 0;
+	for (int w = o->world_lo; w <= o->world_hi && k < n; w++)
+		if (sc_gen_world_allowed(o, w))
+			k += (size_t)snprintf(buf + k, n - k, "%s%d", k ? "," : "", w);
+	return buf;
+}
+
 /* One pass: drawing from ch, or (ch NULL) checking want. */
 struct dec {
 	struct sc_target *t;
@@ -211,8 +268,9 @@ static int world_ok(const struct dec *d, int w, char *why, size_t n)
 		snprintf(why, n, "world %d out of range 1..%d", w, SC_MAX_WORLD);
 		return 0;
 	}
-	if (d->o && (w < d->o->world_lo || w > d->o->world_hi)) {
-		snprintf(why, n, "world %d outside --world %d..%d", w, d->o->world_lo, d->o->world_hi);
+	if (d->o && !sc_gen_world_allowed(d->o, w)) {
+		char ws[128];
+		snprintf(why, n, "world %d outside --world %s", w, sc_gen_world_text(d->o, ws, sizeof ws));
 		return 0;
 	}
 	return 1;
@@ -232,10 +290,19 @@ static enum sc_status decode_world(struct dec *d, struct sc_case *c, struct sc_e
 	const int wlo = d->o->world_lo, whi = d->o->world_hi;
 	uint64_t k = sc_choice(d->ch, 8);
 	int w = wlo;
-	if (k >= 1 && k <= 3 && (int)k >= wlo && (int)k <= whi)
+	if (k >= 1 && k <= 3 && sc_gen_world_allowed(d->o, (int)k)) {
 		w = (int)k;
-	else if (k >= 4)
-		w = wlo + (int)sc_choice(d->ch, (uint64_t)(whi - wlo + 1));
+	} else if (k >= 4) { /* uniform over the allowed worlds (a range: the same draw as before) */
+		int n = 0;
+		for (int v = wlo; v <= whi; v++)
+			n += sc_gen_world_allowed(d->o, v);
+		int i = n ? (int)sc_choice(d->ch, (uint64_t)n) : 0;
+		for (int v = wlo; v <= whi; v++)
+			if (sc_gen_world_allowed(d->o, v) && i-- == 0) {
+				w = v;
+				break;
+			}
+	}
 	c->world = w;
 	return SC_OK;
 }
@@ -293,11 +360,14 @@ static enum sc_status decode_mesh(struct dec *d, const struct sc_spec *s, struct
 		int64_t cand[64];
 		int n = 0;
 		for (int64_t v = lo; v <= hi && n < 64; v++)
-			if (prod * v * rest_lo <= whi && prod * v * rest_hi >= wlo)
+			if (prod * v * rest_lo <= whi && prod * v * rest_hi >= wlo &&
+			    (m + 1 < s->nmesh || !d->o || sc_gen_world_allowed(d->o, (int)(prod * v))))
 				cand[n++] = v;
-		if (!n)
-			return reject(d, e, "no size of mesh dim '%s' keeps the mesh within --world %d..%d", s->mesh_dim[m], wlo,
-				      whi);
+		if (!n) {
+			char ws[128];
+			return reject(d, e, "no size of mesh dim '%s' keeps the mesh within --world %s", s->mesh_dim[m],
+				      d->o ? sc_gen_world_text(d->o, ws, sizeof ws) : "1..256");
+		}
 		const uint64_t k = sc_choice(d->ch, 8);
 		int64_t v = cand[k >= 4 ? sc_choice(d->ch, (uint64_t)n) : 0];
 		for (int i = 0; k >= 1 && k <= 3 && i < n; i++)
@@ -322,7 +392,7 @@ int sc_gen_mesh_fits(struct sc_target *t, const struct sc_gen_opts *o, char *why
 	const struct sc_spec *ms = sc_gen_mesh_spec(t);
 	int one[1][SC_MAX_MESH];
 	for (int w = o->world_lo; ms && w <= o->world_hi; w++)
-		if (sc_gen_meshes(ms, w, one, 1) > 0)
+		if (sc_gen_world_allowed(o, w) && sc_gen_meshes(ms, w, one, 1) > 0)
 			return 1;
 	if (!ms)
 		return 1;
@@ -330,8 +400,10 @@ int sc_gen_mesh_fits(struct sc_target *t, const struct sc_gen_opts *o, char *why
 	for (int m = 0; m < ms->nmesh && k < n; m++)
 		k += ms->mesh_fixed[m] ? (size_t)snprintf(why + k, n - k, " %s=%d", ms->mesh_dim[m], ms->mesh_fixed[m])
 				       : (size_t)snprintf(why + k, n - k, " %s=%s", ms->mesh_dim[m], ms->mesh_sym[m]);
+	char ws[128];
 	if (k < n)
-		snprintf(why + k, n - k, " has no shape within --world %d..%d: nothing to check", o->world_lo, o->world_hi);
+		snprintf(why + k, n - k, " has no shape within --world %s: nothing to check",
+			 sc_gen_world_text(o, ws, sizeof ws));
 	return 0;
 }
 

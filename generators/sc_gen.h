@@ -13,14 +13,27 @@
 #include "sc_choice.h"
 #include "sc_target.h"
 
+#define SC_GEN_WORLD_WORDS ((SC_MAX_WORLD + 64) / 64)
+
 struct sc_gen_opts {
 	int world_lo, world_hi; /* 0: 1..8 */
+	/* the worlds within lo..hi that may be drawn (bit w); all zero: each
+	 * one (--world 2,4,8 sets bits 2, 4 and 8, lo 2 and hi 8) */
+	uint64_t world_set[SC_GEN_WORLD_WORDS];
 	uint32_t dtypes;        /* bit mask over enum sc_dtype; 0: all */
 	int64_t max_elems;      /* global elements per case; 0: 65536 */
 	int hints_guide_only;   /* checking: `sizes` hints do not bind (eval of a given case) */
 };
 
 void sc_gen_defaults(struct sc_gen_opts *o);
+/* 1 when world w is within o's --world (a range or a list). */
+int sc_gen_world_allowed(const struct sc_gen_opts *o, int w);
+/* Adds world w to o's list (lo and hi follow). */
+void sc_gen_world_add(struct sc_gen_opts *o, int w);
+/* Drops the worlds above maxw; 0 when none is left. */
+int sc_gen_world_clamp(struct sc_gen_opts *o, int maxw);
+/* o's --world as the user writes it: "1..8" or "2,4,8". */
+const char *sc_gen_world_text(const struct sc_gen_opts *o, char *buf, size_t n);
 /* Decodes a case; SC_E_NOCASE when the draws admit none. */
 enum sc_status sc_gen_case(struct sc_target *t, const struct sc_gen_opts *o,
 			   struct sc_choices *ch, struct sc_case *c, struct sc_err *e);

@@ -1,9 +1,42 @@
 #!/usr/bin/env bash
 # Installs what a build needs when it is missing (Debian 12), then configures
-# and builds. Usage: scripts/setup.sh [PRESET]   (default: default)
+# and builds. Usage: scripts/setup.sh [PRESET [TARGET...]]
+#   PRESET  a configure preset of CMakePresets.json (default: default)
+#   TARGET  what to build (default: everything, tests included)
+# One line per step goes to standard error; the output of apt-get, cmake and
+# the compiler goes to build/logs/setup.log, whose tail is shown when a step
+# fails. SC_VERBOSE=1 shows it all as it happens.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset=${1:-default}
+shift || true
+targets=("$@")
+mkdir -p build/logs
+log=build/logs/setup.log
+: >"$log"
+
+say() { printf 'setup: %s\n' "$*" >&2; }
+# step TITLE CMD...: runs CMD with its output in the log; on failure shows
+# the last lines of the log and stops with CMD's status.
+step() {
+	local title=$1 t0=$SECONDS rc=0
+	shift
+	printf 'setup: %s ... ' "$title" >&2
+	printf '\n### %s\n$ %s\n' "$title" "$*" >>"$log"
+	if [ "${SC_VERBOSE:-0}" = 1 ]; then
+		echo >&2
+		"$@" 2>&1 | tee -a "$log" >&2 || rc=${PIPESTATUS[0]}
+	else
+		"$@" >>"$log" 2>&1 || rc=$?
+	fi
+	if [ "$rc" -ne 0 ]; then
+		echo "failed (exit $rc); the last lines of $log:" >&2
+		tail -n 25 "$log" | sed 's/^/  | /' >&2
+		exit "$rc"
+	fi
+	echo "done ($((SECONDS - t0)) s)" >&2
+}
+
 need=()
 command -v cmake >/dev/null || need+=(cmake)
 command -v cc >/dev/null || need+=(gcc)
@@ -17,13 +50,32 @@ if [ "${SC_NO_MPI:-0}" != 1 ]; then
 		|| command -v mpicc >/dev/null || need+=(libopenmpi-dev)
 fi
 if [ ${#need[@]} -gt 0 ]; then
-	if [ "$(id -u)" -ne 0 ]; then
-		echo "setup: missing ${need[*]}; run as root or install them" >&2
+	if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null; then
+		say "missing ${need[*]}; install them (as root: apt-get install ${need[*]})"
 		exit 2
 	fi
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q
-	apt-get install -y -q "${need[@]}"
+	step "apt-get update" apt-get update -q
+	updated=1
+	step "installing ${need[*]}" apt-get install -y -q "${need[@]}"
 fi
-cmake --preset "$preset" >/dev/null
-cmake --build --preset "$preset" -j"$(nproc)"
+# optional Debian packages a caller asks for (scripts/test.sh: the PyTorch
+# reference); when they cannot be installed the build goes on without them
+if [ -n "${SC_OPTIONAL_PACKAGES:-}" ]; then
+	if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null; then
+		say "optional $SC_OPTIONAL_PACKAGES not installed (needs root and apt-get)"
+	else
+		export DEBIAN_FRONTEND=noninteractive
+		# shellcheck disable=SC2086
+		if ! ( [ -n "${updated:-}" ] || step "apt-get update" apt-get update -q ) ||
+			! ( step "installing $SC_OPTIONAL_PACKAGES" apt-get install -y -q $SC_OPTIONAL_PACKAGES ); then
+			say "optional $SC_OPTIONAL_PACKAGES could not be installed; going on without them"
+		fi
+	fi
+fi
+step "configuring (preset $preset, log $log)" cmake --preset "$preset"
+if [ ${#targets[@]} -gt 0 ]; then
+	step "building ${targets[*]}" cmake --build --preset "$preset" -j"$(nproc)" --target "${targets[@]}"
+else
+	step "building everything" cmake --build --preset "$preset" -j"$(nproc)"
+fi

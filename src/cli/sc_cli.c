@@ -83,6 +83,13 @@ static int set_no_shrink(struct sc_cli *c, const char *val)
 	return 0;
 }
 
+static int set_no_expect(struct sc_cli *c, const char *val)
+{
+	(void)val;
+	c->no_expect = 1;
+	return 0;
+}
+
 static int set_quiet(struct sc_cli *c, const char *val)
 {
 	(void)val;
@@ -170,14 +177,34 @@ static int set_world(struct sc_cli *c, const char *val)
 		c->world = (int)u;
 		return 0;
 	}
+	if (strchr(val, ',')) { /* a list: 2,4,8 */
+		struct sc_gen_opts g = {0};
+		const char *p = val;
+		for (;;) {
+			char *end;
+			const long w = strtol(p, &end, 10);
+			if (end == p || w < 1 || w > SC_MAX_WORLD || (*end && *end != ','))
+				return sc_cli_die("--world needs LO..HI, P or a list P1,P2,... of world sizes 1..256, got '%s'",
+						  val);
+			sc_gen_world_add(&g, (int)w);
+			if (!*end)
+				break;
+			p = end + 1;
+		}
+		memcpy(c->co.gen.world_set, g.world_set, sizeof g.world_set);
+		c->co.gen.world_lo = g.world_lo;
+		c->co.gen.world_hi = g.world_hi;
+		return 0;
+	}
 	if (sscanf(val, "%ld..%ld%c", &lo, &hi, &tail) == 2) {
 	} else if (sscanf(val, "%ld%c", &lo, &tail) == 1) {
 		hi = lo;
 	} else {
-		return sc_cli_die("--world needs LO..HI or P, got '%s'", val);
+		return sc_cli_die("--world needs LO..HI, P or a list P1,P2,..., got '%s'", val);
 	}
 	if (lo < 1 || hi < lo || hi > SC_MAX_WORLD)
 		return sc_cli_die("--world range must be within 1..256, got '%s'", val);
+	memset(c->co.gen.world_set, 0, sizeof c->co.gen.world_set);
 	c->co.gen.world_lo = (int)lo;
 	c->co.gen.world_hi = (int)hi;
 	return 0;
@@ -490,11 +517,19 @@ int sc_cli_load_targets(struct sc_cli *c, struct sc_target *t, int *nt, FILE *lo
 			if (!bad)
 				ls = ends_with(files[k], ".case") ? sc_casefile_load(files[k], &t[n], &e)
 								  : sc_target_from_spec_file(&t[n], files[k], &e);
-			if (!bad && ls != SC_OK) {
+			if (!bad && ls != SC_OK && S_ISDIR(st.st_mode)) {
+				if (c->nbroken >= SC_CLI_MAX_BROKEN) {
+					fprintf(log, "%s\n", e.msg);
+				} else {
+					snprintf(c->broken[c->nbroken].path, sizeof c->broken[0].path, "%s", files[k]);
+					snprintf(c->broken[c->nbroken].msg, sizeof c->broken[0].msg, "%s", e.msg);
+				}
+				c->nbroken++;
+			} else if (!bad && ls != SC_OK) {
 				fprintf(log, "%s\n", e.msg);
 				bad = 1;
 			} else if (!bad) {
-				t[n++].corpus = S_ISDIR(st.st_mode);
+				t[n++].corpus = !c->no_expect; /* its `expect` line decides the exit code */
 			}
 			free(files[k]);
 		}

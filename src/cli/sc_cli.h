@@ -31,6 +31,14 @@ struct sc_cmd {
 	int (*run)(int argc, char **argv, int full_argc, char **full_argv);
 };
 
+/* A spec or case file in a directory that did not load: the others run,
+ * this one is reported as an error (exit 2). */
+#define SC_CLI_MAX_BROKEN 16
+struct sc_cli_broken {
+	char path[256];
+	char msg[SC_ERR_MAX];
+};
+
 struct sc_cli {
 	struct sc_check_opts co;
 	const char *backend;
@@ -51,6 +59,9 @@ struct sc_cli {
 	const char *plugin, *baseline;
 	int seed_random;
 	int specs_only; /* sc_cli_load_targets leaves .case files in directories out */
+	int no_expect;  /* --no-expect: `expect` lines are ignored, every failure counts */
+	struct sc_cli_broken broken[SC_CLI_MAX_BROKEN]; /* files of directories that did not load */
+	int nbroken;                                    /* how many (may exceed SC_CLI_MAX_BROKEN) */
 	enum sc_dtype dtype;
 	const char *targets[SC_CLI_MAX_TARGETS];
 	int ntargets;
@@ -68,7 +79,9 @@ int sc_cli_u64(const char *s, uint64_t *out);
 int sc_cli_die(const char *fmt, const char *arg);
 
 /* Loads the targets named on the command line (specs, .case files,
- * directories, builtin:NAME, --chain) into t; *nt set; 0 or an exit code. */
+ * directories, builtin:NAME, --chain) into t; *nt set; 0 or an exit code.
+ * A file named on the command line that does not load stops the run; one
+ * found in a directory is logged, recorded in c->broken and left out. */
 int sc_cli_load_targets(struct sc_cli *c, struct sc_target *t, int *nt, FILE *log);
 /* The transforms of --plugin (all, or those named) as targets, --baseline's
  * matched by name; the libraries stay open in libs[0], libs[1]. Returns 0,

@@ -80,13 +80,13 @@ static int setup(struct run *r, const struct sc_cmd *cmd, int argc, char **argv)
 	/* one seed and one world range for every process */
 	sc_backend_bcast(r->be, &c->co.seed, sizeof c->co.seed, 0);
 	const int maxw = sc_backend_max_world(r->be);
-	if (c->co.gen.world_lo > maxw) {
-		fprintf(stderr, "shardcheck: --world %d..%d needs at least %d processes, this launch has %d (mpirun -np)\n",
-			c->co.gen.world_lo, c->co.gen.world_hi, c->co.gen.world_lo, maxw);
+	char ws[128];
+	sc_gen_world_text(&c->co.gen, ws, sizeof ws);
+	if (!sc_gen_world_clamp(&c->co.gen, maxw)) {
+		fprintf(stderr, "shardcheck: --world %s needs at least %d processes, this launch has %d (mpirun -np)\n",
+			ws, c->co.gen.world_lo, maxw);
 		return 2;
 	}
-	if (c->co.gen.world_hi > maxw)
-		c->co.gen.world_hi = maxw;
 	if (r->gate && (rc = sc_cli_load_plugins(c, r->targets, &r->nt, r->libs, &e)) != 0) {
 		load_error(r, e.msg);
 		fprintf(r->out, "ERROR %-44s %-18s %s\n", c->plugin, "load", e.msg);
@@ -109,7 +109,7 @@ static int setup(struct run *r, const struct sc_cmd *cmd, int argc, char **argv)
 		c->co.progress = sc_cli_progress;
 	const struct sc_property *const *props;
 	const int np = sc_properties(&props);
-	r->res = calloc((size_t)r->nt * (size_t)np + 1, sizeof *r->res);
+	r->res = calloc((size_t)r->nt * (size_t)np + 1 + SC_CLI_MAX_BROKEN, sizeof *r->res);
 	if (!r->ctx || !r->res) {
 		fprintf(stderr, "shardcheck: out of memory\n");
 		return 2;
@@ -172,9 +172,25 @@ static void check_all(struct run *r)
 	struct sc_cli *c = &r->c;
 	const struct sc_property *const *props;
 	const int np = sc_properties(&props);
-	fprintf(r->out, "shardcheck %s: seed %llu, backend %s, %d target%s, world %d..%d, %ld cases per property\n",
-		SC_VERSION, (unsigned long long)c->co.seed, c->backend, r->nt, r->nt == 1 ? "" : "s", c->co.gen.world_lo,
-		c->co.gen.world_hi, c->co.cases ? c->co.cases : 1000L);
+	char ws[128];
+	fprintf(r->out, "shardcheck %s: seed %llu, backend %s, %d target%s, world %s, %ld cases per property\n",
+		SC_VERSION, (unsigned long long)c->co.seed, c->backend, r->nt, r->nt == 1 ? "" : "s",
+		sc_gen_world_text(&c->co.gen, ws, sizeof ws), c->co.cases ? c->co.cases : 1000L);
+	/* the files of a directory that did not load: an error each, the rest run */
+	for (int i = 0; i < c->nbroken && i < SC_CLI_MAX_BROKEN; i++) {
+		struct sc_result *res = &r->res[r->nres++];
+		snprintf(res->target, sizeof res->target, "%s", c->broken[i].path);
+		res->property = "load";
+		res->verdict = SC_V_ERROR;
+		res->expected = -1;
+		snprintf(res->error, sizeof res->error, "%s", c->broken[i].msg);
+		r->errors++;
+		fprintf(r->out, "ERROR %-44s %-18s %s\n", res->target, res->property, res->error);
+	}
+	if (c->nbroken > SC_CLI_MAX_BROKEN) {
+		r->errors += c->nbroken - SC_CLI_MAX_BROKEN;
+		fprintf(r->out, "ERROR and %d more files that did not load (listed above)\n", c->nbroken - SC_CLI_MAX_BROKEN);
+	}
 	/* --time bounds the run, shrinking included: each check gets a fair
 	 * share of what is left, and shrinking stops at the deadline */
 	int left = 0;

@@ -123,8 +123,11 @@ static int fuzz_setup(struct fuzz_run *f, int argc, char **argv)
 	}
 	sc_inflight_quiet_followers(f->be);
 	sc_backend_bcast(f->be, &c->co.seed, sizeof c->co.seed, 0);
-	if (c->co.gen.world_hi > sc_backend_max_world(f->be))
-		c->co.gen.world_hi = sc_backend_max_world(f->be);
+	if (!sc_gen_world_clamp(&c->co.gen, sc_backend_max_world(f->be))) {
+		fprintf(stderr, "shardcheck: --world needs at least %d processes, this launch has %d (mpirun -np)\n",
+			c->co.gen.world_lo, sc_backend_max_world(f->be));
+		return 2;
+	}
 	static struct sc_target all[SC_CLI_MAX_TARGETS];
 	int na = 0;
 	c->specs_only = 1; /* findings are replayed on their own, a stale one skipped */
@@ -132,6 +135,8 @@ static int fuzz_setup(struct fuzz_run *f, int argc, char **argv)
 		fprintf(stderr, "shardcheck: nothing run\n");
 		return rc;
 	}
+	for (int i = 0; i < c->nbroken && i < SC_CLI_MAX_BROKEN; i++) /* the run goes on without them */
+		printf("WARN  %s did not load, left out: %s\n", c->broken[i].path, c->broken[i].msg);
 	for (int i = 0; i < na; i++) {
 		if (all[i].has_case)
 			sc_target_free(&all[i]);

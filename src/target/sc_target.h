@@ -71,7 +71,7 @@ struct sc_target {
 	const struct sc_target_ops *ops;
 	char name[512];
 	int expect; /* -1 none, 0 pass, 1 fail */
-	int corpus; /* found in a directory: its expectation decides the exit code */
+	int corpus; /* its expectation decides the exit code (not under --no-expect) */
 	sc_fault_fn fault;
 	void *fault_ctx;
 	/* a .case file: exactly this case, for this property, on this backend */

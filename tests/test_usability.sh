@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# What a new user runs into: --world lists, expectations of a single spec, a
+# directory with a broken spec, --cases counting checked cases, the
+# --max-elems message, repro's labels and replay lines, fuzz's output folders.
+# Usage: test_usability.sh PATH/TO/shardcheck   (run from the repository root)
+set -u
+sc=$1
+pass=0 fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAILED: $*" >&2; }
+expect_rc() { # want_rc description command...
+	local want=$1 what=$2; shift 2
+	"$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
+	if [ "$rc" -eq "$want" ]; then ok; else bad "$what: exit $rc, want $want"; cat "$tmp/out" "$tmp/err" >&2; fi
+}
+expect_grep() { # pattern file description
+	if grep -q -- "$1" "$2"; then ok; else bad "$3: '$1' not in $2"; head -20 "$2" >&2; fi
+}
+expect_no_grep() { # pattern file description
+	if grep -q -- "$1" "$2"; then bad "$3: '$1' in $2"; grep -- "$1" "$2" | head -5 >&2; else ok; fi
+}
+bug=corpus/deepspeed/sf-head2seq-before-5664.sc   # minimal case: world=2 s=2 b=2 h=2 d=1
+fix=corpus/deepspeed/sf-head2seq-after-5664.sc    # fails at world=1 only (expect fail)
+
+# --world 2,4,8: only those worlds are drawn; the minimal case is in the list
+expect_rc 0 "--world list" "$sc" check "$bug" --property semantics --seed 3 --world 4,8 --json -
+if python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]["counterexample"]; sys.exit(r["world"] != 4)' "$tmp/out"; then ok; else bad "--world 4,8: the minimal case is not at world 4"; head -c 600 "$tmp/out" >&2; fi
+expect_rc 0 "--world list header" "$sc" check builtin:all_to_all --property semantics --cases 50 --world 2,4,8
+expect_grep "world 2,4,8," "$tmp/out" "the header shows the list"
+expect_rc 2 "bad --world list" "$sc" check --world 2,x builtin:all_to_all
+expect_grep "P1,P2" "$tmp/err" "the list's error says the form"
+# the fix of PR 5664 fails at world 1 first; under --world 2,4 its minimum is at world 2
+expect_rc 0 "--world list, expected failure" "$sc" check "$fix" --property semantics --seed 1 --world 2,4 --cases 300
+expect_grep "minimal case: world=2 " "$tmp/out" "--world 2,4: the minimum is at world 2"
+
+# a single spec's `expect fail` counts as in a directory; --no-expect ignores it
+expect_rc 0 "a single spec with expect fail" "$sc" check "$bug" --seed 3 --cases 200
+expect_grep "FAIL .* as expected" "$tmp/out" "the failure is marked expected"
+expect_grep "0 expectations unmet" "$tmp/out" "the expectation is met"
+expect_rc 1 "--no-expect" "$sc" check "$bug" --seed 3 --cases 200 --no-expect
+expect_grep "(0 expected)" "$tmp/out" "--no-expect: no failure is expected"
+printf 'pipeline p\ndims s\ninput shard s\noutput shard s\nexpect fail\ncontiguous\n' >"$tmp/wrongexp.sc"
+expect_rc 1 "a single spec whose expected failure does not happen" "$sc" check "$tmp/wrongexp.sc" --cases 50
+expect_grep "UNMET" "$tmp/out" "the unmet expectation is reported"
+
+# a directory with a spec that does not parse: that spec is an error, the others run
+mkdir -p "$tmp/dir"
+cp corpus/deepspeed/sf-head2seq-before-5664.sc corpus/deepspeed/sf-head2seq-batchdim.sc "$tmp/dir/"
+printf 'dims s\ninput shard s\noutput shard q\n' >"$tmp/dir/broken.sc"
+expect_rc 2 "a directory with a broken spec" "$sc" check "$tmp/dir" --seed 1 --cases 100 --report "$tmp/dirrep"
+expect_grep "^ERROR .*broken.sc *load .*broken.sc:3:14: output: unknown dim 'q'" "$tmp/out" "the broken spec is named with its line"
+expect_grep "^pass  .*sf-head2seq-batchdim.sc" "$tmp/out" "the other specs are checked"
+expect_grep "FAIL .*sf-head2seq-before-5664.sc .* as expected" "$tmp/out" "the known bug is still caught"
+expect_grep '"property": "load"' "$tmp/dirrep/report.json" "report.json carries the load error"
+expect_no_grep "nothing run" "$tmp/err" "the run is not abandoned"
+# a broken spec named on its own still stops the run
+expect_rc 2 "a broken spec named alone" "$sc" check "$tmp/dir/broken.sc"
+expect_grep "nothing run" "$tmp/err" "nothing run"
+
+echo "usability: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
