@@ -60,5 +60,14 @@ expect_no_grep "nothing run" "$tmp/err" "the run is not abandoned"
 expect_rc 2 "a broken spec named alone" "$sc" check "$tmp/dir/broken.sc"
 expect_grep "nothing run" "$tmp/err" "nothing run"
 
+# repro labels rows with the full index (the last dim as columns), as the FAIL lines count dims
+expect_rc 1 "repro" "$sc" repro corpus/deepspeed/sf-head2seq-before-5664.case
+expect_grep "^      \[0, 0, 1, :\] " "$tmp/out" "repro rows carry 4-D labels"
+expect_no_grep "^      \[0, 0, 1\] " "$tmp/out" "no 3-index labels"
+# a .case target replays with repro, as a written failure does
+expect_rc 1 ".case regression" "$sc" check --no-expect corpus/deepspeed/sf-head2seq-before-5664.case
+expect_grep "replay: shardcheck repro corpus/deepspeed/sf-head2seq-before-5664.case" "$tmp/out" "a .case's replay is repro"
+expect_no_grep "replay: shardcheck eval" "$tmp/out" "no eval replay for a .case"
+
 echo "usability: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

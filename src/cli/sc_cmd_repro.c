@@ -22,10 +22,10 @@ static void short_value(enum sc_dtype dt, uint64_t bits, char *buf, size_t n)
 	snprintf(buf, n, "%s", full);
 }
 
-/* Prints a tensor row by row (rows along the last dim); with ref, marks
- * the elements that differ with '!'. */
-/* Prints t row by row, '!' where it differs from ref; prov (row-major, may
- * be NULL) names the elements that hold padding or that nothing wrote. */
+/* Prints t row by row, a row along the last dim labelled with its full
+ * index ("[0, 1, 0, :]", as the FAIL lines count dims); '!' where it
+ * differs from ref; prov (row-major, may be NULL) names the elements that
+ * hold padding or that nothing wrote. */
 static void print_tensor(const char *title, const struct sc_tensor *t, const struct sc_tensor *ref,
 			 const uint64_t *prov, enum sc_dtype dt)
 {
@@ -40,9 +40,13 @@ static void print_tensor(const char *title, const struct sc_tensor *t, const str
 	const unsigned es = t->buf->esize;
 	for (int64_t k = 0; k < n; k++) {
 		if (k % row == 0) {
-			char idx[160];
-			sc_shape_format(it.idx, t->ndim ? t->ndim - 1 : 0, idx, sizeof idx);
-			printf("      %-14s", t->ndim > 1 ? idx : "");
+			char idx[160] = "[";
+			size_t w = 1;
+			for (int d = 0; d + 1 < t->ndim && w < sizeof idx; d++)
+				w += (size_t)snprintf(idx + w, sizeof idx - w, "%lld, ", (long long)it.idx[d]);
+			if (w < sizeof idx)
+				snprintf(idx + w, sizeof idx - w, "%s]", t->ndim ? ":" : "");
+			printf("      %-14s", idx);
 		}
 		uint64_t v = sc_load_bits(t->buf->data + (size_t)it.off * es, es);
 		int differs = 0;

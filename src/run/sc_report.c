@@ -51,6 +51,10 @@ void sc_report_replay_cmd(const struct sc_result *r, char *buf, size_t n)
 		snprintf(buf, n, "shardcheck repro %s", r->case_file);
 		return;
 	}
+	if (r->tgt->has_case) { /* a .case file replays as itself, as a written one does */
+		snprintf(buf, n, "shardcheck repro %s", r->tgt->case_path);
+		return;
+	}
 	sc_target_sizes_arg(r->tgt, c, sizes, sizeof sizes);
 	struct sc_case_param pa[SC_CASE_MAX_PARAMS];
 	const int np = sc_target_params(r->tgt, c, pa);
