@@ -69,5 +69,24 @@ expect_rc 1 ".case regression" "$sc" check --no-expect corpus/deepspeed/sf-head2
 expect_grep "replay: shardcheck repro corpus/deepspeed/sf-head2seq-before-5664.case" "$tmp/out" "a .case's replay is repro"
 expect_no_grep "replay: shardcheck eval" "$tmp/out" "no eval replay for a .case"
 
+# --cases N checks N cases on every target that passes (rejected draws do not count)
+"$sc" check corpus builtin:all tests/specs --cases 300 --seed 1 --json - >"$tmp/cases.json" 2>/dev/null
+if python3 - "$tmp/cases.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+short = [(x["target"], x["property"], x["cases"]) for x in r if x["verdict"] == "pass" and x["cases"] != 300]
+assert not short, short[:5]
+assert sum(x["verdict"] == "pass" for x in r) > 200
+PY
+then ok; else bad "--cases 300: a passing check ran another number of cases"; fi
+# --max-elems too small for any case says so, with the smallest case
+expect_rc 2 "--max-elems too small" "$sc" check corpus/ring-attention/zigzag-extract-local.sc --max-elems 4 --property semantics
+expect_grep "no case fits --max-elems 4: the smallest case drawn without it has 6 elements" "$tmp/out" "--max-elems is named"
+expect_no_grep "require lines" "$tmp/out" "the require lines are not blamed"
+# --time is kept with large cases (a case in flight finishes)
+start=$(date +%s)
+expect_rc 0 "--time with large cases" "$sc" check builtin:all_to_all --max-elems 4000000 --time 3 --cases 100000 -q
+[ $(($(date +%s) - start)) -le 8 ] && ok || bad "--time 3 ran $(($(date +%s) - start)) s"
+
 echo "usability: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -6,6 +6,7 @@
 #include "sc_check.h"
 #include "sc_clock.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -97,6 +98,10 @@ struct pred {
 	int cut; /* the deadline passed while shrinking */
 };
 
+#define DRAWS_PER_CASE 20  /* draws per case asked for before a run stops short */
+#define NO_CASE_DRAWS 2000  /* draws without one valid case before the target is an error */
+#define LOOK_MS 200         /* how often the clock, --time and progress are looked at */
+
 static int past(const struct sc_check_opts *o)
 {
 	return o->deadline > 0 && sc_clock_now() >= o->deadline;
@@ -113,6 +118,45 @@ static int still_fails(void *vp, const struct sc_case *c)
 	if (pr->o->on_case)
 		pr->o->on_case(pr->o->on_case_ctx, pr->t, pr->p, c);
 	return sc_check_case(pr->ctx, pr->t, pr->p, c, &f) == SC_V_FAIL;
+}
+
+/* Why no case could be drawn: when cases exist without --max-elems, the
+ * limit is named with the smallest case found; else the generator's last
+ * reason, and what bounds the draws. */
+static void no_case_reason(struct sc_target *t, const struct sc_check_opts *o, uint64_t base, long draws,
+			   const char *last, char *why, size_t n)
+{
+	struct sc_gen_opts g = o->gen;
+	g.max_elems = INT64_MAX / 4;
+	int64_t best = -1;
+	struct sc_case small;
+	for (long i = 0; i < NO_CASE_DRAWS; i++) {
+		struct sc_choices ch;
+		uint64_t st = base + (uint64_t)i;
+		sc_choices_prng(&ch, sc_mix_next(&st));
+		struct sc_case c;
+		struct sc_err e;
+		if (sc_gen_case(t, &g, &ch, &c, &e) != SC_OK)
+			continue;
+		const int64_t k = sc_case_numel(&c);
+		if (best < 0 || k < best) {
+			best = k;
+			small = c;
+		}
+	}
+	if (best > o->gen.max_elems) {
+		char desc[256];
+		sc_target_case_format(t, &small, desc, sizeof desc);
+		char *dt = strstr(desc, " dtype="); /* the shape is what matters */
+		if (dt)
+			*dt = '\0';
+		snprintf(why, n, "no case fits --max-elems %lld: the smallest case drawn without it has %lld elements (%s); "
+			 "raise --max-elems", (long long)o->gen.max_elems, (long long)best, desc);
+		return;
+	}
+	char ws[128];
+	snprintf(why, n, "no valid case in %ld draws (last reason: %.300s); check the require lines, sizes and --world %s",
+		 draws, last[0] ? last : "none given", sc_gen_world_text(&o->gen, ws, sizeof ws));
 }
 
 enum sc_status sc_check_run(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p,
@@ -152,18 +196,28 @@ enum sc_status sc_check_run(struct sc_ctx *ctx, struct sc_target *t, const struc
 	const long ncases = o->cases > 0 ? o->cases : 1000;
 	uint64_t base = o->seed ^ sc_mix_str(t->name) ^ (sc_mix_str(p->name) << 1);
 	res->verdict = SC_V_PASS;
-	long skipped = 0;
-	for (long i = 0; i < ncases; i++) {
-		/* one process looks at the clock every case; several agree every 256 */
-		if (((i & 255) == 255 || !ctx->be->ops->combine) && (o->seconds > 0 || o->deadline > 0 || o->progress)) {
-			double el = sc_clock_now() - t0;
-			if ((o->seconds > 0 || o->deadline > 0) &&
-			    sc_backend_combine(ctx->be, 0, (o->seconds > 0 && el > o->seconds) || past(o))) {
+	long skipped = 0, next_look = 0, every = 1;
+	char last_reject[SC_ERR_MAX] = "";
+	/* --cases counts checked cases: draws the constraints reject do not
+	 * count, up to DRAWS_PER_CASE draws per case asked for */
+	for (long i = 0; res->cases < ncases && i < ncases * DRAWS_PER_CASE; i++) {
+		if (i == next_look && (o->seconds > 0 || o->deadline > 0 || o->progress)) {
+			const double el = sc_clock_now() - t0;
+			const int stop = (o->seconds > 0 && el > o->seconds) || past(o);
+			/* the processes agree on stopping and on when to look next
+			 * (about every LOOK_MS, from the slowest one's clock) */
+			const int ms = sc_backend_combine(ctx->be, 0, stop ? INT_MAX : (int)(el * 1000 < INT_MAX - 1 ? el * 1000 : INT_MAX - 1));
+			if (ms == INT_MAX) {
 				res->out_of_time = past(o);
 				break;
 			}
+			const long fit = (long)((double)LOOK_MS * (double)(i + 1) / (ms > 0 ? ms : 1));
+			every = fit < 1 ? 1 : fit > 2 * every ? 2 * every : fit > 256 ? 256 : fit;
+			next_look = i + every;
 			if (o->progress)
-				o->progress(o->progress_ctx, t->name, p->name, i, ncases, el);
+				o->progress(o->progress_ctx, t->name, p->name, res->cases, ncases, el);
+		} else if (i == next_look) {
+			next_look = i + 256;
 		}
 		struct sc_choices ch;
 		uint64_t st = base + (uint64_t)i;
@@ -173,12 +227,9 @@ enum sc_status sc_check_run(struct sc_ctx *ctx, struct sc_target *t, const struc
 		enum sc_status gs = sc_gen_case(t, &o->gen, &ch, &c, &e);
 		if (gs == SC_E_NOCASE) {
 			res->rejected++;
-			if (res->rejected > 1000 && res->rejected > 10 * (res->cases + 1)) {
-				res->verdict = SC_V_ERROR;
-				snprintf(res->error, sizeof res->error,
-					 "cannot generate cases: %.400s (check the require lines and --world)", e.msg);
-				break;
-			}
+			snprintf(last_reject, sizeof last_reject, "%s", e.msg);
+			if (res->cases == 0 && res->rejected >= NO_CASE_DRAWS)
+				break; /* said below */
 			continue;
 		}
 		if (gs != SC_OK) {
@@ -229,8 +280,7 @@ enum sc_status sc_check_run(struct sc_ctx *ctx, struct sc_target *t, const struc
 		res->verdict = SC_V_SKIP; /* a mesh that needs other worlds: nothing here to check */
 	} else if (res->verdict == SC_V_PASS && res->cases == 0 && res->rejected > 0) {
 		res->verdict = SC_V_ERROR;
-		snprintf(res->error, sizeof res->error,
-			 "no valid case could be generated (check the require lines, sizes and --world)");
+		no_case_reason(t, o, base, res->rejected, last_reject, res->error, sizeof res->error);
 	}
 	res->seconds = sc_clock_now() - t0;
 	return SC_OK;
