@@ -23,7 +23,7 @@ rc=$?
 [ $rc -eq 1 ] && ok || bad "planted bug: exit $rc"
 grep -q "^NEW   $spec semantics" out1 && ok || { bad "planted bug not reported"; tail -5 out1 >&2; }
 grep -q "minimal case: world=1 s=2 b=2 h=1 d=1 dtype=i32 seed=0" out1 && ok || bad "not shrunk to the minimum"
-f=$(ls corpus/findings/*.case 2>/dev/null | head -1)
+f=$(ls reports/findings/*.case 2>/dev/null | head -1)
 [ -n "$f" ] && [ -s rep1/failures/deepspeed-sf-head2seq-batchdim-semantics.case ] && ok || bad "failure not written"
 "$sc" repro "$f" >/dev/null 2>&1; [ $? -eq 1 ] && ok || bad "the written case does not replay the failure"
 python3 -c "import json; json.load(open('rep1/report.json'))" && ok || bad "report.json"
@@ -38,7 +38,7 @@ rc=$?
 grep -q "^FIXED $f" out3 && [ $rc -eq 0 ] && ok || { bad "resume: fixed not reported (exit $rc)"; cat out3 >&2; }
 
 # kill -9 loses nothing already printed
-rm -rf corpus/findings
+rm -rf reports/findings
 sed -i 's/^permute 1 2 0 3 4$/permute 2 1 0 3 4/' "$spec"
 "$sc" fuzz --time 60 --seed 14 --report rep4 --jobs 2 >out4 2>&1 &
 pid=$!

@@ -26,21 +26,21 @@ rc=$?
 [ $rc -eq 1 ] && ok || { bad "jobs: exit $rc"; tail -5 "$tmp/o1" >&2; }
 n=$(grep -c "NEW   corpus/bugs/a2a.sc semantics" "$tmp/o1")
 [ "$n" -eq 1 ] && ok || bad "jobs: the bug was announced $n times"
-[ "$(ls corpus/findings | grep -c 'a2a-sc-semantics')" -eq 1 ] && ok || bad "jobs: not saved exactly once"
+[ "$(ls reports/findings | grep -c 'a2a-sc-semantics')" -eq 1 ] && ok || bad "jobs: not saved exactly once"
 ls -a "$tmp/r1" | grep -q '\.job' && bad "jobs: .job files left in the report" || ok
 grep -q '"status": "complete"' "$tmp/r1/report.json" && ok || bad "jobs: report not marked complete"
 left "$tmp/r1"
-finding=$(ls corpus/findings/a2a-sc-semantics-*.case)
+finding=$(ls reports/findings/a2a-sc-semantics-*.case)
 
 # from another working directory: the finding still replays (still failing)
-(cd / && "$sc" fuzz "$tmp/w/corpus" --corpus "$tmp/w/corpus" --time 1 --seed 22 --report "$tmp/r2" >"$tmp/o2" 2>&1)
+(cd / && "$sc" fuzz "$tmp/w/corpus" --findings "$tmp/w/reports/findings" --time 1 --seed 22 --report "$tmp/r2" >"$tmp/o2" 2>&1)
 rc=$?
 grep -q "^STILL .*a2a-sc-semantics" "$tmp/o2" && [ $rc -eq 1 ] && ok || { bad "other cwd: not replayed (exit $rc)"; head -5 "$tmp/o2" >&2; }
 grep -q "^STALE" "$tmp/o2" && bad "other cwd: a finding was stale" || ok
 
 # garbled and truncated findings, a renamed spec: stale, listed, the run goes on
-head -c 60 "$finding" >corpus/findings/truncated.case
-printf 'shardcheck-case 1\n\x00\x01garbage\n' >corpus/findings/garbled.case
+head -c 60 "$finding" >reports/findings/truncated.case
+printf 'shardcheck-case 1\n\x00\x01garbage\n' >reports/findings/garbled.case
 mv corpus/bugs/a2a.sc corpus/bugs/a2a-renamed.sc
 "$sc" fuzz corpus --time 3 --seed 23 --report "$tmp/r3" >"$tmp/o3" 2>&1
 rc=$?
@@ -56,18 +56,18 @@ st = [r for r in d["results"] if r["verdict"] == "stale"]
 assert len(st) == 3 and all(r["reason"] for r in st), st
 PY
 grep -q "3 stale" "$tmp/o3" && ok || bad "stale: not counted in the summary"
-rm -rf corpus/findings
+rm -rf reports/findings
 
-# an unwritable report folder: the finding is kept in the corpus
+# an unwritable report folder: the finding is kept in the findings folder
 touch "$tmp/afile"
 "$sc" fuzz corpus --time 3 --seed 24 --report "$tmp/afile/rep" >"$tmp/o4" 2>&1
 rc=$?
 [ $rc -eq 2 ] && ok || bad "unwritable report: exit $rc, want 2"
 grep -q "^NEW   corpus/bugs/a2a-renamed.sc" "$tmp/o4" && ok || bad "unwritable report: nothing found"
-f4=$(ls corpus/findings/a2a-renamed-sc-semantics-*.case 2>/dev/null | head -1)
-[ -n "$f4" ] && "$sc" repro "$f4" >/dev/null 2>&1; [ $? -eq 1 ] && ok || bad "unwritable report: the finding is not in the corpus"
+f4=$(ls reports/findings/a2a-renamed-sc-semantics-*.case 2>/dev/null | head -1)
+[ -n "$f4" ] && "$sc" repro "$f4" >/dev/null 2>&1; [ $? -eq 1 ] && ok || bad "unwritable report: the finding is not kept"
 grep -q "report NOT written" "$tmp/o4" && ok || bad "unwritable report: not said"
-rm -rf corpus/findings
+rm -rf reports/findings
 
 # kill -9 mid-run, then resume: nothing lost, the report said it was incomplete
 "$sc" fuzz corpus --time 60 --seed 25 --report "$tmp/r5" >"$tmp/o5" 2>&1 &

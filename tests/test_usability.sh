@@ -4,7 +4,7 @@
 # --max-elems message, repro's labels and replay lines, fuzz's output folders.
 # Usage: test_usability.sh PATH/TO/shardcheck   (run from the repository root)
 set -u
-sc=$1
+sc=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 pass=0 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -87,6 +87,20 @@ expect_no_grep "require lines" "$tmp/out" "the require lines are not blamed"
 start=$(date +%s)
 expect_rc 0 "--time with large cases" "$sc" check builtin:all_to_all --max-elems 4000000 --time 3 --cases 100000 -q
 [ $(($(date +%s) - start)) -le 8 ] && ok || bad "--time 3 ran $(($(date +%s) - start)) s"
+
+# properties shrink on their own; a differing minimum says why
+expect_rc 0 "differing minima" "$sc" check corpus/yunchang/zigzag-extract-local-before-57.sc --seed 1 --cases 300
+expect_grep "(unlike semantics, minimal at world=2 D=2 R=1 U=1 b=2 s=2 h=1 d=1: each property is shrunk on its own" \
+	"$tmp/out" "the differing minimum is explained"
+
+# fuzz writes nothing into the corpus by default: findings go to reports/findings
+mkdir -p "$tmp/fz/corpus" && cp "$bug" "$tmp/fz/corpus/bug.sc" && sed -i '/^expect fail/d' "$tmp/fz/corpus/bug.sc"
+(cd "$tmp/fz" && "$sc" fuzz --time 3 --seed 5 -q >out 2>&1)
+[ -d "$tmp/fz/corpus/findings" ] && bad "fuzz wrote into the corpus" || ok
+ls "$tmp/fz/reports/findings/"*.case >/dev/null 2>&1 && ok || { bad "fuzz: no finding in reports/findings"; tail -5 "$tmp/fz/out" >&2; }
+expect_grep "findings reports/findings" "$tmp/fz/out" "fuzz names its findings folder"
+(cd "$tmp/fz" && "$sc" fuzz --time 3 --seed 5 --findings "$tmp/fz/kept" -q >out2 2>&1)
+ls "$tmp/fz/kept/"*.case >/dev/null 2>&1 && ok || bad "fuzz --findings DIR"
 
 echo "usability: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -67,6 +67,7 @@ static int one_case(const struct sc_cli *c) { return (c->cmd->bit & (SC_EVAL | S
 
 static int set_backend(struct sc_cli *c, const char *val) { c->backend = val; return 0; }
 static int set_corpus(struct sc_cli *c, const char *val) { c->corpus = val; return 0; }
+static int set_findings(struct sc_cli *c, const char *val) { c->findings = val; return 0; }
 static int set_plugin(struct sc_cli *c, const char *val) { c->plugin = val; return 0; }
 static int set_baseline(struct sc_cli *c, const char *val) { c->baseline = val; return 0; }
 static int set_report(struct sc_cli *c, const char *val) { c->report_dir = val; return 0; }

@@ -55,6 +55,7 @@ struct sc_cli {
 	size_t plugin_memory; /* address space a plugin's child may add; 0: none */
 	int plugin_memory_set;
 	const char *corpus;
+	const char *findings; /* fuzz --findings */
 	const struct sc_cmd *cmd; /* the command being parsed (its help, its bit) */
 	const char *plugin, *baseline;
 	int seed_random;

@@ -117,6 +117,29 @@ static int setup(struct run *r, const struct sc_cmd *cmd, int argc, char **argv)
 	return 0;
 }
 
+/* When an earlier property of the same target failed at another minimal
+ * case, says why they differ: each property is shrunk on its own, to the
+ * smallest case where that property fails. */
+static void note_other_minimum(struct run *r, const struct sc_target *t, const struct sc_property *p)
+{
+	const struct sc_result *res = &r->res[r->nres - 1];
+	for (int j = r->nres - 2; j >= 0 && r->res[j].tgt == t; j--) {
+		const struct sc_result *o = &r->res[j];
+		if (o->verdict != SC_V_FAIL || !o->have_cx || !res->have_cx)
+			continue;
+		if (o->cx.world == res->cx.world && memcmp(o->cx.sizes, res->cx.sizes, sizeof o->cx.sizes) == 0)
+			return;
+		char a[256];
+		sc_target_case_format(o->tgt, &o->cx, a, sizeof a);
+		char *dt = strstr(a, " dtype=");
+		if (dt)
+			*dt = '\0';
+		fprintf(r->out, "      (unlike %s, minimal at %s: each property is shrunk on its own, to the smallest case "
+			"where it fails; %s: %s)\n", o->property, a, p->name, p->doc);
+		return;
+	}
+}
+
 /* One (target, property): runs it and prints its line. Returns 1 when it
  * failed. */
 static int check_one(struct run *r, struct sc_target *t, const struct sc_property *p)
@@ -152,6 +175,7 @@ static int check_one(struct run *r, struct sc_target *t, const struct sc_propert
 			fprintf(r->out, "FAIL  %-44s %-18s %s(case %ld, %.2fs)\n", res->target, p->name,
 				exp ? "as expected " : "", res->cases, res->seconds);
 			sc_report_failure_text(r->out, res, "      ");
+			note_other_minimum(r, t, p);
 		}
 		fflush(r->out);
 		return 1;

@@ -115,7 +115,14 @@ static int fuzz_setup(struct fuzz_run *f, int argc, char **argv)
 		if (stat(corpus, &st) == 0)
 			c->targets[c->ntargets++] = corpus;
 	}
-	snprintf(f->findings, sizeof f->findings, "%s/findings", corpus);
+	/* findings live beside the reports (not in the source checkout) unless
+	 * a corpus folder or a findings folder is named */
+	if (c->findings)
+		snprintf(f->findings, sizeof f->findings, "%s", c->findings);
+	else if (c->corpus)
+		snprintf(f->findings, sizeof f->findings, "%s/findings", corpus);
+	else
+		snprintf(f->findings, sizeof f->findings, "reports/findings");
 	struct sc_err e;
 	if (sc_backend_open(c->backend, &f->be, &e) != SC_OK) {
 		fprintf(stderr, "shardcheck: %s\n", e.msg);
@@ -271,10 +278,12 @@ const struct sc_cmd sc_cmd_fuzz = {
 	"usage: shardcheck fuzz [options] [TARGET...]\n"
 	"\n"
 	"An unattended fuzz campaign: replays the findings of earlier runs\n"
-	"(CORPUS/findings/*.case: still failing, or fixed), then cycles every target\n"
+	"(FINDINGS/*.case: still failing, or fixed), then cycles every target\n"
 	"and property with fresh seeds until the time is up, shrinking each failure,\n"
 	"deduplicating by signature (target, property, shrunk case) and writing each\n"
-	"new one to REPORT/failures and CORPUS/findings before announcing it.\n"
+	"new one to REPORT/failures and FINDINGS before announcing it.\n"
+	"FINDINGS is --findings DIR, else CORPUS/findings when --corpus is given,\n"
+	"else reports/findings: a run writes nothing into the corpus by default.\n"
 	"SIGINT or SIGTERM stops it cleanly with the report written.\n"
 	"Default targets: builtin:all and every spec in CORPUS.\n"
 	"\n",
