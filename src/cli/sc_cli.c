@@ -84,6 +84,22 @@ static int set_no_shrink(struct sc_cli *c, const char *val)
 	return 0;
 }
 
+static int set_exhaustive(struct sc_cli *c, const char *val)
+{
+	(void)val;
+	c->co.exhaustive = 1;
+	return 0;
+}
+
+static int set_max_dim(struct sc_cli *c, const char *val)
+{
+	uint64_t u;
+	if (sc_cli_u64(val, &u) || u < 1 || u > 4096)
+		return sc_cli_die("--max-dim needs a size 1..4096, got '%s'", val);
+	c->co.max_dim = (int)u;
+	return 0;
+}
+
 static int set_no_expect(struct sc_cli *c, const char *val)
 {
 	(void)val;
@@ -552,6 +568,21 @@ void sc_cli_progress(void *u, const char *target, const char *property, long cas
 		return;
 	fprintf(stderr, "\r\033[K  %s %s: %ld/%ld cases, %.0f cases/s", target, property, cases, total,
 		cases / elapsed);
+	fflush(stderr);
+}
+
+void sc_cli_progress_lines(void *u, const char *target, const char *property, long cases, long total,
+			   double elapsed)
+{
+	static double shown = 0; /* the elapsed time last shown, for this check */
+	(void)u;
+	if (elapsed < shown || cases == 0)
+		shown = 0; /* a new check */
+	if (elapsed < shown + 10.0)
+		return;
+	shown = elapsed;
+	fprintf(stderr, "  ... %s %s: %ld/%ld cases after %.0f s (%.0f cases/s)\n", target, property, cases, total,
+		elapsed, cases / elapsed);
 	fflush(stderr);
 }
 

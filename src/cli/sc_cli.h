@@ -93,6 +93,10 @@ int sc_cli_load_plugins(struct sc_cli *c, struct sc_target *t, int *nt, struct s
 
 /* One progress line on stderr, rewritten in place (check's callback). */
 void sc_cli_progress(void *u, const char *target, const char *property, long cases, long total, double elapsed);
+/* Progress for a log: a plain line on stderr every 10 s of one check
+ * (nothing for checks that end sooner). */
+void sc_cli_progress_lines(void *u, const char *target, const char *property, long cases, long total,
+			   double elapsed);
 /* A fresh run seed (printed, so the run replays). */
 uint64_t sc_cli_random_seed(void);
 

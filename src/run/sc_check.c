@@ -5,6 +5,7 @@
  * replays exactly and adding a target does not change another's cases. */
 #include "sc_check.h"
 #include "sc_clock.h"
+#include "sc_exhaust.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -159,6 +160,106 @@ static void no_case_reason(struct sc_target *t, const struct sc_check_opts *o, u
 		 draws, last[0] ? last : "none given", sc_gen_world_text(&o->gen, ws, sizeof ws));
 }
 
+/* When to look at the clock (--time, the deadline, progress): about every
+ * LOOK_MS, by a count of draws that every process agrees on (the combine
+ * carries the slowest process's elapsed time, or its wish to stop). */
+struct look {
+	long next, every;
+};
+
+/* At draw i (== lk->next): 1 when the run must stop. */
+static int look(struct sc_ctx *ctx, const struct sc_check_opts *o, struct look *lk, long i, double t0,
+		const struct sc_target *t, const struct sc_property *p, long cases, long total)
+{
+	if (!(o->seconds > 0 || o->deadline > 0 || o->progress)) {
+		lk->next = i + 256;
+		return 0;
+	}
+	const double el = sc_clock_now() - t0;
+	const int stop = (o->seconds > 0 && el > o->seconds) || past(o);
+	const double elms = el * 1000 < INT_MAX - 1 ? el * 1000 : INT_MAX - 1;
+	const int ms = sc_backend_combine(ctx->be, 0, stop ? INT_MAX : (int)elms);
+	if (ms == INT_MAX)
+		return 1;
+	const long fit = (long)((double)LOOK_MS * (double)(i + 1) / (ms > 0 ? ms : 1));
+	lk->every = fit < 1 ? 1 : fit > 2 * lk->every ? 2 * lk->every : fit > 256 ? 256 : fit;
+	lk->next = i + lk->every;
+	if (o->progress)
+		o->progress(o->progress_ctx, t->name, p->name, cases, total, el);
+	return 0;
+}
+
+struct exh {
+	struct sc_ctx *ctx;
+	struct sc_target *t;
+	const struct sc_property *p;
+	const struct sc_check_opts *o;
+	struct sc_result *res;
+	double t0;
+	struct look lk;
+	enum sc_verdict v;
+};
+
+static int exh_case(void *vp, const struct sc_case *c)
+{
+	struct exh *x = vp;
+	struct sc_result *res = x->res;
+	if (res->cases == x->lk.next &&
+	    look(x->ctx, x->o, &x->lk, res->cases, x->t0, x->t, x->p, res->cases, res->exhaustive_total)) {
+		res->out_of_time = 1;
+		return 1;
+	}
+	res->cases++;
+	if (x->o->on_case)
+		x->o->on_case(x->o->on_case_ctx, x->t, x->p, c);
+	struct sc_failure f;
+	const enum sc_verdict v = sc_check_case(x->ctx, x->t, x->p, c, &f);
+	if (v == SC_V_FAIL) {
+		res->have_cx = 1;
+		res->cx = *c;
+		res->fail = f;
+	}
+	if (v == SC_V_ERROR)
+		snprintf(res->error, sizeof res->error, "%s", x->ctx->err.msg);
+	if (v == SC_V_SKIP)
+		res->limited += x->ctx->limited;
+	if (v == SC_V_FAIL || v == SC_V_ERROR) {
+		x->v = v;
+		return 1;
+	}
+	return 0;
+}
+
+/* --exhaustive: every case within the bounds in the shrinking order; the
+ * first failure is the minimal case (nothing to shrink). */
+static enum sc_status check_exhaustive(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p,
+				       const struct sc_check_opts *o, struct sc_result *res, double t0)
+{
+	struct sc_err e;
+	long total = 0;
+	if (sc_exhaust_walk(t, &o->gen, o->max_dim, NULL, NULL, &total, &e) != SC_OK) {
+		res->verdict = SC_V_ERROR;
+		snprintf(res->error, sizeof res->error, "%s", e.msg);
+		res->seconds = sc_clock_now() - t0;
+		return SC_OK;
+	}
+	res->exhaustive_total = total;
+	struct exh x = {ctx, t, p, o, res, t0, {0, 1}, SC_V_PASS};
+	long visited = 0;
+	if (sc_exhaust_walk(t, &o->gen, o->max_dim, exh_case, &x, &visited, &e) != SC_OK) {
+		res->verdict = SC_V_ERROR;
+		snprintf(res->error, sizeof res->error, "%s", e.msg);
+	} else {
+		res->verdict = x.v;
+	}
+	if (res->verdict == SC_V_PASS && total == 0) {
+		res->verdict = SC_V_ERROR;
+		snprintf(res->error, sizeof res->error, "--exhaustive: no valid case within the bounds");
+	}
+	res->seconds = sc_clock_now() - t0;
+	return SC_OK;
+}
+
 enum sc_status sc_check_run(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p,
 			    const struct sc_check_opts *o, struct sc_result *res)
 {
@@ -193,31 +294,20 @@ enum sc_status sc_check_run(struct sc_ctx *ctx, struct sc_target *t, const struc
 		res->seconds = sc_clock_now() - t0;
 		return SC_OK;
 	}
+	if (o->exhaustive)
+		return check_exhaustive(ctx, t, p, o, res, t0);
 	const long ncases = o->cases > 0 ? o->cases : 1000;
 	uint64_t base = o->seed ^ sc_mix_str(t->name) ^ (sc_mix_str(p->name) << 1);
 	res->verdict = SC_V_PASS;
-	long skipped = 0, next_look = 0, every = 1;
+	long skipped = 0;
+	struct look lk = {0, 1};
 	char last_reject[SC_ERR_MAX] = "";
 	/* --cases counts checked cases: draws the constraints reject do not
 	 * count, up to DRAWS_PER_CASE draws per case asked for */
 	for (long i = 0; res->cases < ncases && i < ncases * DRAWS_PER_CASE; i++) {
-		if (i == next_look && (o->seconds > 0 || o->deadline > 0 || o->progress)) {
-			const double el = sc_clock_now() - t0;
-			const int stop = (o->seconds > 0 && el > o->seconds) || past(o);
-			/* the processes agree on stopping and on when to look next
-			 * (about every LOOK_MS, from the slowest one's clock) */
-			const int ms = sc_backend_combine(ctx->be, 0, stop ? INT_MAX : (int)(el * 1000 < INT_MAX - 1 ? el * 1000 : INT_MAX - 1));
-			if (ms == INT_MAX) {
-				res->out_of_time = past(o);
-				break;
-			}
-			const long fit = (long)((double)LOOK_MS * (double)(i + 1) / (ms > 0 ? ms : 1));
-			every = fit < 1 ? 1 : fit > 2 * every ? 2 * every : fit > 256 ? 256 : fit;
-			next_look = i + every;
-			if (o->progress)
-				o->progress(o->progress_ctx, t->name, p->name, res->cases, ncases, el);
-		} else if (i == next_look) {
-			next_look = i + 256;
+		if (i == lk.next && look(ctx, o, &lk, i, t0, t, p, res->cases, ncases)) {
+			res->out_of_time = past(o);
+			break;
 		}
 		struct sc_choices ch;
 		uint64_t st = base + (uint64_t)i;

@@ -13,7 +13,11 @@ struct sc_check_opts {
 	double deadline; /* sc_clock_now() time by which generating and shrinking stop; 0: none */
 	uint64_t seed;
 	int no_shrink;
-	/* called every 256 cases while a check runs (may be NULL) */
+	/* --exhaustive: every case within the bounds in the shrinking order
+	 * (sc_exhaust), each dim up to max_dim (0: 8), instead of drawn ones */
+	int exhaustive;
+	int max_dim;
+	/* called about every 200 ms while a check runs (may be NULL) */
 	void (*progress)(void *u, const char *target, const char *property, long cases, long total,
 			 double elapsed);
 	void *progress_ctx;
@@ -31,6 +35,7 @@ struct sc_result {
 	long cases;
 	long rejected;
 	long limited;      /* cases skipped: over --case-memory */
+	long exhaustive_total; /* --exhaustive: the cases within the bounds (cases: those run) */
 	int shrink_cut;    /* shrinking stopped at the deadline: the case may not be minimal */
 	int out_of_time;   /* the deadline came before the cases were done */
 	int stale;         /* a finding that cannot be replayed (verdict skip; error says why) */

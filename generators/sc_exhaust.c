@@ -1,0 +1,187 @@
+/* sc_exhaust: every case within bounds, in the shrinking order (see the
+ * header). Size tuples of one world and one number of dims are listed,
+ * sorted by (elements, sizes left to right), and each run of equal
+ * elements is visited once per mesh of the world, as the shrinker's own
+ * exhaustive pass does, so both agree on which case is the smallest. */
+#include "sc_exhaust.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_TUPLES 500000 /* size tuples of one world and number of dims */
+#define MAX_MESHES 256
+
+struct tuple {
+	int64_t prod;
+	int64_t v[SC_MAX_DIMS];
+};
+
+static int tuple_cmp(const void *a, const void *b)
+{
+	const struct tuple *x = a, *y = b;
+	if (x->prod != y->prod)
+		return x->prod < y->prod ? -1 : 1;
+	for (int d = 0; d < SC_MAX_DIMS; d++)
+		if (x->v[d] != y->v[d])
+			return x->v[d] < y->v[d] ? -1 : 1;
+	return 0;
+}
+
+static void list_tuples(struct tuple *buf, long *n, int d, int nd, int64_t bound, int64_t maxprod,
+			struct tuple *cur)
+{
+	if (d == nd) {
+		buf[(*n)++] = *cur;
+		return;
+	}
+	for (int64_t v = 1; v <= bound && cur->prod * v <= maxprod; v++) {
+		const int64_t save = cur->prod;
+		cur->v[d] = v;
+		cur->prod *= v;
+		list_tuples(buf, n, d + 1, nd, bound, maxprod, cur);
+		cur->prod = save;
+	}
+	cur->v[d] = 0;
+}
+
+/* bound^nd, or cap + 1 when larger. */
+static long count_tuples(int nd, int64_t bound, long cap)
+{
+	long n = 1;
+	for (int d = 0; d < nd && n <= cap; d++)
+		n *= (long)bound;
+	return n <= cap ? n : cap + 1;
+}
+
+struct walk {
+	struct sc_target *t;
+	const struct sc_gen_opts *o;
+	sc_exhaust_fn fn;
+	void *ctx;
+	long visited;
+	int stop;
+};
+
+/* Every dtype width once (the simplest valid dtype of each), seed 0. */
+static void visit_dtypes(struct walk *w, struct sc_case *k)
+{
+	unsigned widths = 0;
+	for (int dt = 0; dt < SC_NDTYPES && !w->stop; dt++) {
+		const unsigned bit = 1u << sc_dtype_size((enum sc_dtype)dt);
+		if (!(w->o->dtypes & (1u << dt)) || (widths & bit))
+			continue;
+		k->dtype = (enum sc_dtype)dt;
+		k->seed = 0;
+		if (!sc_gen_valid(w->t, w->o, k, NULL, 0))
+			continue;
+		widths |= bit;
+		w->visited++;
+		if (w->fn && w->fn(w->ctx, k))
+			w->stop = 1;
+	}
+}
+
+/* The target's parameters, lexicographic (an odometer, last fastest). */
+static void visit_params(struct walk *w, struct sc_case *k)
+{
+	struct sc_case_param p[SC_CASE_MAX_PARAMS];
+	const int np = sc_target_params(w->t, k, p);
+	int dom[SC_CASE_MAX_PARAMS], at[SC_CASE_MAX_PARAMS] = {0};
+	for (int i = 0; i < np; i++) {
+		dom[i] = p[i].kind == SC_PARAM_OP ? SC_NREDOPS : p[i].kind == SC_PARAM_CHOICE ? p[i].other : k->ndims;
+		if (dom[i] <= 0)
+			return;
+	}
+	for (;;) {
+		for (int i = 0; i < np; i++)
+			sc_target_param_put(w->t, k, i, at[i]);
+		visit_dtypes(w, k);
+		if (w->stop)
+			return;
+		int i = np - 1;
+		while (i >= 0 && ++at[i] == dom[i])
+			at[i--] = 0;
+		if (i < 0)
+			return;
+	}
+}
+
+const char *sc_exhaust_dtypes_text(const struct sc_gen_opts *o, char *buf, size_t n)
+{
+	unsigned widths = 0;
+	size_t k = 0;
+	if (n)
+		buf[0] = '\0';
+	for (int dt = 0; dt < SC_NDTYPES && k < n; dt++) {
+		const unsigned bit = 1u << sc_dtype_size((enum sc_dtype)dt);
+		if (!(o->dtypes & (1u << dt)) || (widths & bit))
+			continue;
+		widths |= bit;
+		k += (size_t)snprintf(buf + k, n - k, "%s%s", k ? "," : "", sc_dtype_name((enum sc_dtype)dt));
+	}
+	return buf;
+}
+
+enum sc_status sc_exhaust_walk(struct sc_target *t, const struct sc_gen_opts *o, int max_dim, sc_exhaust_fn fn,
+			       void *ctx, long *visited, struct sc_err *e)
+{
+	const int64_t bound = max_dim > 0 ? max_dim : SC_EXHAUST_DEFAULT_MAX_DIM;
+	/* the smallest case: its number of dims, fixed mesh sizes, parameters */
+	struct sc_choices zero;
+	sc_choices_bytes(&zero, NULL, 0);
+	struct sc_case tpl;
+	struct sc_err ge;
+	if (sc_gen_case(t, o, &zero, &tpl, &ge) != SC_OK) {
+		*visited = 0; /* no case at all within the bounds */
+		return SC_OK;
+	}
+	const struct sc_spec *fs = sc_target_fixed_spec(t, 0);
+	if (tpl.counts.P || (fs && fs->ncounts))
+		return SC_ERR(e, SC_E_USAGE, "--exhaustive does not enumerate drawn counts matrices (`counts %s`)",
+			      fs && fs->ncounts ? fs->counts[0].name : "");
+	int nlo = tpl.ndims, nhi = tpl.ndims;
+	sc_target_ndims_range(t, &nlo, &nhi);
+	for (int nd = nlo; nd <= nhi; nd++)
+		if (count_tuples(nd, bound, MAX_TUPLES) > MAX_TUPLES)
+			return SC_ERR(e, SC_E_USAGE,
+				      "--exhaustive: %lld^%d size tuples is more than %d; lower --max-dim",
+				      (long long)bound, nd, MAX_TUPLES);
+	struct tuple *buf = malloc(sizeof *buf * MAX_TUPLES);
+	static _Thread_local int mv[MAX_MESHES][SC_MAX_MESH];
+	if (!buf)
+		return SC_ERR(e, SC_E_NOMEM, "--exhaustive: out of memory");
+	struct walk w = {t, o, fn, ctx, 0, 0};
+	const struct sc_spec *ms = sc_gen_mesh_spec(t);
+	for (int world = o->world_lo; world <= o->world_hi && !w.stop; world++) {
+		if (!sc_gen_world_allowed(o, world))
+			continue;
+		const int nm = ms ? sc_gen_meshes(ms, world, mv, MAX_MESHES) : 1;
+		for (int nd = nlo; nd <= nhi && !w.stop; nd++) {
+			long n = 0;
+			struct tuple cur = {1, {0}};
+			list_tuples(buf, &n, 0, nd, bound, o->max_elems, &cur);
+			qsort(buf, (size_t)n, sizeof *buf, tuple_cmp);
+			for (long i0 = 0, i1; i0 < n && !w.stop; i0 = i1) {
+				for (i1 = i0; i1 < n && buf[i1].prod == buf[i0].prod; i1++)
+					;
+				for (int mi = 0; mi < nm && !w.stop; mi++)
+					for (long i = i0; i < i1 && !w.stop; i++) {
+						struct sc_case k = tpl;
+						k.world = world;
+						k.ndims = nd;
+						memset(k.sizes, 0, sizeof k.sizes);
+						memcpy(k.sizes, buf[i].v, sizeof(int64_t) * (size_t)nd);
+						for (int m = 0; ms && m < ms->nmesh; m++)
+							k.sizes[sc_spec_mesh_slot(ms, m)] = mv[mi][m];
+						sc_gen_fit(t, &k);
+						visit_params(&w, &k);
+					}
+			}
+		}
+	}
+	free(buf);
+	*visited = w.visited;
+	return SC_OK;
+}

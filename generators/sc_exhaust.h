@@ -1,0 +1,31 @@
+/* sc_exhaust: every case of a target within bounds, in the shrinking order.
+ *
+ * The order is the shrinker's order of minimality: smallest world (each of
+ * --world, ascending), then fewest dims (built-ins), then fewest elements,
+ * then mesh sizes and dim sizes left to right, then the target's
+ * parameters, then one dtype per element width (the simplest of each, in
+ * dtype order), seed 0. The first failing case of a walk is therefore the
+ * minimal one, and a walk with no failure is a statement about every case
+ * it visited. Validity is the decoder's (sc_gen_valid): divisibility,
+ * requires, `sizes` ranges, --max-elems, --dtypes. */
+#ifndef SC_EXHAUST_H
+#define SC_EXHAUST_H
+
+#include "sc_gen.h"
+
+#define SC_EXHAUST_DEFAULT_MAX_DIM 8
+
+/* Called for each case in order; nonzero stops the walk. */
+typedef int (*sc_exhaust_fn)(void *ctx, const struct sc_case *c);
+
+/* Walks every valid case of t with each dim in 1..max_dim (0: the
+ * default), calling fn (NULL: only counts). *visited: the cases passed to
+ * fn (or counted). SC_E_USAGE with the reason when t's cases cannot be
+ * enumerated (drawn counts matrices, too many size tuples). */
+enum sc_status sc_exhaust_walk(struct sc_target *t, const struct sc_gen_opts *o, int max_dim, sc_exhaust_fn fn,
+			       void *ctx, long *visited, struct sc_err *e);
+
+/* The dtypes a walk visits under o, as "i32,i64,i8,f16". */
+const char *sc_exhaust_dtypes_text(const struct sc_gen_opts *o, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# check --exhaustive: on every corpus bug, the first failure in the
+# shrinking order is the shrinker's minimal case (where that case lies within
+# the bounds); every corpus fix holds for all cases, and the count is stated.
+# Usage: test_exhaustive.sh PATH/TO/shardcheck   (run from the repository root)
+set -u
+sc=$1
+pass=0 fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAILED: $*" >&2; }
+
+"$sc" check corpus --exhaustive --max-dim 4 --json "$tmp/exh.json" >"$tmp/exh.out" 2>&1
+"$sc" check corpus --seed 1 --cases 1000 --json "$tmp/shr.json" >/dev/null 2>&1
+if python3 - "$tmp/exh.json" "$tmp/shr.json" <<'PY'
+import json, sys
+exh = {(r["target"], r["property"]): r for r in json.load(open(sys.argv[1]))["results"]}
+shr = {(r["target"], r["property"]): r for r in json.load(open(sys.argv[2]))["results"]}
+def case(r):
+    c = r["counterexample"]
+    return c and (c["world"], c["sizes"], c["dtype"])
+def inside(c):  # the shrinker's minimum lies within --world 1..8 and --max-dim 4
+    return c["world"] <= 8 and all(not isinstance(v, int) or v <= 4 for v in c["sizes"].values())
+same = fails = passes = outside = refused = 0
+for k, s in shr.items():
+    e = exh[k]
+    if e["verdict"] == "error":
+        assert "counts" in e["error"], (k, e["error"])  # the one refusal: drawn counts matrices
+        refused += 1
+        continue
+    if s["verdict"] == "fail" and not inside(s["counterexample"]):
+        outside += 1
+        continue
+    assert e["verdict"] == s["verdict"], (k, e["verdict"], s["verdict"])
+    assert case(e) == case(s), (k, case(e), case(s))
+    fails += s["verdict"] == "fail"
+    passes += s["verdict"] == "pass"
+print(f"exhaustive: {fails} minimal cases equal to the shrinker's, {passes} passes, "
+      f"{outside} minima outside the bounds, {refused} refused (counts)")
+assert fails >= 30 and passes >= 150, (fails, passes)
+PY
+then ok; else bad "exhaustive and shrinker disagree"; fi
+grep -q "^pass  corpus/deepspeed/sf-head2seq-batchdim.sc *semantics *holds for all [0-9]* cases" "$tmp/exh.out" && ok ||
+	bad "a fix's pass does not state the count"
+grep -q "corpus/deepspeed/sf-head2seq-batchdim.sc: [0-9]* cases within the bounds" "$tmp/exh.out" && ok ||
+	bad "the count is not shown before the checks"
+grep -q "^UNMET" "$tmp/exh.out" && bad "an expectation was unmet" || ok
+
+# a minimum beyond the default bounds is found once the bounds reach it
+"$sc" check corpus/deepspeed/autotp-grain-before-8185.sc --exhaustive --max-dim 70 --property semantics >"$tmp/o" 2>&1
+grep -q "minimal case: world=1 o=65 i=1 dtype=i32 seed=0" "$tmp/o" && ok || { bad "--max-dim 70: not world=1 o=65"; cat "$tmp/o" >&2; }
+# the statement names the bounds; --world lists and --dtypes narrow them
+"$sc" check corpus/deepspeed/sf-head2seq-batchdim.sc --exhaustive --world 2,4 --dtypes i32 --property semantics >"$tmp/o" 2>&1
+grep -q "exhaustive: every case with world 2,4, each dim <= 8, dtypes i32" "$tmp/o" && ok || { bad "the bounds line"; head -3 "$tmp/o" >&2; }
+# too many tuples is refused with what to do
+"$sc" check builtin:all_to_all --exhaustive --max-dim 4096 --property semantics >"$tmp/o" 2>&1
+[ $? -eq 2 ] && grep -q "lower --max-dim" "$tmp/o" && ok || { bad "too many tuples"; tail -3 "$tmp/o" >&2; }
+
+echo "exhaustive: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
