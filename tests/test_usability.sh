@@ -102,5 +102,11 @@ expect_grep "findings reports/findings" "$tmp/fz/out" "fuzz names its findings f
 (cd "$tmp/fz" && "$sc" fuzz --time 3 --seed 5 --findings "$tmp/fz/kept" -q >out2 2>&1)
 ls "$tmp/fz/kept/"*.case >/dev/null 2>&1 && ok || bad "fuzz --findings DIR"
 
+# a long check in a log (no terminal) prints a progress line every 10 s
+"$sc" check builtin:all_to_all --property dtype --max-elems 4000000 --cases 100000000 --time 11 >"$tmp/out" 2>"$tmp/err"
+expect_grep "^  \.\.\. builtin:all_to_all dtype: [0-9]*/100000000 cases after 1[0-9] s" "$tmp/err" "progress lines in a log"
+"$sc" check builtin:all_to_all --property dtype --max-elems 4000000 --cases 100000000 --time 11 -q >"$tmp/out" 2>"$tmp/err"
+expect_no_grep "^  \.\.\. " "$tmp/err" "-q: no progress lines"
+
 echo "usability: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
