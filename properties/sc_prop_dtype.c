@@ -3,7 +3,13 @@
  * A provenance run says which element of X lands in each output position;
  * then, for every selected dtype, the data run must hold exactly that
  * element's bits there, NaN payloads, -0.0 and subnormals included. Only
- * for data movement: pipelines with reductions compute values. */
+ * for data movement: pipelines with reductions compute values.
+ *
+ * Where nothing sees the element type (shardcheck's own steps on a backend
+ * whose collectives move bytes), dtypes of one width move the same bytes
+ * to the same places whatever their values: one dtype per width (the
+ * first selected, in dtype order) decides for the others. A plugin's
+ * kernel, or a backend with typed collectives (NCCL), gets every dtype. */
 #include "sc_property.h"
 
 #include <stdio.h>
@@ -12,6 +18,11 @@
 static int applies(const struct sc_target *t)
 {
 	return sc_target_moves_data_only(t);
+}
+
+static int one_per_width(const struct sc_ctx *ctx, const struct sc_target *t)
+{
+	return !(ctx->be->ops->flags & SC_BACKEND_TYPED_MOVES) && !(t->ops->flags & SC_TARGET_TYPED);
 }
 
 static enum sc_verdict check(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c,
@@ -27,9 +38,15 @@ static enum sc_verdict check(struct sc_ctx *ctx, struct sc_target *t, const stru
 	size_t nbytes;
 	if (sc_snapshot_outputs(ctx, &snap, &nbytes, &ctx->err) != SC_OK)
 		return SC_V_ERROR;
+	const int dedup = one_per_width(ctx, t);
+	unsigned widths = 0;
 	for (int dt = 0; dt < SC_NDTYPES; dt++) {
 		if (!(ctx->dtypes & (1u << dt)))
 			continue;
+		const unsigned wbit = 1u << sc_dtype_size((enum sc_dtype)dt);
+		if (dedup && (widths & wbit))
+			continue;
+		widths |= wbit;
 		struct sc_case cd = *c;
 		cd.dtype = (enum sc_dtype)dt;
 		sc_ctx_begin(ctx, 0, 0);

@@ -29,8 +29,15 @@
 
 struct sc_backend;
 
+/* Flags of a backend: its data movement (all_to_all, all_gather,
+ * all_to_allv) is told the element type, so dtypes of one width may be
+ * moved differently (NCCL's typed collectives). Without it, collectives
+ * move bytes. */
+#define SC_BACKEND_TYPED_MOVES 1u
+
 struct sc_backend_ops {
 	const char *name;
+	unsigned flags;
 	/* Ranks of a world of size world held here: *first and the count. */
 	int (*local_ranks)(struct sc_backend *be, int world, int *first);
 	enum sc_status (*all_to_all)(struct sc_backend *be, int world, void *const *send,

@@ -408,6 +408,7 @@ static enum sc_status nccl_group(struct sc_backend *be, const struct sc_groups *
 
 static const struct sc_backend_ops nccl_ops = {
 	.name = "nccl",
+	.flags = SC_BACKEND_TYPED_MOVES,
 	.local_ranks = nccl_local,
 	.all_to_all = nccl_a2a,
 	.all_gather = nccl_ag,

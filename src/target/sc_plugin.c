@@ -316,7 +316,7 @@ static void plugin_free(struct sc_target *t)
 
 static const struct sc_target_ops plugin_ops = {
 	.kind = "plugin",
-	.flags = SC_TARGET_HOST_ONLY,
+	.flags = SC_TARGET_HOST_ONLY | SC_TARGET_TYPED,
 	.specs = plugin_specs,
 	.run = sc_plugin_exec,
 	.moves_data_only = plugin_moves_data_only,

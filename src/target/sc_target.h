@@ -33,6 +33,9 @@ typedef void (*sc_fault_fn)(struct sc_exec *x, const struct sc_case *c, int prov
 /* Flags of a kind: its runs stay in host memory (a plugin's functions
  * take host pointers), even on a backend with device memory. */
 #define SC_TARGET_HOST_ONLY 1u
+/* Its code sees the element type (a plugin's kernel may convert through
+ * float): dtypes of one width are not interchangeable. */
+#define SC_TARGET_TYPED 2u
 
 struct sc_target_ops {
 	const char *kind; /* "spec", "chain", "builtin", "plugin" */
