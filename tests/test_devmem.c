@@ -56,6 +56,13 @@ static void test_f16_oracle(void)
 #else
 	printf("  (no _Float16 in this compiler: f16 oracle skipped)\n");
 #endif
+	/* integers: the integer-only encoding equals the float path's bits */
+	bad = 0;
+	const int minis[] = {SC_F16, SC_BF16, SC_F8E4M3, SC_F8E5M2};
+	for (int k = 0; k < 4; k++)
+		for (int64_t v = -5000; v <= 5000; v++)
+			bad += sc_hd_int_to_bits(minis[k], v) != sc_hd_float_to_mini(minis[k], (float)v);
+	T_CHECK(bad == 0, "integers to minifloats: %d of 40004 differ from the float path", bad);
 }
 
 /* One-element reductions against the typed loops of sc_reduce (integers,

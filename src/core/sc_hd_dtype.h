@@ -178,16 +178,39 @@ SC_HD static inline int sc_hd_small_int(int dt, int op, uint64_t seed, int rank,
 	}
 }
 
+/* An integer exactly representable in a minifloat of e exponent and m
+ * mantissa bits (|v| < 2^(m+1)), encoded with integer operations only;
+ * -1 when v is out of that range. The same bits as sc_hd_mini_encode. */
+SC_HD static inline int64_t sc_hd_small_to_mini(int64_t v, int e, int m)
+{
+	const uint32_t sign = v < 0 ? 1u << (e + m) : 0u;
+	const uint64_t a = v < 0 ? (uint64_t)-v : (uint64_t)v;
+	if (a == 0)
+		return sign;
+	if (a >> (m + 1))
+		return -1;
+	int ex = 0;
+	while (a >> (ex + 1))
+		ex++;
+	const uint32_t bias = (1u << (e - 1)) - 1;
+	return (int64_t)(sign | (uint32_t)(ex + (int)bias) << m | (uint32_t)((a << (m - ex)) & ((1u << m) - 1)));
+}
+
 SC_HD static inline uint64_t sc_hd_int_to_bits(int dt, int64_t v)
 {
+	int64_t b = -1;
 	switch (dt) {
 	case SC_I8: case SC_U8: return (uint64_t)v & 0xffu;
 	case SC_I32: case SC_U32: return (uint64_t)v & 0xffffffffu;
 	case SC_I64: case SC_U64: return (uint64_t)v;
 	case SC_F32: return sc_hd_f2u((float)v);
 	case SC_F64: return sc_hd_d2u((double)v);
-	default: return sc_hd_float_to_mini(dt, (float)v);
+	case SC_F16: b = sc_hd_small_to_mini(v, 5, 10); break;
+	case SC_F8E4M3: b = sc_hd_small_to_mini(v, 4, 3); break;
+	case SC_F8E5M2: b = sc_hd_small_to_mini(v, 5, 2); break;
+	default: break;
 	}
+	return b >= 0 ? (uint64_t)b : sc_hd_float_to_mini(dt, (float)v);
 }
 
 SC_HD static inline double sc_hd_op_d(int op, double x, double y)

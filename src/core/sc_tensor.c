@@ -473,8 +473,71 @@ enum sc_status sc_tensor_copy_to_host(struct sc_arena *a, struct sc_tensor *dst,
 	return SC_OK;
 }
 
+/* Same shapes: the dims merged where both views are contiguous across
+ * them, size-1 dims dropped; the merged shape and both strides, innermost
+ * last. Returns the number of merged dims (0: one element). */
+static int coalesce(const struct sc_tensor *dst, const struct sc_tensor *src, int64_t *shape, int64_t *ds,
+		    int64_t *ss)
+{
+	int n = 0;
+	for (int d = 0; d < src->ndim; d++) {
+		if (src->shape[d] == 1)
+			continue;
+		if (n && ss[n - 1] == src->stride[d] * src->shape[d] && ds[n - 1] == dst->stride[d] * src->shape[d]) {
+			shape[n - 1] *= src->shape[d];
+			ss[n - 1] = src->stride[d];
+			ds[n - 1] = dst->stride[d];
+			continue;
+		}
+		shape[n] = src->shape[d];
+		ss[n] = src->stride[d];
+		ds[n] = dst->stride[d];
+		n++;
+	}
+	return n;
+}
+
+/* The copy of two views of one shape whose innermost merged dim is
+ * contiguous in both: memcpy of each run, an odometer over the rest. */
+static int copy_runs(struct sc_tensor *dst, const struct sc_tensor *src)
+{
+	if (dst->ndim != src->ndim || dst->buf->esize != src->buf->esize)
+		return 0;
+	for (int d = 0; d < src->ndim; d++)
+		if (dst->shape[d] != src->shape[d])
+			return 0;
+	int64_t shape[SC_MAX_DIMS], ds[SC_MAX_DIMS], ss[SC_MAX_DIMS], idx[SC_MAX_DIMS] = {0};
+	const int n = coalesce(dst, src, shape, ds, ss);
+	const size_t es = src->buf->esize;
+	unsigned char *dp = dst->buf->data + (size_t)dst->offset * es;
+	const unsigned char *sp = src->buf->data + (size_t)src->offset * es;
+	if (n == 0) {
+		memcpy(dp, sp, es);
+		return 1;
+	}
+	if (ss[n - 1] != 1 || ds[n - 1] != 1)
+		return 0;
+	const size_t run = (size_t)shape[n - 1] * es;
+	int64_t so = 0, dof = 0;
+	for (;;) {
+		memcpy(dp + (size_t)dof * es, sp + (size_t)so * es, run);
+		int d = n - 2;
+		for (; d >= 0; d--) {
+			so += ss[d];
+			dof += ds[d];
+			if (++idx[d] < shape[d])
+				break;
+			so -= ss[d] * shape[d];
+			dof -= ds[d] * shape[d];
+			idx[d] = 0;
+		}
+		if (d < 0)
+			return 1;
+	}
+}
+
 /* Copies row by row: the outer dims are iterated, the last dim is a tight
- * strided loop. */
+ * strided loop; runs contiguous in both views are one memcpy each. */
 void sc_tensor_copy(struct sc_tensor *dst, const struct sc_tensor *src)
 {
 	const int64_t n = sc_tensor_numel(src);
@@ -493,6 +556,8 @@ void sc_tensor_copy(struct sc_tensor *dst, const struct sc_tensor *src)
 						 dst->buf->esize), "copy", dst->buf->rank);
 		return;
 	}
+	if (copy_runs(dst, src))
+		return;
 	const int nd = src->ndim;
 	struct sc_iter si, di;
 	const int64_t inner = nd ? src->shape[nd - 1] : 1;
