@@ -69,6 +69,33 @@ uint64_t sc_verify_expected_bits(struct sc_target *t, const struct sc_case *c, u
 	return sc_hd_fill_bits(&f, g);
 }
 
+/* Row by row along the map's last dim, with the fill's mode decided once
+ * (the value key too): the per-element work is the value itself. */
+#define FILL_ROWS(BITS)                                                                                      \
+	for (int64_t r_ = 0; r_ < rows; r_++, sc_iter_next(&it))                                               \
+		for (int64_t k_ = 0; k_ < inner; k_++, p += es) {                                              \
+			const uint64_t g = (uint64_t)(it.off + k_ * istr);                                     \
+			sc_store_bits(p, es, (BITS));                                                          \
+		}
+
+static void fill_host(unsigned char *p, unsigned es, const struct sc_hd_fill *f, const struct sc_map *m, int64_t n)
+{
+	const int nd = m->ndim;
+	const int64_t inner = nd ? m->shape[nd - 1] : 1, istr = nd ? m->stride[nd - 1] : 0;
+	const int64_t rows = inner ? n / inner : 0;
+	struct sc_iter it;
+	sc_iter_init(&it, m->shape, m->stride, nd ? nd - 1 : 0, m->offset);
+	if (f->mode == SC_FILL_PROV) {
+		FILL_ROWS(g)
+	} else if (f->mode == SC_FILL_VALUE) {
+		const uint64_t key = sc_hd_value_key(f->seed);
+		const unsigned w = 8 * sc_hd_dtype_size(f->dtype);
+		FILL_ROWS(sc_hd_value_bits_key(w, key, g))
+	} else {
+		FILL_ROWS(sc_hd_fill_bits(f, g))
+	}
+}
+
 /* Fills rank r's input tensor (allocated here) on the device or the host. */
 static enum sc_status fill_input(const struct sc_spec *s0, int red, const struct sc_case *c, struct sc_exec *x,
 				 int r, struct sc_err *e)
@@ -91,13 +118,7 @@ static enum sc_status fill_input(const struct sc_spec *s0, int red, const struct
 		sc_devmem_fail(dm, dm->ops->fill(dm, rank, tt->buf->data, &f, n), "fill", rank);
 		return SC_OK;
 	}
-	struct sc_iter it;
-	sc_iter_init(&it, m.shape, m.stride, m.ndim, m.offset);
-	unsigned char *p = tt->buf->data;
-	for (int64_t k = 0; k < n; k++, p += es) {
-		sc_store_bits(p, es, sc_hd_fill_bits(&f, (uint64_t)it.off));
-		sc_iter_next(&it);
-	}
+	fill_host(tt->buf->data, es, &f, &m, n);
 	return SC_OK;
 }
 
@@ -272,17 +293,29 @@ static void check_on_host(const struct sc_tensor *tt, int rank, const struct sc_
 	sc_iter_init(&ti, tt->shape, tt->stride, tt->ndim, tt->offset);
 	const unsigned char *base = tt->buf->data;
 	const int64_t n = sc_tensor_numel(tt);
-	for (int64_t k = 0; k < n; k++) {
-		const uint64_t g = (uint64_t)mi.off;
-		const uint64_t act = sc_load_bits(base + (size_t)ti.off * es, es);
-		const uint64_t exp = sc_hd_fill_bits(want, g);
-		if (act != exp) {
-			(*wrong)++;
-			record(f, rank, &ti, tt->ndim, g, exp, act, prov);
-		}
-		sc_iter_next(&mi);
-		sc_iter_next(&ti);
+	/* the fill's mode decided once, the value key computed once */
+#define CHECK_EACH(EXP)                                                                                      \
+	for (int64_t k = 0; k < n; k++) {                                                                      \
+		const uint64_t g = (uint64_t)mi.off;                                                           \
+		const uint64_t act = sc_load_bits(base + (size_t)ti.off * es, es);                             \
+		const uint64_t exp = (EXP);                                                                    \
+		if (act != exp) {                                                                              \
+			(*wrong)++;                                                                            \
+			record(f, rank, &ti, tt->ndim, g, exp, act, prov);                                     \
+		}                                                                                              \
+		sc_iter_next(&mi);                                                                             \
+		sc_iter_next(&ti);                                                                             \
 	}
+	if (want->mode == SC_FILL_PROV) {
+		CHECK_EACH(g)
+	} else if (want->mode == SC_FILL_VALUE) {
+		const uint64_t key = sc_hd_value_key(want->seed);
+		const unsigned w = 8 * sc_hd_dtype_size(want->dtype);
+		CHECK_EACH(sc_hd_value_bits_key(w, key, g))
+	} else {
+		CHECK_EACH(sc_hd_fill_bits(want, g))
+	}
+#undef CHECK_EACH
 }
 
 /* With a reference: each output element against the element of Y its

@@ -29,11 +29,25 @@ SC_HD static inline uint64_t sc_hd_perm(uint64_t x, unsigned w)
 	return x;
 }
 
+/* The key of a case's values (its seed's), for sc_hd_value_bits_key. */
+SC_HD static inline uint64_t sc_hd_value_key(uint64_t seed) { return sc_mix64(seed + 0x632be59bd9b4e019ULL); }
+
+/* Bits of X[g] for an element of w bits (8, 16, 32 or 64) under key. */
+SC_HD static inline uint64_t sc_hd_value_bits_key(unsigned w, uint64_t key, uint64_t g)
+{
+	if (w == 64)
+		return sc_mix64(g ^ key);
+	const uint64_t mask = (1ULL << w) - 1;
+	const uint64_t hi = g >> w;
+	const uint64_t k = hi ? sc_mix64(key ^ sc_mix64(hi)) : key;
+	return sc_hd_perm((g ^ k) & mask, w);
+}
+
 /* Bits of X[g] for an element of `bytes` bytes (1, 2, 4 or 8). */
 SC_HD static inline uint64_t sc_hd_value_bits(unsigned bytes, uint64_t seed, uint64_t g)
 {
 	const unsigned w = 8 * bytes;
-	const uint64_t key = sc_mix64(seed + 0x632be59bd9b4e019ULL);
+	const uint64_t key = sc_hd_value_key(seed);
 	if (w == 64)
 		return sc_mix64(g ^ key);
 	const uint64_t mask = (1ULL << w) - 1;
