@@ -108,5 +108,18 @@ expect_grep "^  \.\.\. builtin:all_to_all dtype: [0-9]*/100000000 cases after 1[
 "$sc" check builtin:all_to_all --property dtype --max-elems 4000000 --cases 100000000 --time 11 -q >"$tmp/out" 2>"$tmp/err"
 expect_no_grep "^  \.\.\. " "$tmp/err" "-q: no progress lines"
 
+# check --jobs: the same lines in the same order, the same report, as --jobs 1
+for j in 1 3; do
+	mkdir -p "$tmp/j$j"
+	"$sc" check corpus builtin:all tests/specs --seed 1 --cases 200 --jobs $j --report "$tmp/j$j/rep" >"$tmp/j$j/out" 2>&1
+	echo "exit $?" >>"$tmp/j$j/out"
+	sed -E "s/[0-9]+\.[0-9]+s\b/T/g; s#$tmp/j$j/#J/#g" "$tmp/j$j/out" >"$tmp/j$j/norm"
+	python3 tests/golden/normalize.py "$tmp/j$j/rep/report.json" | sed "s#$tmp/j$j/#J/#g" >"$tmp/j$j/json"
+done
+cmp -s "$tmp/j1/norm" "$tmp/j3/norm" && ok || { bad "--jobs 3 prints other lines than --jobs 1"; diff "$tmp/j1/norm" "$tmp/j3/norm" | head >&2; }
+cmp -s "$tmp/j1/json" "$tmp/j3/json" && ok || { bad "--jobs 3 writes another report.json than --jobs 1"; diff "$tmp/j1/json" "$tmp/j3/json" | head >&2; }
+diff -r -x "*.md" -x "*.svg" "$tmp/j1/rep/failures" "$tmp/j3/rep/failures" >/dev/null && ok || { bad "--jobs 3 writes other failure files"; diff -r "$tmp/j1/rep/failures" "$tmp/j3/rep/failures" | head >&2; }
+[ "$(ls "$tmp/j3/rep/failures" | wc -l)" -gt 40 ] && ok || bad "--jobs 3: too few failure files"
+
 echo "usability: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

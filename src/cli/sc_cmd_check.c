@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sc_checkjobs.h"
 #include "sc_cli.h"
 #include "sc_clock.h"
 #include "sc_fs.h"
@@ -144,14 +145,17 @@ static void note_other_minimum(struct run *r, const struct sc_target *t, const s
 	}
 }
 
-/* One (target, property): runs it and prints its line. Returns 1 when it
- * failed. */
-static int check_one(struct run *r, struct sc_target *t, const struct sc_property *p)
+/* One (target, property): runs it (or takes the result a worker left in
+ * pre) and prints its line. Returns 1 when it failed. */
+static int check_one(struct run *r, struct sc_target *t, const struct sc_property *p, const struct sc_result *pre)
 {
 	struct sc_cli *c = &r->c;
 	struct sc_result *res = &r->res[r->nres];
 	struct sc_err e;
-	sc_check_run(r->ctx, t, p, &c->co, res);
+	if (pre)
+		*res = *pre;
+	else
+		sc_check_run(r->ctx, t, p, &c->co, res);
 	sc_inflight_idle();
 	if (r->tty)
 		fprintf(stderr, "\r\033[K");
@@ -243,6 +247,21 @@ static void check_all(struct run *r)
 	const double t0 = sc_clock_now();
 	if (c->total > 0)
 		c->co.deadline = t0 + c->total;
+	/* --jobs: the checks, in this order, spread over worker processes */
+	struct sc_checkjobs *jobs = NULL;
+	struct sc_checkjobs_pair *pairs = NULL;
+	int npairs = 0, next = 0;
+	const int njobs = c->jobs > 0 ? c->jobs : sc_checkjobs_default();
+	if (njobs > 1 && !r->gate && strcmp(c->backend, "sim") == 0 && c->timeout <= 0 &&
+	    (pairs = calloc((size_t)(left > 0 ? left : 1), sizeof *pairs))) {
+		for (int i = 0; i < r->nt; i++)
+			for (int k = 0; k < np; k++)
+				if ((!c->property || strcmp(c->property, props[k]->name) == 0) &&
+				    props[k]->applies(&r->targets[i]))
+					pairs[npairs++] = (struct sc_checkjobs_pair){&r->targets[i], props[k]};
+		jobs = sc_checkjobs_start(njobs, r->ctx, &c->co, pairs, npairs);
+	}
+	static struct sc_result pre;
 	for (int i = 0; i < r->nt; i++) {
 		struct sc_target *t = &r->targets[i];
 		int target_failed = 0;
@@ -256,6 +275,15 @@ static void check_all(struct run *r)
 		for (int k = 0; k < np; k++) {
 			if (!((!c->property || strcmp(c->property, props[k]->name) == 0) && props[k]->applies(t)))
 				continue;
+			if (jobs) {
+				left--;
+				if (!sc_checkjobs_take(jobs, next++, &pre)) {
+					r->not_run++;
+					continue;
+				}
+				target_failed |= check_one(r, t, props[k], &pre);
+				continue;
+			}
 			if (c->total > 0) {
 				const double rest = c->co.deadline - sc_clock_now();
 				if (rest <= 0) {
@@ -266,7 +294,7 @@ static void check_all(struct run *r)
 				c->co.seconds = rest / left;
 			}
 			left--;
-			target_failed |= check_one(r, t, props[k]);
+			target_failed |= check_one(r, t, props[k], NULL);
 		}
 		if (r->nres == nres0 && r->skip_why[0]) { /* nothing checked: no verdict, no expectation */
 			fprintf(r->out, "skip  %-44s %s\n", t->name, r->skip_why);
@@ -282,6 +310,8 @@ static void check_all(struct run *r)
 				target_failed ? "a property failed" : "every property held");
 		}
 	}
+	sc_checkjobs_stop(jobs);
+	free(pairs);
 }
 
 /* The summary line, the report and the JSON document; the exit code. */
