@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Where users wait, as ratios measured in one run on this machine:
+#  1. the default `check builtin:all corpus/` (one process), cases/s of this
+#     build against a baseline version built beside it (BASE, a git ref);
+#  2. `check --jobs N` against `--jobs 1` on the cores of this machine;
+#  3. `gate` on the example plugin against the same transform as a spec.
+# Usage: bench/bench_speed.sh [BASE [RUNS]]   (from the repository root,
+# after scripts/test.sh built build/; BASE default 5c3bc61, RUNS default 3)
+# Each figure is the median over RUNS runs, the two builds taking turns;
+# a run's cases are its own count (report.json), its time the wall clock.
+set -eu
+base=${1:-5c3bc61}
+runs=${2:-3}
+sc=./build/shardcheck
+[ -x "$sc" ] || { echo "bench_speed: build first (scripts/test.sh)" >&2; exit 2; }
+tmp=$(mktemp -d)
+trap 'git worktree remove --force "$tmp/base" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
+echo "bench_speed: building the baseline $base beside this build (build output: $tmp/base.log)"
+git worktree add --detach "$tmp/base" "$base" >"$tmp/base.log" 2>&1
+cmake -S "$tmp/base" -B "$tmp/base/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >>"$tmp/base.log" 2>&1
+cmake --build "$tmp/base/build" -j"$(nproc)" --target shardcheck >>"$tmp/base.log" 2>&1
+exec python3 - "$sc" "$tmp/base/build/shardcheck" "$runs" "$(git rev-parse --short HEAD)" "$base" <<'PY'
+import json, os, statistics, subprocess, sys, tempfile, time
+sc, base, runs, head, base_ref = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+cores = len(os.sched_getaffinity(0))
+print(f"bench_speed: {cores} cores, {runs} runs per figure, this build {head} against {base_ref}")
+
+def run(binary, args, jobs=None):
+    """cases/s and seconds of one run"""
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        cmd = [binary] + args + ["--json", f.name]
+        if jobs is not None:
+            cmd += ["--jobs", str(jobs)]
+        t0 = time.perf_counter()
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        dt = time.perf_counter() - t0
+        cases = sum(r["cases"] for r in json.load(open(f.name))["results"])
+    return cases / dt, dt
+
+def median_pair(fa, fb):
+    a, b = [], []
+    for _ in range(runs):
+        a.append(fa())
+        b.append(fb())
+    return statistics.median(x[0] for x in a), statistics.median(x[1] for x in a), \
+        statistics.median(x[0] for x in b), statistics.median(x[1] for x in b)
+
+default = ["check", "builtin:all", "corpus/", "--seed", "1", "-q"]
+ca, ta, cb, tb = median_pair(lambda: run(sc, default, jobs=1), lambda: run(base, default))
+print(f"1. check builtin:all corpus/, one process: {ca:8.0f} cases/s ({ta:.2f} s) against {cb:8.0f} cases/s "
+      f"({tb:.2f} s): {ca / cb:.2f}x")
+
+ja, tja, j1, tj1 = median_pair(lambda: run(sc, default, jobs=cores), lambda: run(sc, default, jobs=1))
+print(f"2. check --jobs {cores}: {ja:8.0f} cases/s ({tja:.2f} s) against --jobs 1 {j1:8.0f} cases/s ({tj1:.2f} s): "
+      f"{ja / j1:.2f}x on {cores} cores")
+
+plugin = "build/examples/libheads_to_seq.so"
+if os.path.exists(plugin):
+    g = ["gate", "--plugin", plugin, "--cases", "200", "-q"]
+    s = ["check", "corpus/deepspeed/sf-head2seq-batchdim.sc", "--cases", "200", "-q"]
+    ga, tga, sa, tsa = median_pair(lambda: run(sc, g), lambda: run(sc, s, jobs=1))
+    print(f"3. gate {os.path.basename(plugin)}: {ga:8.0f} cases/s against the same transform as a spec "
+          f"{sa:8.0f} cases/s: the spec is {sa / ga:.1f}x faster")
+else:
+    print("3. gate: skipped (build/examples/libheads_to_seq.so not built)")
+PY
