@@ -78,7 +78,7 @@ uint64_t sc_verify_expected_bits(struct sc_target *t, const struct sc_case *c, u
 			sc_store_bits(p, es, (BITS));                                                          \
 		}
 
-static void fill_host(unsigned char *p, unsigned es, const struct sc_hd_fill *f, const struct sc_map *m, int64_t n)
+SC_ELEMENT_LOOP static void fill_host(unsigned char *p, unsigned es, const struct sc_hd_fill *f, const struct sc_map *m, int64_t n)
 {
 	const int nd = m->ndim;
 	const int64_t inner = nd ? m->shape[nd - 1] : 1, istr = nd ? m->stride[nd - 1] : 0;
@@ -285,7 +285,7 @@ static enum sc_status check_on_device(const struct sc_tensor *tt, int rank, stru
 }
 
 /* Checks a host output element by element, walking the map beside it. */
-static void check_on_host(const struct sc_tensor *tt, int rank, const struct sc_map *m,
+SC_ELEMENT_LOOP static void check_on_host(const struct sc_tensor *tt, int rank, const struct sc_map *m,
 			  const struct sc_hd_fill *want, int prov, unsigned es, struct sc_failure *f, int64_t *wrong)
 {
 	struct sc_iter mi, ti;
@@ -320,7 +320,7 @@ static void check_on_host(const struct sc_tensor *tt, int rank, const struct sc_
 
 /* With a reference: each output element against the element of Y its
  * placement names, that is the element of X (or the padding) Y holds. */
-static enum sc_status check_ref(struct sc_exec *x, const struct sc_tensor *tt, int rank, const struct sc_map *m,
+SC_ELEMENT_LOOP static enum sc_status check_ref(struct sc_exec *x, const struct sc_tensor *tt, int rank, const struct sc_map *m,
 				const struct sc_tensor *y, const struct sc_hd_fill *want, int prov, unsigned es,
 				struct sc_failure *f, int64_t *wrong, struct sc_err *e)
 {

@@ -499,7 +499,7 @@ static int coalesce(const struct sc_tensor *dst, const struct sc_tensor *src, in
 
 /* The copy of two views of one shape whose innermost merged dim is
  * contiguous in both: memcpy of each run, an odometer over the rest. */
-static int copy_runs(struct sc_tensor *dst, const struct sc_tensor *src)
+SC_ELEMENT_LOOP static int copy_runs(struct sc_tensor *dst, const struct sc_tensor *src)
 {
 	if (dst->ndim != src->ndim || dst->buf->esize != src->buf->esize)
 		return 0;
@@ -538,7 +538,7 @@ static int copy_runs(struct sc_tensor *dst, const struct sc_tensor *src)
 
 /* Copies row by row: the outer dims are iterated, the last dim is a tight
  * strided loop; runs contiguous in both views are one memcpy each. */
-void sc_tensor_copy(struct sc_tensor *dst, const struct sc_tensor *src)
+SC_ELEMENT_LOOP void sc_tensor_copy(struct sc_tensor *dst, const struct sc_tensor *src)
 {
 	const int64_t n = sc_tensor_numel(src);
 	if (n == 0)

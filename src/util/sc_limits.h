@@ -18,4 +18,13 @@
 #define SC_PROV_PAD 0xFDFDFDFDFDFDFDFDULL
 #define SC_PROV_IS_INDEX(g) ((uint64_t)(g) < SC_PROV_PAD)
 
+/* On a loop over elements: no coverage instrumentation under libFuzzer
+ * (its branches say nothing about the decisions a fuzzer should explore,
+ * and they cost most of an execution). */
+#if defined(__clang__) && __clang_major__ >= 13
+#define SC_ELEMENT_LOOP __attribute__((no_sanitize("coverage")))
+#else
+#define SC_ELEMENT_LOOP
+#endif
+
 #endif
