@@ -171,14 +171,17 @@ struct look {
 static int look(struct sc_ctx *ctx, const struct sc_check_opts *o, struct look *lk, long i, double t0,
 		const struct sc_target *t, const struct sc_property *p, long cases, long total)
 {
-	if (!(o->seconds > 0 || o->deadline > 0 || o->progress)) {
+	const int timed = o->seconds > 0 || o->deadline > 0; /* the same on every process */
+	if (!timed && !o->progress) {
 		lk->next = i + 256;
 		return 0;
 	}
 	const double el = sc_clock_now() - t0;
 	const int stop = (o->seconds > 0 && el > o->seconds) || past(o);
 	const double elms = el * 1000 < INT_MAX - 1 ? el * 1000 : INT_MAX - 1;
-	const int ms = sc_backend_combine(ctx->be, 0, stop ? INT_MAX : (int)elms);
+	/* only a time limit needs the processes to agree (progress is the
+	 * leader's alone: the others would never meet it in the combine) */
+	const int ms = timed ? sc_backend_combine(ctx->be, 0, stop ? INT_MAX : (int)elms) : (int)elms;
 	if (ms == INT_MAX)
 		return 1;
 	const long fit = (long)((double)LOOK_MS * (double)(i + 1) / (ms > 0 ? ms : 1));
