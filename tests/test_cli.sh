@@ -2,21 +2,7 @@
 # CLI tests: exit codes, error locations, --seed replay, --json, eval --dump.
 # Usage: test_cli.sh PATH/TO/shardcheck   (run from the repository root)
 set -u
-sc=$1
-pass=0 fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAILED: $*" >&2; }
-expect_rc() { # want_rc description command...
-	local want=$1 what=$2; shift 2
-	"$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
-	if [ "$rc" -eq "$want" ]; then ok; else bad "$what: exit $rc, want $want"; cat "$tmp/out" "$tmp/err" >&2; fi
-}
-expect_grep() { # pattern file description
-	if grep -q -- "$1" "$2"; then ok; else bad "$3: '$1' not in $2"; head -20 "$2" >&2; fi
-}
+. "$(dirname "$0")/testlib.sh"
 
 expect_rc 0 "--version" "$sc" --version
 expect_grep "shardcheck 0.1.0" "$tmp/out" "version text"

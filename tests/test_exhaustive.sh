@@ -4,12 +4,7 @@
 # the bounds); every corpus fix holds for all cases, and the count is stated.
 # Usage: test_exhaustive.sh PATH/TO/shardcheck   (run from the repository root)
 set -u
-sc=$1
-pass=0 fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAILED: $*" >&2; }
+. "$(dirname "$0")/testlib.sh"
 
 "$sc" check corpus --exhaustive --max-dim 4 --json "$tmp/exh.json" >"$tmp/exh.out" 2>&1
 "$sc" check corpus --seed 1 --cases 1000 --json "$tmp/shr.json" >/dev/null 2>&1

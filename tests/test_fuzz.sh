@@ -4,12 +4,7 @@
 # loses no failure already printed; SIGTERM stops cleanly with a report.
 # Usage: test_fuzz.sh PATH/TO/shardcheck  (from the repository root)
 set -u
-sc=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-pass=0 fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAILED: $*" >&2; }
+. "$(dirname "$0")/testlib.sh"
 
 mkdir -p "$tmp/w" && cp -r corpus "$tmp/w/corpus" && rm -rf "$tmp/w/corpus/fuzz"
 cd "$tmp/w" || exit 2

@@ -4,24 +4,8 @@
 # --max-elems message, repro's labels and replay lines, fuzz's output folders.
 # Usage: test_usability.sh PATH/TO/shardcheck   (run from the repository root)
 set -u
-sc=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-pass=0 fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/testlib.sh"
 
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAILED: $*" >&2; }
-expect_rc() { # want_rc description command...
-	local want=$1 what=$2; shift 2
-	"$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
-	if [ "$rc" -eq "$want" ]; then ok; else bad "$what: exit $rc, want $want"; cat "$tmp/out" "$tmp/err" >&2; fi
-}
-expect_grep() { # pattern file description
-	if grep -q -- "$1" "$2"; then ok; else bad "$3: '$1' not in $2"; head -20 "$2" >&2; fi
-}
-expect_no_grep() { # pattern file description
-	if grep -q -- "$1" "$2"; then bad "$3: '$1' in $2"; grep -- "$1" "$2" | head -5 >&2; else ok; fi
-}
 bug=corpus/deepspeed/sf-head2seq-before-5664.sc   # minimal case: world=2 s=2 b=2 h=2 d=1
 fix=corpus/deepspeed/sf-head2seq-after-5664.sc    # fails at world=1 only (expect fail)
 

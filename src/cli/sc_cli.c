@@ -77,6 +77,14 @@ static int set_sizes(struct sc_cli *c, const char *val) { c->sizes = val; return
 static int set_params(struct sc_cli *c, const char *val) { c->params = val; return 0; }
 static int set_dump(struct sc_cli *c, const char *val) { c->dump = val; return 0; }
 
+static int set_svg(struct sc_cli *c, const char *val)
+{
+	if (!(c->cmd->bit & SC_REPRO))
+		return sc_cli_die("--svg is an option of repro (%s)", "shardcheck repro CASE --svg FILE");
+	c->svg = val;
+	return 0;
+}
+
 static int set_no_shrink(struct sc_cli *c, const char *val)
 {
 	(void)val;

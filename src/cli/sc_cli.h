@@ -49,6 +49,7 @@ struct sc_cli {
 	const char *sizes;
 	const char *params;
 	const char *dump;
+	const char *svg; /* repro --svg FILE */
 	int quiet, verbose, seed_given, world, jobs;
 	double timeout, total;
 	size_t case_memory; /* bytes per case (every rank's buffers); 0: 4 GiB */

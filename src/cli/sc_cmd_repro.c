@@ -9,6 +9,7 @@
 #include "sc_inflight.h"
 #include "sc_fs.h"
 #include "sc_report.h"
+#include "sc_svg.h"
 
 static void short_value(enum sc_dtype dt, uint64_t bits, char *buf, size_t n)
 {
@@ -89,6 +90,33 @@ static void provenance(struct sc_ctx *ctx, struct sc_target *t, const struct sc_
 			prov[r][k] = sc_load_bits(base + (size_t)it.off * 8, 8);
 		pn[r] = n;
 	}
+}
+
+/* --svg FILE: the picture of the replayed case (sc_svg). A case that
+ * cannot be drawn is said so and keeps its exit code; an error writing
+ * the picture is exit 2. */
+static int write_picture(struct sc_ctx *ctx, struct sc_target *t, const struct sc_result *r,
+			 const struct sc_case *cs, const char *path, int code)
+{
+	struct sc_err e;
+	struct sc_svg_info info;
+	const struct sc_svg_opts o = {.fail = r->verdict == SC_V_FAIL ? &r->fail : NULL};
+	enum sc_status st = sc_svg_write(ctx, t, r->property, cs, &o, path, &info, &e);
+	if (st == SC_E_UNAVAIL) {
+		printf("picture: nothing drawn: %s\n", e.msg);
+		return code;
+	}
+	if (st != SC_OK) {
+		fprintf(stderr, "shardcheck: --svg: %s\n", e.msg);
+		return 2;
+	}
+	printf("picture: %s (%lld elements, %lld wrong", path, (long long)info.elements, (long long)info.wrong);
+	if (info.not_drawn)
+		printf(", %lld not drawn", (long long)info.not_drawn);
+	printf(")\n");
+	if (info.diagnosis[0])
+		printf("  diagnosis: %s\n", info.diagnosis);
+	return code;
 }
 
 static int repro_main(int argc, char **argv, int full_argc, char **full_argv)
@@ -194,6 +222,8 @@ static int repro_main(int argc, char **argv, int full_argc, char **full_argv)
 	}
 	if (c.dump && code != 2 && sc_cli_dump_case(ctx, &t, cs, c.dump) != 0)
 		code = 2;
+	if (c.svg && code != 2 && sc_backend_leader(be))
+		code = write_picture(ctx, &t, &r, cs, c.svg, code);
 	sc_ctx_free(ctx);
 	sc_backend_close(be);
 	sc_target_free(&t);
@@ -202,11 +232,11 @@ static int repro_main(int argc, char **argv, int full_argc, char **full_argv)
 
 const struct sc_cmd sc_cmd_repro = {
 	"repro", SC_REPRO,
-	"usage: shardcheck repro CASE [--dump DIR] [--backend NAME]\n"
+	"usage: shardcheck repro CASE [--dump DIR] [--svg FILE] [--backend NAME]\n"
 	"\n"
 	"Replays one .case file exactly: prints, per rank, the expected and actual\n"
 	"tensors in full when small (wrong elements marked '!'), and the first wrong\n"
-	"elements with coordinates and provenance.\n"
+	"elements with coordinates and provenance; --svg draws every rank's output.\n"
 	"\n",
 	"exit: 0 the case passes now, 1 it still fails, 2 error\n",
 	repro_main,

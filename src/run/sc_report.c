@@ -6,12 +6,16 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sc_casefile.h"
 #include "sc_plugin.h"
 #include "sc_npy.h"
 #include "sc_fs.h"
 #include "sc_str.h"
+#include "sc_svg.h"
+
+static void failure_name(const struct sc_result *r, char *buf, size_t n);
 
 static const char *verdict_name(const struct sc_result *r)
 {
@@ -117,7 +121,27 @@ static void first_wrong_json(struct sc_str *b, const struct sc_result *r, const 
 	}
 }
 
-static char *json_doc(const struct sc_report_meta *m, const struct sc_result *res, int n)
+/* The picture of a failure (sc_svg), when one was written: in the
+ * report's folder dir, or with dir NULL beside r's case file. 1 and its
+ * path in buf, or 0. */
+static int picture_path(const struct sc_result *r, const char *dir, char *buf, size_t n)
+{
+	if (!r->have_cx || !r->case_file[0] || r->verdict != SC_V_FAIL)
+		return 0;
+	if (dir) {
+		char name[600];
+		failure_name(r, name, sizeof name);
+		snprintf(buf, n, "%.1000s/failures/%s.svg", dir, name);
+	} else {
+		const size_t l = strlen(r->case_file);
+		if (l < 5 || strcmp(r->case_file + l - 5, ".case") != 0)
+			return 0;
+		snprintf(buf, n, "%.*s.svg", (int)(l - 5), r->case_file);
+	}
+	return access(buf, F_OK) == 0;
+}
+
+static char *json_doc(const struct sc_report_meta *m, const struct sc_result *res, int n, const char *dir)
 {
 	struct sc_str b = SC_STR_INIT;
 	sc_str_printf(&b, "{\"tool\": \"shardcheck\", \"version\": ");
@@ -203,6 +227,12 @@ static char *json_doc(const struct sc_report_meta *m, const struct sc_result *re
 			sc_str_printf(&b, "null");
 		sc_str_printf(&b, ", \"replay\": ");
 		sc_str_json(&b, replay);
+		char pic[1700];
+		sc_str_printf(&b, ", \"picture\": ");
+		if (picture_path(r, dir, pic, sizeof pic))
+			sc_str_json(&b, pic);
+		else
+			sc_str_printf(&b, "null");
 		if (r->fail.has_worst) {
 			sc_str_printf(&b, ", \"worst\": {\"rank\": %d, \"index\": [", r->fail.worst_rank);
 			for (int d = 0; d < r->fail.worst_ndim; d++)
@@ -225,7 +255,7 @@ static char *json_doc(const struct sc_report_meta *m, const struct sc_result *re
 enum sc_status sc_report_json(const struct sc_report_meta *m, const struct sc_result *res, int n, char **out,
 			      struct sc_err *e)
 {
-	char *doc = json_doc(m, res, n);
+	char *doc = json_doc(m, res, n, NULL);
 	if (!doc)
 		return SC_ERR(e, SC_E_NOMEM, "out of memory writing the JSON report");
 	*out = doc;
@@ -262,6 +292,31 @@ static void failure_name(const struct sc_result *r, char *buf, size_t n)
 	snprintf(buf, n, "%.480s-%.40s", tmp, r->property);
 }
 
+/* Draws failures/NAME.svg (sc_svg, replayed on a private sim backend:
+ * the leader may be one process of many) and embeds it in NAME.md, or
+ * says there why nothing is drawn; a picture left by an earlier run is
+ * removed, so the report never links one of another case. */
+static void picture_md(FILE *m, const char *fdir, const char *name, struct sc_result *r)
+{
+	char path[1700];
+	snprintf(path, sizeof path, "%s/%s.svg", fdir, name);
+	struct sc_err e;
+	struct sc_svg_info info;
+	const struct sc_svg_opts o = {.target = r->target, .fail = &r->fail};
+	if (sc_svg_write(NULL, r->tgt, r->property, &r->cx, &o, path, &info, &e) != SC_OK) {
+		unlink(path);
+		SC_LOG(REPORT, "no picture of %s: %s", name, e.msg);
+		fprintf(m, "No picture: %s.\n\n", e.msg);
+		return;
+	}
+	fprintf(m, "![picture](%s.svg)\n\n", name);
+	if (info.diagnosis[0])
+		fprintf(m, "Diagnosis: %s.\n\n", info.diagnosis);
+	if (info.not_drawn)
+		fprintf(m, "(%lld of %lld elements not drawn.)\n\n", (long long)info.not_drawn,
+			(long long)info.elements);
+}
+
 enum sc_status sc_report_write_failure(const char *dir, struct sc_result *r, const char *backend,
 				       struct sc_err *e)
 {
@@ -287,7 +342,9 @@ enum sc_status sc_report_write_failure(const char *dir, struct sc_result *r, con
 		fprintf(m, "Expected failure (the spec says `expect fail`).\n\n");
 	fprintf(m, "```\n");
 	sc_report_failure_text(m, r, "");
-	fprintf(m, "```\n\nCase file (`%s`):\n\n```\n%s```\n", path, text);
+	fprintf(m, "```\n\n");
+	picture_md(m, fdir, name, r);
+	fprintf(m, "Case file (`%s`):\n\n```\n%s```\n", path, text);
 	fclose(m);
 	snprintf(path, sizeof path, "%s/%s.md", fdir, name);
 	enum sc_status st = sc_fs_write_atomic(path, md, mdlen, e);
@@ -416,7 +473,7 @@ static char *junit_xml(const struct sc_report_meta *m, const struct sc_result *r
 	return b.s;
 }
 
-static char *summary_md(const struct sc_report_meta *m, const struct sc_result *res, int n)
+static char *summary_md(const struct sc_report_meta *m, const struct sc_result *res, int n, const char *dir)
 {
 	struct sc_str b = SC_STR_INIT;
 	int pass = 0, fail = 0, exp = 0, err = 0, um = 0;
@@ -465,6 +522,9 @@ static char *summary_md(const struct sc_report_meta *m, const struct sc_result *
 		sc_report_replay_cmd(r, replay, sizeof replay);
 		sc_str_printf(&b, "%s### `%s` %s%s\n\n```\n%s```\n\nReplay: `%s`\n\n", first ? "\n## Minimal repros\n\n" : "",
 		       r->target, r->property, expected_fail(r) ? " (expected)" : "", txt ? txt : "", replay);
+		char pic[1700];
+		if (picture_path(r, dir, pic, sizeof pic)) /* relative to summary.md, so it shows on a code host */
+			sc_str_printf(&b, "![picture](failures/%s)\n\n", strrchr(pic, '/') + 1);
 		first = 0;
 		free(txt);
 	}
@@ -480,7 +540,7 @@ enum sc_status sc_report_write(const char *dir, const struct sc_report_meta *m,
 {
 	SC_CHECK(sc_fs_mkdirs(dir, e));
 	char path[4096];
-	char *doc[3] = {json_doc(m, res, n), junit_xml(m, res, n), summary_md(m, res, n)};
+	char *doc[3] = {json_doc(m, res, n, dir), junit_xml(m, res, n), summary_md(m, res, n, dir)};
 	static const char *const names[3] = {"report.json", "junit.xml", "summary.md"};
 	enum sc_status st = SC_OK;
 	for (int i = 0; i < 3; i++) {

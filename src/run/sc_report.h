@@ -21,10 +21,14 @@ struct sc_report_meta {
 enum sc_status sc_report_json(const struct sc_report_meta *m, const struct sc_result *res, int n, char **out,
 			      struct sc_err *e);
 /* Writes DIR/failures/NAME.case and NAME.md for a failing result, at once
- * and atomically, and sets r->case_file. */
+ * and atomically, and sets r->case_file; also NAME.svg, the picture of
+ * every rank's output (sc_svg), when the failure can be drawn (NAME.md
+ * embeds it, or says why there is none). */
 enum sc_status sc_report_write_failure(const char *dir, struct sc_result *r, const char *backend,
 				       struct sc_err *e);
-/* Writes DIR/report.json, DIR/junit.xml and DIR/summary.md atomically. */
+/* Writes DIR/report.json, DIR/junit.xml and DIR/summary.md atomically
+ * (a counterexample's "picture" and summary.md's image: its NAME.svg in
+ * DIR/failures, when there is one). */
 enum sc_status sc_report_write(const char *dir, const struct sc_report_meta *m,
 			       const struct sc_result *res, int n, struct sc_err *e);
 /* The failure block printed under a FAIL line. */
