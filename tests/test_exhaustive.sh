@@ -34,6 +34,8 @@ for k, s in shr.items():
 print(f"exhaustive: {fails} minimal cases equal to the shrinker's, {passes} passes, "
       f"{outside} minima outside the bounds, {refused} refused (counts)")
 assert fails >= 30 and passes >= 150, (fails, passes)
+held = [r for r in exh.values() if r["verdict"] == "pass"]
+assert all(r["cases"] == r["exhaustive_cases"] > 0 for r in held), "a pass without every case run"
 PY
 then ok; else bad "exhaustive and shrinker disagree"; fi
 grep -q "^pass  corpus/deepspeed/sf-head2seq-batchdim.sc *semantics *holds for all [0-9]* cases" "$tmp/exh.out" && ok ||

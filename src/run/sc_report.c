@@ -173,6 +173,8 @@ static char *json_doc(const struct sc_report_meta *m, const struct sc_result *re
 		}
 		if (r->limited)
 			sc_str_printf(&b, ", \"over_case_memory\": %ld", r->limited);
+		if (r->exhaustive_total) /* --exhaustive: a pass with cases == this holds for every case */
+			sc_str_printf(&b, ", \"exhaustive_cases\": %ld", r->exhaustive_total);
 		if (r->shrink_cut)
 			sc_str_printf(&b, ", \"shrink_stopped_at_time_limit\": true");
 		sc_str_printf(&b, ", \"counterexample\": ");
@@ -490,15 +492,20 @@ static char *summary_md(const struct sc_report_meta *m, const struct sc_result *
 		sc_str_printf(&b, "**Status: %s.** This report was written while the run was %s; the failures "
 			   "below were saved as they were found.\n\n", m->status,
 			   strcmp(m->status, "running") == 0 ? "still going (a run killed now leaves it so)" : "ending early");
-	sc_str_printf(&b, "%d checks: %d pass, %d fail (%d expected), %d error; %d expectation%s unmet. "
-		   "Seed `%llu`, backend `%s`, shardcheck %s.\n\n",
-	       n, pass, fail, exp, err, um, um == 1 ? "" : "s", (unsigned long long)m->seed, m->backend,
-	       m->version);
+	int skip = 0;
+	for (int i = 0; i < n; i++)
+		skip += res[i].verdict == SC_V_SKIP && !res[i].stale;
+	sc_str_printf(&b, "%d checks: %d pass, %d fail (%d expected), %d error", n, pass, fail, exp, err);
+	if (skip)
+		sc_str_printf(&b, ", %d not run", skip);
+	sc_str_printf(&b, "; %d expectation%s unmet. Seed `%llu`, backend `%s`, shardcheck %s.\n\n", um,
+		      um == 1 ? "" : "s", (unsigned long long)m->seed, m->backend, m->version);
 	sc_str_printf(&b, "| target | property | verdict | cases | seconds |\n|---|---|---|---|---|\n");
 	for (int i = 0; i < n; i++) {
 		const struct sc_result *r = &res[i];
 		const char *v = r->stale ? "stale" : r->verdict == SC_V_PASS ? "pass"
 				: r->verdict == SC_V_ERROR ? "**error**"
+				: r->verdict == SC_V_SKIP ? "skip (not run)"
 				: expected_fail(r) ? "fail (expected)" : "**FAIL**";
 		sc_str_printf(&b, "| `%s` | %s | %s | %ld | %.2f |\n", r->target, r->property, v, r->cases, r->seconds);
 	}
