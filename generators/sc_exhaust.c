@@ -13,14 +13,9 @@
 #define MAX_TUPLES 500000 /* size tuples of one world and number of dims */
 #define MAX_MESHES 256
 
-struct tuple {
-	int64_t prod;
-	int64_t v[SC_MAX_DIMS];
-};
-
 static int tuple_cmp(const void *a, const void *b)
 {
-	const struct tuple *x = a, *y = b;
+	const struct sc_exhaust_tuple *x = a, *y = b;
 	if (x->prod != y->prod)
 		return x->prod < y->prod ? -1 : 1;
 	for (int d = 0; d < SC_MAX_DIMS; d++)
@@ -29,9 +24,11 @@ static int tuple_cmp(const void *a, const void *b)
 	return 0;
 }
 
-static void list_tuples(struct tuple *buf, long *n, int d, int nd, int64_t bound, int64_t maxprod,
-			struct tuple *cur)
+static void list_tuples(struct sc_exhaust_tuple *buf, long *n, long max, int d, int nd, int64_t bound,
+			int64_t maxprod, struct sc_exhaust_tuple *cur)
 {
+	if (*n >= max)
+		return;
 	if (d == nd) {
 		buf[(*n)++] = *cur;
 		return;
@@ -40,10 +37,19 @@ static void list_tuples(struct tuple *buf, long *n, int d, int nd, int64_t bound
 		const int64_t save = cur->prod;
 		cur->v[d] = v;
 		cur->prod *= v;
-		list_tuples(buf, n, d + 1, nd, bound, maxprod, cur);
+		list_tuples(buf, n, max, d + 1, nd, bound, maxprod, cur);
 		cur->prod = save;
 	}
 	cur->v[d] = 0;
+}
+
+long sc_exhaust_tuples(int nd, int64_t bound, int64_t maxprod, struct sc_exhaust_tuple *buf, long max)
+{
+	long n = 0;
+	struct sc_exhaust_tuple cur = {1, {0}};
+	list_tuples(buf, &n, max, 0, nd, bound, maxprod, &cur);
+	qsort(buf, (size_t)n, sizeof *buf, tuple_cmp);
+	return n;
 }
 
 /* bound^nd, or cap + 1 when larger. */
@@ -148,7 +154,7 @@ enum sc_status sc_exhaust_walk(struct sc_target *t, const struct sc_gen_opts *o,
 			return SC_ERR(e, SC_E_USAGE,
 				      "--exhaustive: %lld^%d size tuples is more than %d; lower --max-dim",
 				      (long long)bound, nd, MAX_TUPLES);
-	struct tuple *buf = malloc(sizeof *buf * MAX_TUPLES);
+	struct sc_exhaust_tuple *buf = malloc(sizeof *buf * MAX_TUPLES);
 	static _Thread_local int mv[MAX_MESHES][SC_MAX_MESH];
 	if (!buf)
 		return SC_ERR(e, SC_E_NOMEM, "--exhaustive: out of memory");
@@ -159,10 +165,7 @@ enum sc_status sc_exhaust_walk(struct sc_target *t, const struct sc_gen_opts *o,
 			continue;
 		const int nm = ms ? sc_gen_meshes(ms, world, mv, MAX_MESHES) : 1;
 		for (int nd = nlo; nd <= nhi && !w.stop; nd++) {
-			long n = 0;
-			struct tuple cur = {1, {0}};
-			list_tuples(buf, &n, 0, nd, bound, o->max_elems, &cur);
-			qsort(buf, (size_t)n, sizeof *buf, tuple_cmp);
+			const long n = sc_exhaust_tuples(nd, bound, o->max_elems, buf, MAX_TUPLES);
 			for (long i0 = 0, i1; i0 < n && !w.stop; i0 = i1) {
 				for (i1 = i0; i1 < n && buf[i1].prod == buf[i0].prod; i1++)
 					;

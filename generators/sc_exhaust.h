@@ -25,6 +25,17 @@ typedef int (*sc_exhaust_fn)(void *ctx, const struct sc_case *c);
 enum sc_status sc_exhaust_walk(struct sc_target *t, const struct sc_gen_opts *o, int max_dim, sc_exhaust_fn fn,
 			       void *ctx, long *visited, struct sc_err *e);
 
+/* A tuple of sizes and their product. */
+struct sc_exhaust_tuple {
+	int64_t prod;
+	int64_t v[SC_MAX_DIMS]; /* unused trailing entries 0 */
+};
+
+/* Every tuple of nd sizes in 1..bound with product <= maxprod into buf
+ * (up to max of them), sorted by (product, sizes left to right): the
+ * shrinking order of sizes. Their number. */
+long sc_exhaust_tuples(int nd, int64_t bound, int64_t maxprod, struct sc_exhaust_tuple *buf, long max);
+
 /* The dtypes a walk visits under o, as "i32,i64,i8,f16". */
 const char *sc_exhaust_dtypes_text(const struct sc_gen_opts *o, char *buf, size_t n);
 

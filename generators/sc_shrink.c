@@ -9,6 +9,7 @@
  * elements, then sizes left to right, then the target's parameters, then
  * the simplest dtype, then seed 0. */
 #include "sc_shrink.h"
+#include "sc_exhaust.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -265,47 +266,12 @@ static int greedy_pass(struct sh *s, struct sc_case *c)
 	return progress;
 }
 
-struct tuple {
-	int64_t prod;
-	int64_t v[SC_MAX_DIMS];
-};
-
-/* Unused trailing dims are 0 in every tuple, so all are compared. */
-static int tuple_cmp(const void *a, const void *b)
-{
-	const struct tuple *x = a, *y = b;
-	if (x->prod != y->prod)
-		return x->prod < y->prod ? -1 : 1;
-	for (int d = 0; d < SC_MAX_DIMS; d++)
-		if (x->v[d] != y->v[d])
-			return x->v[d] < y->v[d] ? -1 : 1;
-	return 0;
-}
-
-static void enum_rec(struct tuple *buf, long *n, int d, int nd, int64_t bound, int64_t maxprod,
-		     struct tuple *cur)
-{
-	if (*n >= EXH_MAX_CASES)
-		return;
-	if (d == nd) {
-		buf[(*n)++] = *cur;
-		return;
-	}
-	for (int64_t v = 1; v <= bound && cur->prod * v <= maxprod; v++) {
-		int64_t save = cur->prod;
-		cur->v[d] = v;
-		cur->prod *= v;
-		enum_rec(buf, n, d + 1, nd, bound, maxprod, cur);
-		cur->prod = save;
-	}
-}
-
 /* Exhaustive: worlds from the lowest up to c's, sizes in (elements,
  * lexicographic) order; the first failing case replaces c. */
 static void exhaustive(struct sh *s, struct sc_case *c)
 {
 	const int nd = c->ndims;
-	struct tuple *buf = malloc(sizeof *buf * EXH_MAX_CASES);
+	struct sc_exhaust_tuple *buf = malloc(sizeof *buf * EXH_MAX_CASES);
 	if (!buf)
 		return;
 	int64_t maxdim = EXH_DIM_BOUND;
@@ -322,10 +288,7 @@ static void exhaustive(struct sh *s, struct sc_case *c)
 		int64_t maxprod = w == c->world ? cur_n : s->o->max_elems;
 		if (bound > 4096)
 			bound = 4096;
-		long n = 0;
-		struct tuple cur = {1, {0}};
-		enum_rec(buf, &n, 0, nd, bound, maxprod, &cur);
-		qsort(buf, (size_t)n, sizeof *buf, tuple_cmp);
+		const long n = sc_exhaust_tuples(nd, bound, maxprod, buf, EXH_MAX_CASES);
 		/* (elements, mesh sizes, dims): each run of equal elements once
 		 * per mesh */
 		for (long i0 = 0, i1; i0 < n; i0 = i1) {

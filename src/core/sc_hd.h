@@ -46,14 +46,7 @@ SC_HD static inline uint64_t sc_hd_value_bits_key(unsigned w, uint64_t key, uint
 /* Bits of X[g] for an element of `bytes` bytes (1, 2, 4 or 8). */
 SC_HD static inline uint64_t sc_hd_value_bits(unsigned bytes, uint64_t seed, uint64_t g)
 {
-	const unsigned w = 8 * bytes;
-	const uint64_t key = sc_hd_value_key(seed);
-	if (w == 64)
-		return sc_mix64(g ^ key);
-	const uint64_t mask = (1ULL << w) - 1;
-	const uint64_t hi = g >> w;
-	const uint64_t k = hi ? sc_mix64(key ^ sc_mix64(hi)) : key;
-	return sc_hd_perm((g ^ k) & mask, w);
+	return sc_hd_value_bits_key(8 * bytes, sc_hd_value_key(seed), g);
 }
 
 /* A view: element i (row-major over shape) lives at
