@@ -120,7 +120,8 @@ t0=$SECONDS
 # fuzz writes its log itself (complete the moment it exits); tail shows it
 # live. INT, TERM and HUP are passed on: fuzz then stops cleanly with the
 # report written.
-"$sc" "${args[@]}" >"$log" 2>&1 &
+: >"$log" # there before tail opens it (the background job's redirect may come later)
+"$sc" "${args[@]}" >>"$log" 2>&1 &
 fuzz_pid=$!
 trap 'kill -TERM "$fuzz_pid" 2>/dev/null || true' INT TERM HUP
 tail -n +1 -f --pid="$fuzz_pid" "$log" &
