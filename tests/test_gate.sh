@@ -5,12 +5,8 @@
 # older struct size) load and pass.
 # Usage: test_gate.sh PATH/TO/shardcheck EXAMPLES_DIR ABI_DIR
 set -u
-sc=$1 ex=$2 abi=$3
-pass=0 fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAILED: $*" >&2; }
+. "$(dirname "$0")/testlib.sh"
+ex=$2 abi=$3
 gate() { # want_rc name args...
 	local want=$1 name=$2; shift 2
 	"$sc" gate "$@" >"$tmp/$name.out" 2>&1

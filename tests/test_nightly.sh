@@ -4,12 +4,8 @@
 # one bug, an unwritable report folder, kill -9 then resume.
 # Usage: test_nightly.sh PATH/TO/shardcheck  (from the repository root)
 set -u
-sc=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-pass=0 fail=0
-tmp=$(mktemp -d)
+. "$(dirname "$0")/testlib.sh"
 trap 'pkill -9 -f -- "--report $tmp/" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAILED: $*" >&2; }
 left() { # no process of a run with this report folder is left
 	sleep 0.3
 	if pgrep -f -- "--report $1" >/dev/null; then bad "processes of $1 left running"; else ok; fi
