@@ -45,6 +45,9 @@ enum sc_exkind {
 	SC_EX_ROWSUM, /* rowsum(NAME, a) */
 	SC_EX_COLSUM, /* colsum(NAME, a) */
 	SC_EX_COORD,  /* a mesh dim's name: the rank's coordinate along it (dim: the mesh dim) */
+	/* compute constants only (sc_expr_eval_real) */
+	SC_EX_REAL, /* a number with a fraction or an exponent: real */
+	SC_EX_SQRT, /* sqrt(a) */
 	/* conditions: 1 true, 0 false */
 	SC_EX_CMP,  /* a CMP b, num holds enum sc_cmp */
 	SC_EX_AND,
@@ -58,6 +61,7 @@ enum sc_var { SC_VAR_SRC, SC_VAR_DST, SC_VAR_K, SC_VAR_R, SC_VAR_COUNT };
 struct sc_expr {
 	enum sc_exkind kind;
 	int64_t num;
+	double real; /* SC_EX_REAL */
 	int dim;
 	int a, b, c; /* child node indices (-1 when absent) */
 	int line, col;
@@ -161,13 +165,27 @@ enum sc_cop {
 	SC_C_MATMUL,
 	SC_C_LINEAR,
 	SC_C_ADD,
+	SC_C_SUB,
 	SC_C_MUL,
+	SC_C_DIV,
 	SC_C_SCALE,
+	SC_C_POW,
+	SC_C_SQRT,
+	SC_C_RSQRT,
+	SC_C_EXP,
+	SC_C_LOG,
 	SC_C_GELU,
 	SC_C_RELU,
 	SC_C_SILU,
 	SC_C_CAST,
 	SC_C_SUM,
+	SC_C_MEAN,
+	SC_C_MAX,
+	SC_C_SOFTMAX,
+	SC_C_LAYERNORM,
+	SC_C_RMSNORM,
+	SC_C_EMBEDDING,
+	SC_C_PICK,
 	SC_C_COPY,
 	SC_C_STEP /* an existing step applied to tensor dst */
 };
@@ -175,10 +193,14 @@ enum sc_cop {
 struct sc_stmt {
 	enum sc_cop op;
 	int dst, a, b, c; /* tensor ids; -1 when absent */
-	double scalar;    /* scale */
+	int scalar;       /* constant (a node, real-valued, per rank); -1 none */
 	int form;         /* gelu: 0 tanh, 1 erf */
 	enum sc_dtype dtype;
-	int dim;          /* sum */
+	int dim;          /* sum, mean, max, softmax */
+	int keepdim;
+	int eps;          /* layernorm, rmsnorm: a node; -1 the default 1e-5 */
+	int start;        /* embedding, pick: the rank's first row (a node); -1 none */
+	int when;         /* a condition node: the statement runs on the ranks where it holds; -1 all */
 	int step;         /* SC_C_STEP: index into steps[] */
 	int line, col;
 };
@@ -186,6 +208,7 @@ struct sc_stmt {
 struct sc_tdecl {
 	char name[SC_NAME_MAX];
 	int input;       /* declared by `tensor` (or the output) */
+	int index_dim;   /* `index DIM`: integer values in [0, size of DIM); -1 a float tensor */
 	int ndims;
 	int dims[SC_MAX_DIMS]; /* global dim indices */
 	struct sc_layout place; /* over the tensor's own dims */

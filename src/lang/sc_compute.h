@@ -15,6 +15,7 @@
 #ifndef SC_COMPUTE_H
 #define SC_COMPUTE_H
 
+#include "sc_ckernel.h"
 #include "sc_interp.h"
 #include "sc_spec.h"
 
@@ -25,10 +26,6 @@ struct sc_compute_case {
 	const int64_t *sizes;
 	enum sc_dtype dtype;
 	uint64_t seed;
-};
-
-struct sc_pair {
-	double v, e;
 };
 
 /* Per-rank tensors of a compute run, by tensor id. */
@@ -67,9 +64,5 @@ enum sc_status sc_compute_compare(const struct sc_spec *s, const struct sc_compu
  * rounding and bound of the tensor's dtype (x->dtype). */
 enum sc_status sc_compute_reduce(struct sc_exec *x, int scatter, void **send, void **recv, size_t count,
 				 enum sc_redop op, struct sc_err *e);
-
-/* Unit roundoff of a dtype (2^-8 bf16, 2^-11 f16, 2^-24 f32, 2^-53 f64,
- * 2^-4 f8e4m3, 2^-3 f8e5m2). */
-double sc_unit_roundoff(enum sc_dtype d);
 
 #endif

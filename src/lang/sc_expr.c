@@ -2,6 +2,7 @@
  * evaluation, text. */
 #include "sc_expr.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -75,6 +76,7 @@ static const struct {
 	{"min", 2, SC_EX_MIN},
 	{"max", 2, SC_EX_MAX},
 	{"size", 1, SC_EX_SIZE},
+	{"sqrt", 1, SC_EX_SQRT}, /* compute constants only */
 };
 
 /* rowsum(NAME, i), colsum(NAME, j): the matrix by name, resolved later. */
@@ -127,6 +129,8 @@ static enum sc_status parse_call(struct sc_parse *p, const struct sc_tok *name, 
 		snprintf(p->s->nodes[*out].name, SC_NAME_MAX, "%s", name->text);
 		return SC_OK;
 	}
+	if (funcs[f].kind == SC_EX_SQRT && !p->real_ok)
+		return sc_lex_err(p, name->col, "sqrt() is allowed in compute constants only; sizes are integers");
 	p->pos++; /* ( */
 	p->depth++;
 	int arg[2] = {-1, -1};
@@ -163,6 +167,15 @@ static enum sc_status parse_atom(struct sc_parse *p, int *out)
 		p->pos++;
 		SC_CHECK(node2(p, SC_EX_NUM, t->col, -1, -1, &n));
 		p->s->nodes[n].num = t->num;
+		*out = n;
+		return SC_OK;
+	}
+	if (t->kind == SC_T_REAL) {
+		if (!p->real_ok)
+			return sc_lex_err(p, t->col, "expected an integer, got '%s' (sizes are integers)", t->text);
+		p->pos++;
+		SC_CHECK(node2(p, SC_EX_REAL, t->col, -1, -1, &n));
+		p->s->nodes[n].real = t->real;
 		*out = n;
 		return SC_OK;
 	}
@@ -510,6 +523,10 @@ static int eval_leaf(const struct sc_spec *s, const struct sc_expr *x, const str
 	case SC_EX_WORLD: *out = v->world; return 1;
 	case SC_EX_NONE: *out = INT64_MIN; return 1;
 	case SC_EX_NAME: *st = SC_ERR(e, SC_E_INTERNAL, "unresolved name '%s'", x->name); return 1;
+	case SC_EX_REAL:
+	case SC_EX_SQRT:
+		*st = SC_ERR(e, SC_E_RUNTIME, "line %d col %d: a real number where an integer is needed", x->line, x->col);
+		return 1;
 	case SC_EX_RANK:
 		if (v->rank < 0)
 			*st = SC_ERR(e, SC_E_RUNTIME, "line %d col %d: 'rank' has no value here", x->line, x->col);
@@ -685,6 +702,75 @@ int sc_expr_cond_holds(const struct sc_spec *s, const struct sc_cond *c, const i
 	return sc_expr_cond(s, c, sizes, world, &h, NULL) == SC_OK && h;
 }
 
+/* ---- compute constants: the same trees evaluated in double ---- */
+
+static enum sc_status real_rec(const struct sc_spec *s, int node, const struct sc_expr_env *v, double *out,
+			       struct sc_err *e)
+{
+	const struct sc_expr *x = &s->nodes[node];
+	double a = 0, b = 0;
+	switch (x->kind) {
+	case SC_EX_REAL: *out = x->real; return SC_OK;
+	case SC_EX_IF:
+		SC_CHECK(real_rec(s, x->c, v, &a, e));
+		return real_rec(s, a != 0 ? x->a : x->b, v, out, e);
+	case SC_EX_NEG:
+	case SC_EX_SQRT:
+	case SC_EX_NOT:
+		SC_CHECK(real_rec(s, x->a, v, &a, e));
+		if (x->kind == SC_EX_SQRT && !(a >= 0))
+			return SC_ERR(e, SC_E_RUNTIME, "line %d col %d: sqrt(%g): not a real number", x->line, x->col, a);
+		*out = x->kind == SC_EX_NEG ? -a : x->kind == SC_EX_SQRT ? sqrt(a) : (double)(a == 0);
+		return SC_OK;
+	case SC_EX_ADD: case SC_EX_SUB: case SC_EX_MUL: case SC_EX_DIV: case SC_EX_FDIV: case SC_EX_MOD:
+	case SC_EX_CDIV: case SC_EX_MIN: case SC_EX_MAX: case SC_EX_CMP: case SC_EX_AND: case SC_EX_OR:
+		break;
+	default: { /* leaves and size(), counts: integers */
+		int64_t i;
+		SC_CHECK(eval_rec(s, node, v, &i, e));
+		*out = (double)i;
+		return SC_OK;
+	}
+	}
+	SC_CHECK(real_rec(s, x->a, v, &a, e));
+	SC_CHECK(real_rec(s, x->b, v, &b, e));
+	const int divides = x->kind == SC_EX_DIV || x->kind == SC_EX_FDIV || x->kind == SC_EX_MOD || x->kind == SC_EX_CDIV;
+	if (divides && b == 0)
+		return SC_ERR(e, SC_E_RUNTIME, "line %d col %d: division by zero", x->line, x->col);
+	switch (x->kind) {
+	case SC_EX_ADD: *out = a + b; break;
+	case SC_EX_SUB: *out = a - b; break;
+	case SC_EX_MUL: *out = a * b; break;
+	case SC_EX_DIV: *out = a / b; break;
+	case SC_EX_FDIV: *out = floor(a / b); break;
+	case SC_EX_MOD: *out = a - b * floor(a / b); break;
+	case SC_EX_CDIV: *out = ceil(a / b); break;
+	case SC_EX_MIN: *out = a < b ? a : b; break;
+	case SC_EX_MAX: *out = a > b ? a : b; break;
+	case SC_EX_AND: *out = a != 0 && b != 0; break;
+	case SC_EX_OR: *out = a != 0 || b != 0; break;
+	default: { /* SC_EX_CMP */
+		static const int table[][3] = {/* <, ==, > */ [SC_EQ] = {0, 1, 0}, [SC_NE] = {1, 0, 1},
+					       [SC_LT] = {1, 0, 0}, [SC_LE] = {1, 1, 0},
+					       [SC_GT] = {0, 0, 1}, [SC_GE] = {0, 1, 1}};
+		*out = table[x->num][a < b ? 0 : a == b ? 1 : 2];
+		break;
+	}
+	}
+	if (!isfinite(*out))
+		return SC_ERR(e, SC_E_RUNTIME, "line %d col %d: the constant is not finite", x->line, x->col);
+	return SC_OK;
+}
+
+enum sc_status sc_expr_eval_real(const struct sc_spec *s, int node, const struct sc_expr_env *env, double *out,
+				 struct sc_err *e)
+{
+	double v;
+	SC_CHECK(real_rec(s, node, env, &v, e));
+	*out = v;
+	return SC_OK;
+}
+
 /* ---- text ---- */
 
 /* Python's precedence: higher binds tighter. */
@@ -720,6 +806,12 @@ static void fmt_rec(const struct sc_spec *s, int node, int min_prec, struct sc_s
 		sc_str_put(b, "(");
 	switch (x->kind) {
 	case SC_EX_NUM: sc_str_printf(b, "%lld", (long long)x->num); break;
+	case SC_EX_REAL: sc_str_printf(b, "%.17g", x->real); break;
+	case SC_EX_SQRT:
+		sc_str_put(b, "sqrt(");
+		fmt_rec(s, x->a, 0, b);
+		sc_str_put(b, ")");
+		break;
 	case SC_EX_DIM: sc_str_put(b, x->dim < s->ndims ? s->dim[x->dim] : s->mesh_sym[x->dim - sc_spec_mesh_slot(s, 0)]); break;
 	case SC_EX_COORD: sc_str_put(b, s->mesh_dim[x->dim]); break;
 	case SC_EX_WORLD: sc_str_put(b, s->world_sym); break;

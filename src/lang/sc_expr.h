@@ -68,6 +68,12 @@ int sc_expr_find(const struct sc_spec *s, int node, uint32_t kinds);
  * SC_E_RUNTIME with a message. */
 enum sc_status sc_expr_eval_in(const struct sc_spec *s, int node, const struct sc_expr_env *env,
 			       int64_t *out, struct sc_err *e);
+/* A compute constant (parsed with p->real_ok: real numbers and sqrt()
+ * allowed): the same tree in double, '/' a real division, // and % floor
+ * as in Python; division by zero, sqrt of a negative and a value that is
+ * not finite are SC_E_RUNTIME. */
+enum sc_status sc_expr_eval_real(const struct sc_spec *s, int node, const struct sc_expr_env *env, double *out,
+				 struct sc_err *e);
 /* sc_expr_eval_in with dims and the world only. */
 enum sc_status sc_expr_eval(const struct sc_spec *s, int node, const int64_t *sizes,
 			    int64_t world, int64_t *out, struct sc_err *e);

@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,60 @@ enum sc_status sc_lex_err(struct sc_parse *p, int col, const char *fmt, ...)
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	return SC_ERR(p->e, SC_E_SPEC, "%s:%d:%d: %s", p->path, p->line, col, msg);
+}
+
+/* A number at c: an integer, or a real with a fraction and/or an exponent;
+ * *len is its length. */
+static enum sc_status lex_number(struct sc_parse *p, const char *c, int col, struct sc_tok *t, size_t *len)
+{
+	size_t n = 0;
+	int real = 0;
+	while (isdigit((unsigned char)c[n]))
+		n++;
+	if (c[n] == '.' && c[n + 1] != '.') { /* `1..4` is a range */
+		real = 1;
+		n++;
+		while (isdigit((unsigned char)c[n]))
+			n++;
+	}
+	if (c[n] == 'e' || c[n] == 'E') {
+		size_t k = n + 1;
+		if (c[k] == '+' || c[k] == '-')
+			k++;
+		if (!isdigit((unsigned char)c[k]))
+			return sc_lex_err(p, col, "malformed number '%.*s' (an exponent needs digits)", (int)k, c);
+		while (isdigit((unsigned char)c[k]))
+			k++;
+		n = k;
+		real = 1;
+	}
+	if (isalnum((unsigned char)c[n]) || c[n] == '_' || (c[n] == '.' && c[n + 1] != '.')) {
+		size_t k = n;
+		while (isalnum((unsigned char)c[k]) || c[k] == '_' || c[k] == '.')
+			k++;
+		return sc_lex_err(p, col, "malformed number '%.*s'", (int)k, c);
+	}
+	char buf[SC_NAME_MAX];
+	if (n >= sizeof buf)
+		return sc_lex_err(p, col, "number too long");
+	memcpy(buf, c, n);
+	buf[n] = '\0';
+	errno = 0;
+	if (real) {
+		t->kind = SC_T_REAL;
+		t->real = strtod(buf, NULL);
+		if (errno == ERANGE || !isfinite(t->real))
+			return sc_lex_err(p, col, "number '%s' out of range", buf);
+	} else {
+		t->kind = SC_T_NUM;
+		t->num = strtoll(buf, NULL, 10);
+		if (errno == ERANGE)
+			return sc_lex_err(p, col, "integer too large");
+		t->real = (double)t->num;
+	}
+	snprintf(t->text, sizeof t->text, "%s", buf);
+	*len = n;
+	return SC_OK;
 }
 
 enum sc_status sc_lex_tokenize(struct sc_parse *p, const char *line)
@@ -49,24 +104,9 @@ enum sc_status sc_lex_tokenize(struct sc_parse *p, const char *line)
 			memcpy(t->text, c, n);
 			t->text[n] = '\0';
 			c += n;
-		} else if (isdigit((unsigned char)*c)) {
+		} else if (isdigit((unsigned char)*c) || (*c == '.' && isdigit((unsigned char)c[1]))) {
 			size_t n = 0;
-			while (isdigit((unsigned char)c[n]))
-				n++;
-			if (isalpha((unsigned char)c[n]) || c[n] == '_')
-				return sc_lex_err(p, col, "malformed number");
-			char buf[32];
-			if (n >= sizeof buf)
-				return sc_lex_err(p, col, "integer too large");
-			memcpy(buf, c, n);
-			buf[n] = '\0';
-			errno = 0;
-			long long v = strtoll(buf, NULL, 10);
-			if (errno == ERANGE)
-				return sc_lex_err(p, col, "integer too large");
-			t->kind = SC_T_NUM;
-			t->num = v;
-			snprintf(t->text, sizeof t->text, "%s", buf);
+			SC_CHECK(lex_number(p, c, col, t, &n));
 			c += n;
 		} else {
 			static const char *const two[] = {"//", "..", "==", "!=", "<=", ">="};

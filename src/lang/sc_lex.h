@@ -9,12 +9,15 @@
 
 #include "sc_ast.h"
 
-enum sc_tkind { SC_T_NAME, SC_T_NUM, SC_T_OP, SC_T_END };
+/* SC_T_REAL: a number with a fraction or an exponent (`0.5`, `1e-5`),
+ * allowed only where a compute constant is (sc_expr, p->real_ok). */
+enum sc_tkind { SC_T_NAME, SC_T_NUM, SC_T_REAL, SC_T_OP, SC_T_END };
 
 struct sc_tok {
 	enum sc_tkind kind;
 	char text[SC_NAME_MAX];
 	int64_t num;
+	double real; /* SC_T_REAL */
 	int col;
 	int space; /* whitespace just before it */
 };
@@ -33,6 +36,7 @@ struct sc_parse {
 	 * brackets (arg_mode), depth counts open brackets; bound[v] is the
 	 * name var v has in the construct being parsed (NULL: unbound) */
 	int arg_mode, depth;
+	int real_ok; /* a compute constant: fractions, exponents and sqrt() allowed */
 	const char *bound[SC_VAR_COUNT];
 };
 
@@ -42,7 +46,9 @@ enum sc_status sc_lex_err(struct sc_parse *p, int col, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)))
 #endif
 	;
-/* Splits line into tokens (names, integers, operators); '#' ends it. */
+/* Splits line into tokens (names, integers, real numbers, operators);
+ * '#' ends it. `1..4` is 1, '..', 4; `1.5`, `.5`, `1.`, `5e-1`, `2.5E+3`
+ * are real numbers; `1e`, `1.5.2`, `2x` are malformed. */
 enum sc_status sc_lex_tokenize(struct sc_parse *p, const char *line);
 static inline struct sc_tok *sc_lex_peek(struct sc_parse *p) { return &p->t[p->pos]; }
 int sc_lex_is_op(const struct sc_tok *t, const char *op);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sc_cops.h"
 #include "sc_expr.h"
 #include "sc_step.h"
 
@@ -26,6 +27,7 @@ static enum sc_status new_tensor(struct sc_parse *p, const struct sc_tok *t, int
 	snprintf(d->name, sizeof d->name, "%s", t->text);
 	d->line = p->line;
 	d->col = t->col;
+	d->index_dim = -1;
 	*out = s->ntensors++;
 	return SC_OK;
 }
@@ -99,6 +101,17 @@ enum sc_status sc_program_parse_tensor(struct sc_parse *p, int is_output)
 	} else {
 		return sc_lex_err(p, t->col, "expected a placement: shard DIM, replicate or partial sum");
 	}
+	t = sc_lex_peek(p);
+	if (t->kind == SC_T_NAME && strcmp(t->text, "index") == 0) { /* integer values in [0, size of DIM) */
+		p->pos++;
+		struct sc_tok *dn = sc_lex_peek(p);
+		d->index_dim = dn->kind == SC_T_NAME ? sc_lex_dim(s, dn->text) : -1;
+		if (d->index_dim < 0)
+			return sc_lex_err(p, dn->col, "index needs a dim name: its values are drawn in [0, size of the dim)");
+		if (is_output)
+			return sc_lex_err(p, t->col, "the output is compared as floats: it cannot be an index tensor");
+		p->pos++;
+	}
 	l->norder = d->ndims;
 	l->ngroups = d->ndims;
 	for (int i = 0; i < d->ndims; i++) {
@@ -123,18 +136,117 @@ static enum sc_status operand(struct sc_parse *p, int *id)
 	return SC_OK;
 }
 
-static const struct {
-	const char *kw;
-	enum sc_cop op;
-	int nargs; /* tensor operands */
-} cops[] = {
-	{"matmul", SC_C_MATMUL, 2}, {"linear", SC_C_LINEAR, 2}, {"add", SC_C_ADD, 2},
-	{"mul", SC_C_MUL, 2},       {"scale", SC_C_SCALE, 1},   {"gelu", SC_C_GELU, 1},
-	{"relu", SC_C_RELU, 1},     {"silu", SC_C_SILU, 1},     {"cast", SC_C_CAST, 1},
-	{"sum", SC_C_SUM, 1},
-};
+/* 1 when node (unresolved) names `rank` or a mesh coordinate. */
+static int per_rank(const struct sc_spec *s, int node)
+{
+	if (node < 0)
+		return 0;
+	const struct sc_expr *x = &s->nodes[node];
+	if (x->kind == SC_EX_NAME && (strcmp(x->name, "rank") == 0 || sc_lex_mesh_dim(s, x->name) >= 0))
+		return 1;
+	return per_rank(s, x->a) || per_rank(s, x->b) || per_rank(s, x->c);
+}
 
-/* NAME = OP args   |   NAME = SRC   |   NAME: STEP ... */
+/* A compute constant at the cursor (real numbers and sqrt() allowed). */
+static enum sc_status constant(struct sc_parse *p, int *node)
+{
+	p->real_ok = 1;
+	enum sc_status st = sc_expr_parse(p, node);
+	p->real_ok = 0;
+	return st;
+}
+
+/* key=VALUE options and the words an op takes after its operands */
+static enum sc_status options(struct sc_parse *p, const struct sc_cop_def *def, struct sc_stmt *st)
+{
+	if (def->flags & SC_COP_FORM) {
+		struct sc_tok *f = sc_lex_peek(p);
+		if (f->kind != SC_T_NAME || (strcmp(f->text, "tanh") != 0 && strcmp(f->text, "erf") != 0))
+			return sc_lex_err(p, f->col, "gelu needs its form: tanh or erf");
+		st->form = f->text[0] == 'e';
+		p->pos++;
+	}
+	if (def->flags & SC_COP_DTYPE) {
+		struct sc_tok *d = sc_lex_peek(p);
+		if (d->kind != SC_T_NAME || sc_dtype_parse(d->text, &st->dtype) != SC_OK || !sc_dtype_is_float(st->dtype))
+			return sc_lex_err(p, d->col, "cast needs a float dtype (f64 f32 f16 bf16 f8e4m3 f8e5m2)");
+		p->pos++;
+	}
+	if (def->flags & SC_COP_DIM)
+		SC_CHECK(sc_lex_kv_int(p, "dim", &st->dim));
+	for (struct sc_tok *t = sc_lex_peek(p); t->kind != SC_T_END; t = sc_lex_peek(p)) {
+		const int kv = t->kind == SC_T_NAME && sc_lex_is_op(&p->t[p->pos + 1], "=");
+		if ((def->flags & SC_COP_KEEPDIM) && t->kind == SC_T_NAME && strcmp(t->text, "keepdim") == 0) {
+			st->keepdim = 1;
+			p->pos++;
+		} else if ((def->flags & SC_COP_EPS) && kv && strcmp(t->text, "eps") == 0) {
+			p->pos += 2;
+			SC_CHECK(constant(p, &st->eps));
+		} else if ((def->flags & SC_COP_START) && kv && strcmp(t->text, "start") == 0) {
+			p->pos += 2;
+			SC_CHECK(sc_expr_parse(p, &st->start));
+		} else {
+			return sc_lex_err(p, t->col, "unexpected '%s' (%s)", t->text, def->usage);
+		}
+	}
+	return SC_OK;
+}
+
+/* The operands and arguments of OP at the cursor. */
+static enum sc_status op_args(struct sc_parse *p, const struct sc_cop_def *def, struct sc_stmt *st)
+{
+	struct sc_spec *s = p->s;
+	int *arg[3] = {&st->a, &st->b, &st->c};
+	for (int i = 0; i < def->nmax; i++) {
+		struct sc_tok *t = sc_lex_peek(p);
+		const int is_tensor = t->kind == SC_T_NAME && tensor_id(s, t->text) >= 0;
+		if (i >= def->nmin && !is_tensor) {
+			if (i == 1 && (def->flags & SC_COP_CONST_B)) { /* add t 1e-6 */
+				if (t->kind == SC_T_END)
+					return sc_lex_err(p, t->col, "expected a tensor or a constant (%s)", def->usage);
+				SC_CHECK(constant(p, &st->scalar));
+			}
+			break;
+		}
+		if (t->kind == SC_T_END)
+			return sc_lex_err(p, t->col, "expected a tensor name (%s)", def->usage);
+		SC_CHECK(operand(p, arg[i]));
+		const int want_index = ((def->flags & SC_COP_INDEX0) && i == 0) || ((def->flags & SC_COP_INDEX1) && i == 1);
+		const int is_index = s->tensors[*arg[i]].index_dim >= 0;
+		if (want_index != is_index)
+			return sc_lex_err(p, t->col, is_index ? "'%s' holds indices: it can be only embedding's or pick's index"
+							     : "'%s' is not an index tensor (declare it with 'index DIM')",
+					  t->text);
+	}
+	if (def->flags & SC_COP_CONST) {
+		if (sc_lex_peek(p)->kind == SC_T_END)
+			return sc_lex_err(p, sc_lex_peek(p)->col, "expected a number (%s)", def->usage);
+		SC_CHECK(constant(p, &st->scalar));
+	}
+	return options(p, def, st);
+}
+
+/* `... when COND` at the end of a statement: parsed into st->when, and the
+ * line's tokens cut before it. */
+static enum sc_status when_clause(struct sc_parse *p, struct sc_stmt *st)
+{
+	for (int i = 1; i < p->nt; i++) {
+		if (p->t[i].kind != SC_T_NAME || strcmp(p->t[i].text, "when") != 0)
+			continue;
+		const int save = p->pos;
+		p->pos = i + 1;
+		SC_CHECK(sc_expr_parse_cond(p, &st->when));
+		SC_CHECK(sc_lex_end(p));
+		p->t[i].kind = SC_T_END;
+		p->t[i].text[0] = '\0';
+		p->nt = i;
+		p->pos = save;
+		return SC_OK;
+	}
+	return SC_OK;
+}
+
+/* NAME = OP args [when COND]   |   NAME = SRC [when COND]   |   NAME: STEP ... */
 enum sc_status sc_program_parse_stmt(struct sc_parse *p, int block, const char *line)
 {
 	struct sc_spec *s = p->s;
@@ -144,6 +256,7 @@ enum sc_status sc_program_parse_stmt(struct sc_parse *p, int block, const char *
 		return sc_lex_err(p, p->t[0].col, "too many statements (at most %d)", SC_MAX_STMTS);
 	memset(st, 0, sizeof *st);
 	st->a = st->b = st->c = -1;
+	st->scalar = st->eps = st->start = st->when = -1;
 	st->line = p->line;
 	st->col = p->t[0].col;
 	struct sc_tok *dst = &p->t[0];
@@ -153,6 +266,9 @@ enum sc_status sc_program_parse_stmt(struct sc_parse *p, int block, const char *
 		int id = tensor_id(s, dst->text);
 		if (id < 0)
 			return sc_lex_err(p, dst->col, "unknown tensor '%s'", dst->text);
+		for (int i = 2; i < p->nt; i++)
+			if (p->t[i].kind == SC_T_NAME && strcmp(p->t[i].text, "when") == 0)
+				return sc_lex_err(p, p->t[i].col, "a step runs on every rank: 'when' is for compute statements");
 		char rest[4096];
 		snprintf(rest, sizeof rest, "%*s%s", (int)(colon + 1 - line), "", colon + 1);
 		SC_CHECK(sc_lex_tokenize(p, rest));
@@ -170,62 +286,35 @@ enum sc_status sc_program_parse_stmt(struct sc_parse *p, int block, const char *
 	}
 	if (dst->kind != SC_T_NAME || p->nt < 3 || !sc_lex_is_op(&p->t[1], "="))
 		return sc_lex_err(p, dst->col, "expected NAME = OP ... or NAME: STEP ...");
+	SC_CHECK(when_clause(p, st));
+	if (st->when >= 0 && block == 1)
+		return sc_lex_err(p, s->nodes[st->when].col, "the reference runs on one device: no 'when'");
 	p->pos = 2;
 	struct sc_tok *op = sc_lex_peek(p);
 	int id = tensor_id(s, dst->text);
-	int found = -1;
-	for (size_t i = 0; i < sizeof cops / sizeof cops[0]; i++)
-		if (op->kind == SC_T_NAME && strcmp(op->text, cops[i].kw) == 0)
-			found = (int)i;
-	if (found < 0) { /* NAME = SRC: a copy */
+	const struct sc_cop_def *def = op->kind == SC_T_NAME ? sc_cop_find(op->text) : NULL;
+	if (def && op->kind == SC_T_NAME && tensor_id(s, op->text) >= 0 && p->nt == 3)
+		def = NULL; /* y = sum: a tensor named like an op, copied */
+	if (!def) { /* NAME = SRC: a copy */
 		st->op = SC_C_COPY;
 		SC_CHECK(operand(p, &st->a));
 	} else {
 		p->pos++;
-		st->op = cops[found].op;
-		SC_CHECK(operand(p, &st->a));
-		if (cops[found].nargs == 2)
-			SC_CHECK(operand(p, &st->b));
-		if (st->op == SC_C_LINEAR && sc_lex_peek(p)->kind == SC_T_NAME)
-			SC_CHECK(operand(p, &st->c)); /* bias */
-		if (st->op == SC_C_SCALE) {
-			struct sc_tok *v = sc_lex_peek(p);
-			char *end;
-			if (v->kind == SC_T_END)
-				return sc_lex_err(p, v->col, "expected a number after 'scale NAME'");
-			const char *b = line + v->col - 1;
-			double d = strtod(b, &end);
-			if (end == b)
-				return sc_lex_err(p, v->col, "expected a number");
-			st->scalar = d;
-			while (p->pos < p->nt && p->t[p->pos].col - 1 < (int)(end - line))
-				p->pos++;
-		}
-		if (st->op == SC_C_GELU) {
-			struct sc_tok *f = sc_lex_peek(p);
-			if (f->kind == SC_T_NAME && strcmp(f->text, "tanh") == 0) {
-				st->form = 0;
-				p->pos++;
-			} else if (f->kind == SC_T_NAME && strcmp(f->text, "erf") == 0) {
-				st->form = 1;
-				p->pos++;
-			} else {
-				return sc_lex_err(p, f->col, "gelu needs its form: tanh or erf");
-			}
-		}
-		if (st->op == SC_C_CAST) {
-			struct sc_tok *d = sc_lex_peek(p);
-			if (d->kind != SC_T_NAME || sc_dtype_parse(d->text, &st->dtype) != 0 || !sc_dtype_is_float(st->dtype))
-				return sc_lex_err(p, d->col, "cast needs a float dtype (f64 f32 f16 bf16 f8e4m3 f8e5m2)");
-			p->pos++;
-		}
-		if (st->op == SC_C_SUM)
-			SC_CHECK(sc_lex_kv_int(p, "dim", &st->dim));
+		st->op = def->op;
+		SC_CHECK(op_args(p, def, st));
 	}
 	SC_CHECK(sc_lex_end(p));
+	const int nodes[] = {st->scalar, st->eps, st->start};
+	for (int i = 0; i < 3 && block == 1; i++)
+		if (per_rank(s, nodes[i]))
+			return sc_lex_err(p, s->nodes[nodes[i]].col, "the reference runs on one device: no 'rank' or mesh coordinate");
 	if (id < 0) {
+		if (st->when >= 0)
+			return sc_lex_err(p, dst->col, "'%s' needs a value on every rank before a statement with 'when'",
+					  dst->text);
 		SC_CHECK(new_tensor(p, dst, &id));
 		s->tensors[id].input = 0;
+		s->tensors[id].index_dim = st->op == SC_C_COPY ? s->tensors[st->a].index_dim : -1;
 	} else if (s->tensors[id].input && id != s->out_tensor) {
 		return sc_lex_err(p, dst->col, "'%s' is an input tensor; assign to a new name", dst->text);
 	}
