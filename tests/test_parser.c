@@ -2,10 +2,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sc_expr.h"
 #include "sc_spec.h"
 #include "sc_test.h"
 
 #define OK_HDR "dims s b\ninput shard s\noutput shard s\n"
+/* a compute spec up to its program block; the next line is line 7 */
+#define C_HDR "dims b h\ntensor x [b, h] replicate\noutput y [b, h] replicate\nreference\ny = x\nprogram\n"
 
 static const struct {
 	const char *text;
@@ -80,6 +83,34 @@ static const struct {
 	{OK_HDR "world\n", "4:6", "expected a world-size symbol"},
 	{OK_HDR "expect fail\nexpect pass\n", "5:1", "duplicate 'expect'"},
 	{OK_HDR "unsqueeze 100\n", "4:11", "out of range"},
+	/* numbers and compute constants */
+	{C_HDR "y = scale x 0.5x\n", "7:13", "malformed number '0.5x'"},
+	{C_HDR "y = scale x 1e\n", "7:13", "malformed number '1e'"},
+	{C_HDR "y = scale x 2e+\n", "7:13", "malformed number '2e+'"},
+	{C_HDR "y = scale x 1.5.2\n", "7:13", "malformed number '1.5.2'"},
+	{C_HDR "y = scale x\n", "7:12", "expected a number (scale A C)"},
+	{C_HDR "y = scale x 1/sqrt(q)\n", "7:20", "unknown name 'q'"},
+	{OK_HDR "sizes s=1.5..4\n", "4:9", "expected an integer, got '1.5'"},
+	{OK_HDR "reshape [sqrt(s), b]\n", "4:10", "sqrt() is allowed in compute constants only"},
+	{C_HDR "y = add x\n", "7:10", "expected a tensor or a constant (add A B|C)"},
+	{C_HDR "y = softmax x\n", "7:14", "expected 'dim='"},
+	{C_HDR "y = layernorm x eps=\n", "7:21", "expected an expression"},
+	{C_HDR "y = layernorm x w\n", "7:17", "unexpected 'w' (layernorm A [W [B]] [eps=C])"},
+	{C_HDR "y = gelu x\n", "7:11", "gelu needs its form"},
+	/* per-rank statements */
+	{"dims b h\ntensor x [b, h] replicate\noutput y [b, h] replicate\nreference\ny = scale x 2 when rank == 0\n",
+	 "5:15", "the reference runs on one device: no 'when'"},
+	{"dims b h\ntensor x [b, h] replicate\noutput y [b, h] replicate\nreference\ny = scale x 1/(rank+1)\n",
+	 "5:16", "the reference runs on one device: no 'rank'"},
+	{C_HDR "y = x\ny: all_reduce sum when rank == 0\n", "8:19", "'when' is for compute statements"},
+	{C_HDR "t = scale x 2 when rank == 0\n", "7:1", "'t' needs a value on every rank before a statement with 'when'"},
+	/* index tensors */
+	{"dims b v\ntensor i [b] replicate index v\noutput y [b] replicate\nreference\ny = exp i\n", "5:9",
+	 "'i' holds indices"},
+	{"dims b v\ntensor i [b] replicate index q\n", "2:30", "index needs a dim name"},
+	{"dims b v\ntensor x [b, v] replicate\noutput y [b] replicate\nreference\ny = pick x x\n", "5:12",
+	 "'x' is not an index tensor"},
+	{"dims b v\noutput y [b] replicate index v\n", "2:24", "cannot be an index tensor"},
 };
 
 int main(void)
@@ -111,6 +142,23 @@ int main(void)
 	T_CHECK(s->ndims == 4 && s->nsteps == 18 && s->nconds == 2 && s->expect == 1, "counts");
 	T_CHECK(s->out.ngroups == 3 && s->out.group_len[2] == 2, "merged group");
 	T_CHECK(s->steps[14].raw == 1 && s->has_reduction, "raw flag and reduction");
+	/* real constants: every spelling, and expressions of sizes */
+	const char *reals = "dims b h d\ntensor x [b, h] replicate\noutput y [b, h] replicate\nsizes b=1..4\n"
+			    "reference\ny = scale x 0.5\nprogram\ny = scale x 5e-1\ny = scale y .5\ny = scale y 1.\n"
+			    "y = scale y 2.5E+2\ny = scale y 1/sqrt(d)\ny = scale y 1/P\ny = add y -1e-6\n"
+			    "y = scale y 7 // 2 + 0.25\n";
+	st = sc_spec_parse(reals, "reals.sc", s, &e);
+	T_CHECK(st == SC_OK, "real constants: %s", e.msg);
+	static const double want[] = {0.5, 0.5, 0.5, 1.0, 250.0, 0.25, 1.0 / 3, -1e-6, 3.25};
+	const int64_t sizes[SC_MAX_DIMS] = {2, 3, 16};
+	for (int i = 0; st == SC_OK && i < 9; i++) {
+		const struct sc_stmt *q = i ? &s->prog[i - 1] : &s->ref[0];
+		struct sc_expr_env v = sc_expr_env_global(sizes, 3);
+		double r = 0;
+		T_CHECK(sc_expr_eval_real(s, q->scalar, &v, &r, &e) == SC_OK && r == want[i], "constant %d: %g, want %g", i,
+			r, want[i]);
+	}
+	T_CHECK(st == SC_OK && s->hint[0].lo >= 0, "sizes b=1..4 still a range");
 	printf("%zu malformed specs checked\n", sizeof bad / sizeof bad[0]);
 	free(s);
 	T_DONE();

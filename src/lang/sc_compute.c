@@ -303,6 +303,13 @@ enum sc_status sc_compute_compare(const struct sc_spec *s, const struct sc_compu
 				g /= ts[q];
 			}
 			const struct sc_pair a = pt[ti.off], b = pr[roff];
+			if (isnan(b.v)) {
+				char ix[128];
+				sc_shape_format(ti.idx, t->ndim, ix, sizeof ix);
+				return SC_ERR(e, SC_E_SPEC,
+					      "the reference's '%s' is not a number at rank %d %s: an op outside its domain (sqrt, log, rsqrt or a fractional pow of a negative value, 0/0)",
+					      d->name, rank, ix);
+			}
 			const double err = fabs(a.v - b.v), bound = a.e + b.e;
 			const int bad = !(err <= bound);
 			over += bad;
@@ -310,7 +317,7 @@ enum sc_status sc_compute_compare(const struct sc_spec *s, const struct sc_compu
 			/* the worst element: the largest error/bound (an element over its
 			 * bound has a ratio above 1; NaN counts as infinite) */
 			double ratio = bound > 0 ? err / bound : (err > 0 ? INFINITY : 0);
-			if (isnan(ratio))
+			if (isnan(err) || isnan(bound) || isnan(ratio))
 				ratio = INFINITY;
 			if (ratio > w->ratio) {
 				w->rank = rank;

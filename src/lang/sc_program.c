@@ -136,15 +136,22 @@ static enum sc_status operand(struct sc_parse *p, int *id)
 	return SC_OK;
 }
 
-/* 1 when node (unresolved) names `rank` or a mesh coordinate. */
+/* The node under node (unresolved) that names `rank` or a mesh
+ * coordinate; -1 when none. */
 static int per_rank(const struct sc_spec *s, int node)
 {
 	if (node < 0)
-		return 0;
+		return -1;
 	const struct sc_expr *x = &s->nodes[node];
 	if (x->kind == SC_EX_NAME && (strcmp(x->name, "rank") == 0 || sc_lex_mesh_dim(s, x->name) >= 0))
-		return 1;
-	return per_rank(s, x->a) || per_rank(s, x->b) || per_rank(s, x->c);
+		return node;
+	const int kids[3] = {x->a, x->b, x->c};
+	for (int i = 0; i < 3; i++) {
+		const int r = per_rank(s, kids[i]);
+		if (r >= 0)
+			return r;
+	}
+	return -1;
 }
 
 /* A compute constant at the cursor (real numbers and sqrt() allowed). */
@@ -228,11 +235,13 @@ static enum sc_status op_args(struct sc_parse *p, const struct sc_cop_def *def, 
 
 /* `... when COND` at the end of a statement: parsed into st->when, and the
  * line's tokens cut before it. */
-static enum sc_status when_clause(struct sc_parse *p, struct sc_stmt *st)
+static enum sc_status when_clause(struct sc_parse *p, int block, struct sc_stmt *st)
 {
 	for (int i = 1; i < p->nt; i++) {
 		if (p->t[i].kind != SC_T_NAME || strcmp(p->t[i].text, "when") != 0)
 			continue;
+		if (block == 1)
+			return sc_lex_err(p, p->t[i].col, "the reference runs on one device: no 'when'");
 		const int save = p->pos;
 		p->pos = i + 1;
 		SC_CHECK(sc_expr_parse_cond(p, &st->when));
@@ -286,9 +295,7 @@ enum sc_status sc_program_parse_stmt(struct sc_parse *p, int block, const char *
 	}
 	if (dst->kind != SC_T_NAME || p->nt < 3 || !sc_lex_is_op(&p->t[1], "="))
 		return sc_lex_err(p, dst->col, "expected NAME = OP ... or NAME: STEP ...");
-	SC_CHECK(when_clause(p, st));
-	if (st->when >= 0 && block == 1)
-		return sc_lex_err(p, s->nodes[st->when].col, "the reference runs on one device: no 'when'");
+	SC_CHECK(when_clause(p, block, st));
 	p->pos = 2;
 	struct sc_tok *op = sc_lex_peek(p);
 	int id = tensor_id(s, dst->text);
@@ -305,9 +312,12 @@ enum sc_status sc_program_parse_stmt(struct sc_parse *p, int block, const char *
 	}
 	SC_CHECK(sc_lex_end(p));
 	const int nodes[] = {st->scalar, st->eps, st->start};
-	for (int i = 0; i < 3 && block == 1; i++)
-		if (per_rank(s, nodes[i]))
-			return sc_lex_err(p, s->nodes[nodes[i]].col, "the reference runs on one device: no 'rank' or mesh coordinate");
+	for (int i = 0; i < 3 && block == 1; i++) {
+		const int r = per_rank(s, nodes[i]);
+		if (r >= 0)
+			return sc_lex_err(p, s->nodes[r].col, "the reference runs on one device: no '%s' (a rank's value)",
+					  s->nodes[r].name);
+	}
 	if (id < 0) {
 		if (st->when >= 0)
 			return sc_lex_err(p, dst->col, "'%s' needs a value on every rank before a statement with 'when'",
