@@ -126,8 +126,10 @@ int main(int argc, char **argv)
 
 	/* every wrong variant is caught */
 	static const char *const wrong[] = {"nvfuser/tp-mlp-bias-before-allreduce.sc", "nvfuser/tp-mlp-w1-wrong-dim.sc",
-					    "nvfuser/tp-mlp-seqpar-wrong-axis.sc", "slapo/seqpar-linear-rs-ag-wrong.sc"};
-	static const char *const right[] = {"nvfuser/tp-mlp-f32.sc", "slapo/seqpar-linear-rs-ag.sc"};
+					    "nvfuser/tp-mlp-seqpar-wrong-axis.sc", "slapo/seqpar-linear-rs-ag-wrong.sc",
+					    "../tests/specs/compute/when-mesh-wrong-dim.sc"};
+	static const char *const right[] = {"nvfuser/tp-mlp-f32.sc", "slapo/seqpar-linear-rs-ag.sc",
+					    "../tests/specs/compute/when-mesh.sc"};
 	struct sc_check_opts co;
 	memset(&co, 0, sizeof co);
 	co.cases = 500;

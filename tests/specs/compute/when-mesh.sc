@@ -1,0 +1,20 @@
+# `when` on a mesh coordinate: the bias is added by tp rank 0 of each dp
+# group only, before the all-reduce over tp
+pipeline when-mesh
+dims b k n
+mesh dp=D tp=T
+tensor x [b, k] replicate
+tensor w [n, k] replicate
+tensor c [n] replicate
+output y [b, n] replicate
+sizes D=1..2 T=1..4 b=1..3 k=1..8 n=1..4
+
+reference
+y = linear x w c
+
+program
+t = linear x w
+t = scale t 1/T
+t = add t c when tp == 0
+t: all_reduce sum group=tp
+y = t
