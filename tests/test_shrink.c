@@ -61,6 +61,8 @@ static int exhaustive_min(struct sc_target *t, const struct sc_gen_opts *o, int 
 		k.world = 1;
 		for (int q = 0; q < nd; q++)
 			k.sizes[q] = 1;
+		for (int m = 0; mesh && m < mesh->nmesh; m++)
+			k.sizes[sc_spec_mesh_slot(mesh, m)] = 1;
 		k.dtype = (enum sc_dtype)d;
 		char why[128] = "";
 		if (sc_gen_valid(t, o, &k, why, sizeof why) || !strstr(why, "dtype")) {
