@@ -19,13 +19,13 @@ static struct sc_pair apply2(const struct sc_cx *k, enum sc_cop op, struct sc_pa
 	case SC_C_DIV: {
 		r.v = sc_cx_round(k, x.v / y.v);
 		const double ay = fabs(y.v);
-		const double prop = ay > y.e ? (fabs(x.v) * y.e + ay * x.e) / (ay * (ay - y.e)) : INFINITY;
+		const double prop = ay > y.e ? (sc_cx_mulb(fabs(x.v), y.e) + sc_cx_mulb(ay, x.e)) / (ay * (ay - y.e)) : INFINITY;
 		r.e = SC_FP_SAFETY * prop + sc_cx_rbound(k, r.v);
 		break;
 	}
 	default: /* SC_C_MUL, SC_C_SCALE */
 		r.v = sc_cx_round(k, x.v * y.v);
-		r.e = fabs(x.v) * y.e + fabs(y.v) * x.e + x.e * y.e + sc_cx_rbound(k, r.v);
+		r.e = sc_cx_mulb(fabs(x.v), y.e) + sc_cx_mulb(fabs(y.v), x.e) + sc_cx_mulb(x.e, y.e) + sc_cx_rbound(k, r.v);
 		break;
 	}
 	return r;
@@ -162,7 +162,10 @@ enum sc_status sc_celem_op1(const struct sc_cx *k, enum sc_cop op, int form, dou
 		default: f = fval(op, x.v, K); prop = SC_FP_SAFETY * propagate(op, x.v, x.e, K); break;
 		}
 		const double v = sc_cx_round(k, f);
-		double e = prop + sc_cx_rbound(k, v) + ev * (fabs(f) + 1e-30);
+		/* gelu's 1 + erf (tanh) cancels for negative x: its evaluation
+		 * error is a few units of |x|, not of |gelu(x)| */
+		const double scale = op == SC_C_GELU ? fabs(f) + fabs(x.v) : fabs(f);
+		double e = prop + sc_cx_rbound(k, v) + ev * (scale + 1e-30);
 		if (op == SC_C_RELU)
 			e = x.e; /* exact */
 		po[i].v = v;

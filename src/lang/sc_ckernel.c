@@ -40,17 +40,18 @@ enum sc_status sc_cx_scalar(const struct sc_cx *k, struct sc_pair p, struct sc_t
 
 enum sc_status sc_cx_dim(const struct sc_cx *k, int ndim, int dim, int *out)
 {
-	const int d = dim < 0 ? dim + ndim : dim;
-	if (ndim == 0 || d < 0 || d >= ndim)
-		return sc_cx_err(k, "Dimension out of range (expected to be in range of [%d, %d], but got %d)", -ndim,
-				 ndim - 1, dim);
+	const int n = ndim ? ndim : 1; /* a 0-d tensor takes dim 0 or -1, as ATen's maybe_wrap_dim */
+	const int d = dim < 0 ? dim + n : dim;
+	if (d < 0 || d >= n)
+		return sc_cx_err(k, "Dimension out of range (expected to be in range of [%d, %d], but got %d)", -n, n - 1,
+				 dim);
 	*out = d;
 	return SC_OK;
 }
 
 struct sc_pair sc_cx_constant(const struct sc_cx *k, double c)
 {
-	const double v = sc_cx_acc(k, c);
-	const struct sc_pair p = {v, fabs(v - c) + 4 * ldexp(1.0, -53) * fabs(c)};
+	const double v = sc_cx_acc(k, c), vd = sc_cx_round(k, c);
+	const struct sc_pair p = {v, fmax(fabs(v - c), fabs(vd - c)) + 4 * ldexp(1.0, -53) * fabs(c)};
 	return p;
 }

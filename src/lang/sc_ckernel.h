@@ -47,6 +47,9 @@ static inline double sc_cx_uacc(const struct sc_cx *k) { return sc_fp_unit(k->re
 /* The evaluation error of a libm function in the accumulation type,
  * relative to its result: four units in the last place. */
 static inline double sc_cx_ev(const struct sc_cx *k) { return 4 * sc_cx_uacc(k); }
+/* a * b for bound terms: 0 when either is 0 (an exact zero times an
+ * unbounded error contributes nothing, where IEEE would say NaN) */
+static inline double sc_cx_mulb(double a, double b) { return a == 0 || b == 0 ? 0 : a * b; }
 static inline struct sc_pair *sc_cx_pairs(const struct sc_tensor *t)
 {
 	return (struct sc_pair *)(void *)t->buf->data + t->offset;
@@ -64,12 +67,14 @@ enum sc_status sc_cx_contig(const struct sc_cx *k, const struct sc_tensor *t, st
 enum sc_status sc_cx_empty(const struct sc_cx *k, const int64_t *shape, int ndim, struct sc_tensor *out);
 /* A 0-d tensor holding one pair (a constant operand). */
 enum sc_status sc_cx_scalar(const struct sc_cx *k, struct sc_pair p, struct sc_tensor *out);
-/* dim (negative from the end) of an ndim-d tensor, as PyTorch checks it. */
+/* dim (negative from the end) of an ndim-d tensor, as PyTorch checks it
+ * (a 0-d tensor takes 0 and -1). */
 enum sc_status sc_cx_dim(const struct sc_cx *k, int ndim, int dim, int *out);
 /* The constant of a, as the op holds it: rounded to the accumulation type
- * in the program (the reference keeps the double), with a bound that
- * covers that rounding and the double evaluation of the written
- * expression (four units of f64). */
+ * in the program (ATen's opmath; the reference keeps the double), with a
+ * bound that covers that rounding or one to the result dtype (what some
+ * CPU kernels do) and the double evaluation of the written expression
+ * (four units of f64). */
 struct sc_pair sc_cx_constant(const struct sc_cx *k, double c);
 
 #endif

@@ -119,7 +119,29 @@ static enum sc_dtype result_dtype(const struct sc_cenv *env, const struct sc_stm
 		return env->dt[st->a];
 	if (st->op == SC_C_EMBEDDING)
 		return env->dt[st->b];
-	return st->b >= 0 ? promote(env->dt[st->a], env->dt[st->b]) : env->dt[st->a];
+	if (st->b < 0)
+		return env->dt[st->a];
+	/* a 0-d tensor does not promote a dimensioned one of the same category */
+	const int za = env->t[st->a][0].ndim == 0, zb = env->t[st->b][0].ndim == 0;
+	if (za != zb)
+		return za ? env->dt[st->b] : env->dt[st->a];
+	return promote(env->dt[st->a], env->dt[st->b]);
+}
+
+/* matmul, linear and layernorm take operands of one dtype, as ATen's
+ * kernels check. */
+static enum sc_status same_dtype(const struct sc_spec *s, const struct sc_cenv *env, const struct sc_stmt *st,
+				 struct sc_err *e)
+{
+	if (st->op != SC_C_MATMUL && st->op != SC_C_LINEAR && st->op != SC_C_LAYERNORM)
+		return SC_OK;
+	const int args[3] = {st->a, st->b, st->c};
+	for (int i = 1; i < 3; i++)
+		if (args[i] >= 0 && env->dt[args[i]] != env->dt[st->a])
+			return SC_ERR(e, SC_E_RUNTIME, "line %d: expected both operands to have the same dtype, but got %s ('%s') and %s ('%s')",
+				      st->line, sc_dtype_name(env->dt[st->a]), s->tensors[st->a].name,
+				      sc_dtype_name(env->dt[args[i]]), s->tensors[args[i]].name);
+	return SC_OK;
 }
 
 /* A compute statement on each of x's ranks (where its `when` holds). */
@@ -127,6 +149,7 @@ static enum sc_status run_op(const struct sc_spec *s, const struct sc_compute_ca
 			     int reference, struct sc_cenv *env, const struct sc_stmt *st, struct sc_err *e)
 {
 	const struct sc_cop_def *def = sc_cop_get(st->op);
+	SC_CHECK(same_dtype(s, env, st, e));
 	struct sc_cx k = {reference, result_dtype(env, st), SC_F32, x->arena, e, st->line};
 	k.acc = k.d == SC_F64 ? SC_F64 : SC_F32;
 	if (st->when >= 0 && (!env->defined[st->dst] || env->dt[st->dst] != k.d))

@@ -46,8 +46,9 @@ static enum sc_status contract(const struct sc_cx *k, int linear, const struct s
 	}
 	if (kb != K)
 		return sc_cx_err(k, "mat1 and mat2 shapes cannot be multiplied (%s and %s)", x1, x2);
-	if (tbias && (bias.ndim != 1 || bias.shape[0] != N))
-		return sc_cx_err(k, "linear: the bias must be [%lld]", (long long)N);
+	const int64_t nb = tbias ? sc_tensor_numel(&bias) : 0; /* [N], or one value broadcast (addmm) */
+	if (tbias && (bias.ndim > 1 || (nb != N && nb != 1)))
+		return sc_cx_err(k, "linear: the bias must be [%lld] (or one value)", (long long)N);
 	int64_t shape[SC_MAX_DIMS];
 	for (int i = 0; i < a.ndim - 1; i++)
 		shape[i] = a.shape[i];
@@ -74,12 +75,13 @@ static enum sc_status contract(const struct sc_cx *k, int linear, const struct s
 				const struct sc_pair x = arow[q];
 				s = sc_cx_acc(k, s + sc_cx_acc(k, x.v * w.v));
 				mag += fabs(x.v * w.v);
-				prop += fabs(x.v) * w.e + fabs(w.v) * x.e + x.e * w.e;
+				prop += sc_cx_mulb(fabs(x.v), w.e) + sc_cx_mulb(fabs(w.v), x.e) + sc_cx_mulb(x.e, w.e);
 			}
 			if (pbias) {
-				s = sc_cx_acc(k, s + pbias[j].v);
-				mag += fabs(pbias[j].v);
-				prop += pbias[j].e;
+				const struct sc_pair bj = pbias[nb == N ? j : 0];
+				s = sc_cx_acc(k, s + bj.v);
+				mag += fabs(bj.v);
+				prop += bj.e;
 			}
 			const double v = sc_cx_round(k, s);
 			po[r * N + j].v = v;
@@ -116,6 +118,10 @@ static enum sc_status reduced(const struct sc_cx *k, const struct sc_tensor *a, 
 			shape[on++] = a->shape[i];
 		else if (keepdim)
 			shape[on++] = 1;
+	if (a->ndim == 0) { /* a 0-d tensor: one slice of one element, 0-d again */
+		g->K = g->inner = g->outer = 1;
+		return sc_cx_empty(k, shape, 0, out);
+	}
 	g->K = a->shape[d];
 	g->inner = sc_shape_numel(a->shape + d + 1, a->ndim - d - 1);
 	g->outer = sc_shape_numel(a->shape, d);
@@ -228,13 +234,22 @@ static enum sc_status inv_rms(const struct sc_cx *ka, const struct sc_tensor *x,
 	SC_CHECK(reduce(ka, SC_C_MEAN, -1, 1, &sq, &ms));
 	SC_CHECK(sc_cx_scalar(ka, sc_cx_constant(ka, eps), &ce));
 	SC_CHECK(sc_celem_op2(ka, SC_C_ADD, &ms, &ce, &ve));
-	return sc_celem_op1(ka, SC_C_RSQRT, 0, 0, &ve, out);
+	SC_CHECK(sc_celem_op1(ka, SC_C_RSQRT, 0, 0, &ve, out));
+	/* the exact mean square is >= 0, so the exact result lies in
+	 * (0, 1/sqrt(eps)]: the bound never needs to be wider than that */
+	const double top = 1 / sqrt(eps);
+	struct sc_pair *r = sc_cx_pairs(out);
+	for (int64_t i = 0; i < sc_tensor_numel(out); i++)
+		r[i].e = fmin(r[i].e, fmax(fabs(r[i].v), fabs(top - r[i].v)));
+	return SC_OK;
 }
 
 enum sc_status sc_creduce_layernorm(const struct sc_cx *k, const struct sc_cargs *a, struct sc_tensor *out)
 {
 	const struct sc_cx ka = inner(k);
 	struct sc_tensor mu, xc, rs, y, t;
+	if (a->t[0]->ndim == 0)
+		return sc_cx_err(k, "layernorm: the input needs a last dim to normalize over (it is 0-d)");
 	SC_CHECK(reduce(&ka, SC_C_MEAN, -1, 1, a->t[0], &mu));
 	SC_CHECK(sc_celem_op2(&ka, SC_C_SUB, a->t[0], &mu, &xc));
 	SC_CHECK(inv_rms(&ka, &xc, a->eps, &rs));
@@ -259,8 +274,6 @@ enum sc_status sc_creduce_rmsnorm(const struct sc_cx *k, const struct sc_cargs *
 	SC_CHECK(sc_celem_op2(&ka, SC_C_MUL, a->t[0], &rs, &y));
 	if (!a->t[1])
 		return sc_celem_cast(k, &(struct sc_cargs){.t = {&y}}, out);
-	if (a->t[1]->ndim != 1 || a->t[1]->shape[0] != y.shape[y.ndim - 1])
-		return sc_cx_err(k, "rmsnorm: the weight must be [%lld], the input's last dim", (long long)y.shape[y.ndim - 1]);
 	SC_CHECK(sc_celem_cast(k, &(struct sc_cargs){.t = {&y}}, &t)); /* type_as(x), then * weight */
 	return sc_celem_op2(k, SC_C_MUL, &t, a->t[1], out);
 }
