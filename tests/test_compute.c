@@ -76,6 +76,10 @@ int main(int argc, char **argv)
 		{"tests/specs/compute/op-layernorm.sc", 4, 0.45},
 		{"tests/specs/compute/op-rmsnorm.sc", 4, 0.3},
 		{"tests/specs/compute/op-embedding-pick.sc", 4, 0.45},
+		{"corpus/vllm/row-parallel-bias-rank0.sc", 6, 0.1},
+		{"corpus/megatron/vocab-parallel-cross-entropy.sc", 6, 0.1},
+		{"corpus/megatron/sp-layernorm-wgrad-allreduce.sc", 6, 0.1},
+		{"corpus/megatron/qk-layernorm-wgrad-allreduce.sc", 6, 0.1},
 	};
 	printf("correct programs, %ld cases per dtype: largest error/bound seen (must stay <= 1)\n", ncases);
 	for (size_t b = 0; b < sizeof bounded / sizeof bounded[0]; b++) {
@@ -127,7 +131,9 @@ int main(int argc, char **argv)
 	/* every wrong variant is caught */
 	static const char *const wrong[] = {"nvfuser/tp-mlp-bias-before-allreduce.sc", "nvfuser/tp-mlp-w1-wrong-dim.sc",
 					    "nvfuser/tp-mlp-seqpar-wrong-axis.sc", "slapo/seqpar-linear-rs-ag-wrong.sc",
-					    "../tests/specs/compute/when-mesh-wrong-dim.sc"};
+					    "../tests/specs/compute/when-mesh-wrong-dim.sc", "vllm/row-parallel-bias-every-rank.sc",
+					    "megatron/vocab-parallel-cross-entropy-local-max.sc",
+					    "megatron/sp-layernorm-wgrad-not-reduced.sc", "megatron/qk-layernorm-wgrad-not-reduced.sc"};
 	static const char *const right[] = {"nvfuser/tp-mlp-f32.sc", "slapo/seqpar-linear-rs-ag.sc",
 					    "../tests/specs/compute/when-mesh.sc"};
 	struct sc_check_opts co;
