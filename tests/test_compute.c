@@ -80,6 +80,7 @@ int main(int argc, char **argv)
 		{"corpus/megatron/vocab-parallel-cross-entropy.sc", 6, 0.1},
 		{"corpus/megatron/sp-layernorm-wgrad-allreduce.sc", 6, 0.1},
 		{"corpus/megatron/qk-layernorm-wgrad-allreduce.sc", 6, 0.1},
+		{"corpus/transformers/gradient-accumulation-v4.46.0.sc", 6, 0.1},
 	};
 	printf("correct programs, %ld cases per dtype: largest error/bound seen (must stay <= 1)\n", ncases);
 	for (size_t b = 0; b < sizeof bounded / sizeof bounded[0]; b++) {
@@ -133,7 +134,8 @@ int main(int argc, char **argv)
 					    "nvfuser/tp-mlp-seqpar-wrong-axis.sc", "slapo/seqpar-linear-rs-ag-wrong.sc",
 					    "../tests/specs/compute/when-mesh-wrong-dim.sc", "vllm/row-parallel-bias-every-rank.sc",
 					    "megatron/vocab-parallel-cross-entropy-local-max.sc",
-					    "megatron/sp-layernorm-wgrad-not-reduced.sc", "megatron/qk-layernorm-wgrad-not-reduced.sc"};
+					    "megatron/sp-layernorm-wgrad-not-reduced.sc", "megatron/qk-layernorm-wgrad-not-reduced.sc",
+					    "transformers/gradient-accumulation-v4.45.2.sc"};
 	static const char *const right[] = {"nvfuser/tp-mlp-f32.sc", "slapo/seqpar-linear-rs-ag.sc",
 					    "../tests/specs/compute/when-mesh.sc"};
 	struct sc_check_opts co;

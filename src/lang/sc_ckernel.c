@@ -33,7 +33,8 @@ enum sc_status sc_cx_contig(const struct sc_cx *k, const struct sc_tensor *t, st
 
 enum sc_status sc_cx_scalar(const struct sc_cx *k, struct sc_pair p, struct sc_tensor *out)
 {
-	SC_CHECK(sc_cx_empty(k, NULL, 0, out));
+	const int64_t none[1] = {1}; /* a 0-d shape (never read) */
+	SC_CHECK(sc_cx_empty(k, none, 0, out));
 	sc_cx_pairs(out)[0] = p;
 	return SC_OK;
 }
