@@ -81,6 +81,7 @@ int main(int argc, char **argv)
 		{"corpus/megatron/sp-layernorm-wgrad-allreduce.sc", 6, 0.1},
 		{"corpus/megatron/qk-layernorm-wgrad-allreduce.sc", 6, 0.1},
 		{"corpus/transformers/gradient-accumulation-v4.46.0.sc", 6, 0.1},
+		{"corpus/yalis/rmsnorm-tp-after-36.sc", 6, 0.1},
 	};
 	printf("correct programs, %ld cases per dtype: largest error/bound seen (must stay <= 1)\n", ncases);
 	for (size_t b = 0; b < sizeof bounded / sizeof bounded[0]; b++) {
@@ -135,7 +136,7 @@ int main(int argc, char **argv)
 					    "../tests/specs/compute/when-mesh-wrong-dim.sc", "vllm/row-parallel-bias-every-rank.sc",
 					    "megatron/vocab-parallel-cross-entropy-local-max.sc",
 					    "megatron/sp-layernorm-wgrad-not-reduced.sc", "megatron/qk-layernorm-wgrad-not-reduced.sc",
-					    "transformers/gradient-accumulation-v4.45.2.sc"};
+					    "transformers/gradient-accumulation-v4.45.2.sc", "yalis/rmsnorm-tp-before-36.sc"};
 	static const char *const right[] = {"nvfuser/tp-mlp-f32.sc", "slapo/seqpar-linear-rs-ag.sc",
 					    "../tests/specs/compute/when-mesh.sc"};
 	struct sc_check_opts co;
