@@ -14,6 +14,7 @@
  * value, so an all-zero or exhausted stream decodes to the smallest case. */
 #include "sc_gen.h"
 
+#include "sc_counts.h"
 #include "sc_expr.h"
 #include "sc_layout.h"
 
@@ -630,23 +631,31 @@ static enum sc_status decode_counts(struct dec *d, struct sc_case *c, struct sc_
 		    hi > INT32_MAX)
 			return reject(d, e, "the range of counts %s cannot be evaluated or is empty", s0->counts[k].name);
 		int32_t *m = c->counts.v[k];
+		const int len = sc_spec_counts_len(s0, k, c->sizes, P), vec = s0->counts[k].len_dim >= 0;
+		if (vec && c->sizes[s0->counts[k].len_dim] > SC_COUNTS_MAX_LEN)
+			return reject(d, e, "at most %d micro-batches (%s is %lld)", SC_COUNTS_MAX_LEN,
+				      s0->dim[s0->counts[k].len_dim], (long long)c->sizes[s0->counts[k].len_dim]);
 		if (!d->ch) {
-			for (int i = 0; i < P * P; i++)
-				if (d->want->counts.v[k][i] < lo || d->want->counts.v[k][i] > hi)
-					return reject(d, e, "counts %s(%d, %d) = %d outside %lld..%lld", s0->counts[k].name, i / P,
-						      i % P, d->want->counts.v[k][i], (long long)lo, (long long)hi);
-			memcpy(m, d->want->counts.v[k], sizeof(int32_t) * (size_t)(P * P));
+			for (int i = 0; i < SC_COUNTS_MAX_LEN; i++) {
+				const int32_t w = d->want->counts.v[k][i];
+				if (i >= len ? w != 0 : w < lo || w > hi)
+					return vec ? reject(d, e, "%s(%d) = %d outside %lld..%lld", s0->counts[k].name, i, w,
+							    (long long)lo, (long long)hi)
+						   : reject(d, e, "counts %s(%d, %d) = %d outside %lld..%lld", s0->counts[k].name,
+							    i / P, i % P, w, (long long)lo, (long long)hi);
+			}
+			memcpy(m, d->want->counts.v[k], sizeof(int32_t) * (size_t)len);
 			continue;
 		}
 		const uint64_t style = sc_choice(d->ch, 4), span = (uint64_t)(hi - lo + 1);
-		for (int i = 0; i < P * P; i++)
+		for (int i = 0; i < len; i++)
 			m[i] = (int32_t)lo;
-		if (style == 1)
-			m[sc_choice(d->ch, (uint64_t)(P * P))] = (int32_t)hi;
-		else if (style == 2)
-			m[sc_choice(d->ch, (uint64_t)(P * P))] = (int32_t)(lo + (int64_t)sc_choice(d->ch, span));
+		if (style == 1 && len)
+			m[sc_choice(d->ch, (uint64_t)len)] = (int32_t)hi;
+		else if (style == 2 && len)
+			m[sc_choice(d->ch, (uint64_t)len)] = (int32_t)(lo + (int64_t)sc_choice(d->ch, span));
 		else if (style == 3)
-			for (int i = 0; i < P * P; i++)
+			for (int i = 0; i < len; i++)
 				m[i] = (int32_t)(lo + (int64_t)sc_choice(d->ch, span));
 	}
 	return SC_OK;
@@ -663,6 +672,15 @@ static enum sc_status derive_sizes(struct dec *d, struct sc_case *c, struct sc_e
 	const struct sc_layout_ctx lc = sc_layout_ctx_case(s0, &c->counts, c->sizes, c->world, &lcm);
 	const struct sc_layout *pl[2] = {&s0->in, &s0->out};
 	int set[SC_MAX_DIMS] = {0};
+	const int mb = sc_spec_micro(s0);
+	if (mb >= 0) { /* the micro-batched dim: its micro-batches' rows */
+		const int n = s0->counts[mb].sum_dim;
+		sc_counts_derive(s0, &c->counts, c->sizes);
+		if (!d->ch && d->want->sizes[n] != c->sizes[n])
+			return reject(d, e, "%s is %lld, but its micro-batches %s hold %lld rows", s0->dim[n],
+				      (long long)d->want->sizes[n], s0->counts[mb].name, (long long)c->sizes[n]);
+		set[n] = 1;
+	}
 	for (int i = 0; i < 2; i++) {
 		int dim;
 		int64_t total;
@@ -797,6 +815,25 @@ int sc_gen_check(struct sc_target *t, const struct sc_gen_opts *o, const struct 
 
 void sc_gen_fit(struct sc_target *t, struct sc_case *c) { sc_gen_fit_fold(t, c, 0); }
 
+/* A vector's entries to its length: fewer micro-batches fold the rows of
+ * the dropped ones into the last one kept (the dim they split keeps its
+ * size); more start at 0, outside most ranges, so that growing is not a
+ * shrinking move. The dim they split to their sum. */
+static void fit_vectors(const struct sc_spec *s0, struct sc_case *c)
+{
+	const int mb = sc_spec_micro(s0);
+	if (mb < 0)
+		return;
+	const int len = sc_spec_counts_len(s0, mb, c->sizes, c->counts.P);
+	int32_t *v = c->counts.v[mb];
+	for (int i = len; i < SC_COUNTS_MAX_LEN; i++) {
+		if (len > 0)
+			v[len - 1] = v[i] > INT32_MAX - v[len - 1] ? INT32_MAX : v[len - 1] + v[i];
+		v[i] = 0;
+	}
+	sc_counts_derive(s0, &c->counts, c->sizes);
+}
+
 void sc_gen_fit_fold(struct sc_target *t, struct sc_case *c, int clamp)
 {
 	const struct sc_spec *sp[SC_MAX_CHAIN];
@@ -818,15 +855,19 @@ void sc_gen_fit_fold(struct sc_target *t, struct sc_case *c, int clamp)
 		/* a smaller world folds rank i into i mod P (the traffic stays,
 		 * between fewer ranks); a larger one adds ranks that route nothing */
 		for (int k = 0; k < s0->ncounts; k++)
-			for (int i = 0; i < old; i++)
+			for (int i = 0; i < old && s0->counts[k].len_dim < 0; i++)
 				for (int j = 0; j < old; j++) {
 					const int fi = clamp ? (i < P ? i : P - 1) : i % P, fj = clamp ? (j < P ? j : P - 1) : j % P;
 					int32_t *to = &v.v[k][fi * P + fj];
 					const int64_t sum = (int64_t)*to + c->counts.v[k][i * old + j];
 					*to = sum > INT32_MAX ? INT32_MAX : (int32_t)sum;
 				}
+		for (int k = 0; k < s0->ncounts; k++) /* a vector does not depend on the world */
+			if (s0->counts[k].len_dim >= 0)
+				memcpy(v.v[k], c->counts.v[k], sizeof v.v[k]);
 		c->counts = v;
 	}
+	fit_vectors(s0, c);
 	struct sc_mesh lcm;
 	const struct sc_layout_ctx lc = sc_layout_ctx_case(s0, &c->counts, c->sizes, c->world, &lcm);
 	const struct sc_layout *pl[2] = {&s0->in, &s0->out};

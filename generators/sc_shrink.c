@@ -139,13 +139,48 @@ static int shrink_params(struct sh *s, struct sc_case *c)
 	return progress;
 }
 
+/* A vector (micro-batches) one entry shorter: entry i removed, its rows
+ * dropped, or added to the entry before or after it. */
+static int shrink_vector(struct sh *s, struct sc_case *c, const struct sc_spec *sp, int k)
+{
+	const int g = sp->counts[k].len_dim, len = sc_spec_counts_len(sp, k, c->sizes, c->counts.P);
+	for (int i = 0; len > 1 && i < len; i++)
+		for (int to = 0; to < 3; to++) { /* 0 dropped, 1 to i - 1, 2 to i + 1 */
+			if ((to == 1 && i == 0) || (to == 2 && i == len - 1))
+				continue;
+			struct sc_case m = *c;
+			int32_t *v = m.counts.v[k];
+			const int32_t rows = v[i];
+			memmove(v + i, v + i + 1, sizeof(int32_t) * (size_t)(SC_COUNTS_MAX_LEN - i - 1));
+			v[SC_COUNTS_MAX_LEN - 1] = 0;
+			m.sizes[g]--;
+			int32_t *into = to == 1 ? &v[i - 1] : to == 2 ? &v[i] : NULL;
+			if (into && *into > INT32_MAX - rows)
+				continue;
+			if (into)
+				*into += rows;
+			if (try_case(s, c, &m))
+				return 1;
+		}
+	return 0;
+}
+
 /* Counts, row-major: each entry to the smallest value that still fails. */
 static int shrink_counts(struct sh *s, struct sc_case *c)
 {
 	int progress = 0;
 	const int P = c->counts.P;
-	for (int k = 0; P && k < SC_MAX_COUNTS; k++)
-		for (int i = 0; i < P * P; i++) {
+	const struct sc_spec *sp[SC_MAX_CHAIN];
+	int ns;
+	if (!P || sc_target_specs(s->t, c, sp, &ns, NULL) != SC_OK)
+		return 0;
+	for (int k = 0; k < sp[0]->ncounts; k++) {
+		if (sp[0]->counts[k].len_dim >= 0 && shrink_vector(s, c, sp[0], k)) {
+			progress = 1;
+			continue;
+		}
+		const int len = sc_spec_counts_len(sp[0], k, c->sizes, P);
+		for (int i = 0; i < len; i++) {
 			/* small values all tried, large ones by doubling, as sizes */
 			for (int32_t nv = 0; nv < c->counts.v[k][i]; nv = nv < 64 ? nv + 1 : nv > INT32_MAX / 2 ? INT32_MAX : nv * 2) {
 				struct sc_case m = *c;
@@ -154,9 +189,19 @@ static int shrink_counts(struct sh *s, struct sc_case *c)
 					progress = 1;
 					break;
 				}
+				/* a vector's rows moved to the next micro-batch: the same
+				 * total, smaller in order */
+				if (sp[0]->counts[k].len_dim < 0 || i + 1 >= len ||
+				    m.counts.v[k][i + 1] > INT32_MAX - (c->counts.v[k][i] - nv))
+					continue;
+				m.counts.v[k][i + 1] += c->counts.v[k][i] - nv;
+				if (try_case(s, c, &m)) {
+					progress = 1;
+					break;
+				}
 			}
 			/* an entry moved later is smaller in row-major order */
-			for (int j = i + 1; P * P <= 64 && c->counts.v[k][i] && j < P * P; j++) {
+			for (int j = i + 1; len <= 64 && c->counts.v[k][i] && j < len; j++) {
 				struct sc_case m = *c;
 				if (m.counts.v[k][j] > INT32_MAX - m.counts.v[k][i])
 					continue;
@@ -168,6 +213,7 @@ static int shrink_counts(struct sh *s, struct sc_case *c)
 				}
 			}
 		}
+	}
 	return progress;
 }
 
@@ -303,6 +349,10 @@ static void exhaustive(struct sh *s, struct sc_case *c)
 					memcpy(k.sizes, buf[i].v, sizeof(int64_t) * (size_t)nd);
 					if (w == c->world && buf[i].prod == cur_n && memcmp(&k, c, sizeof k) == 0)
 						goto done; /* reached the current case: it is minimal */
+					struct sc_case f = k;
+					sc_gen_fit(s->t, &f);
+					if (sc_case_numel(&f) != buf[i].prod)
+						continue; /* a dim the counts give differs: the case has other elements */
 					if (try_case(s, c, &k))
 						goto done;
 				}

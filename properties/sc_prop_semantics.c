@@ -26,7 +26,7 @@ static enum sc_verdict compute_semantics(struct sc_ctx *ctx, struct sc_target *t
 	x->world = c->world;
 	x->dtype = c->dtype;
 	x->nlocal = x->be->ops->local_ranks(x->be, c->world, &x->first);
-	const struct sc_compute_case cc = {c->world, c->sizes, c->dtype, c->seed};
+	const struct sc_compute_case cc = {c->world, c->sizes, c->dtype, c->seed, c->counts.P ? &c->counts : NULL};
 	enum sc_status st = sc_compute_run(s, &cc, x, 0, &penv, &e);
 	if (st == SC_E_RUNTIME) {
 		f->runtime_error = 1;

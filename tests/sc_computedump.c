@@ -59,7 +59,7 @@ int main(int argc, char **argv)
 	sc_backend_sim_open(&be, NULL);
 	struct sc_ctx *ctx = sc_ctx_new(be, 0);
 	sc_ctx_begin(ctx, 0, 0);
-	const struct sc_compute_case cc = {1, sizes, dt, strtoull(argv[3], NULL, 10)};
+	const struct sc_compute_case cc = {1, sizes, dt, strtoull(argv[3], NULL, 10), NULL};
 	struct sc_cenv penv, renv;
 	struct sc_exec *x = &ctx->x, *rx = &ctx->rx;
 	x->world = 1;

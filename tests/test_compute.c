@@ -82,6 +82,7 @@ int main(int argc, char **argv)
 		{"corpus/megatron/qk-layernorm-wgrad-allreduce.sc", 6, 0.1},
 		{"corpus/transformers/gradient-accumulation-v4.46.0.sc", 6, 0.1},
 		{"corpus/yalis/rmsnorm-tp-after-36.sc", 6, 0.1},
+		{"tests/specs/compute/microbatch-wgrad.sc", 4, 0.3},
 	};
 	printf("correct programs, %ld cases per dtype: largest error/bound seen (must stay <= 1)\n", ncases);
 	for (size_t b = 0; b < sizeof bounded / sizeof bounded[0]; b++) {
@@ -136,7 +137,14 @@ int main(int argc, char **argv)
 					    "../tests/specs/compute/when-mesh-wrong-dim.sc", "vllm/row-parallel-bias-every-rank.sc",
 					    "megatron/vocab-parallel-cross-entropy-local-max.sc",
 					    "megatron/sp-layernorm-wgrad-not-reduced.sc", "megatron/qk-layernorm-wgrad-not-reduced.sc",
-					    "transformers/gradient-accumulation-v4.45.2.sc", "yalis/rmsnorm-tp-before-36.sc"};
+					    "transformers/gradient-accumulation-v4.45.2.sc", "yalis/rmsnorm-tp-before-36.sc",
+					    "../tests/specs/compute/microbatch-wgrad-last-only.sc"};
+	/* the minimal cases of the micro-batch bugs: two micro-batches, the
+	 * fewest rows that tell them apart */
+	static const char *const minimal[][2] = {
+		{"transformers/gradient-accumulation-v4.45.2.sc", "world=1 g=2 n=3 v=2 N=1:2 "},
+		{"../tests/specs/compute/microbatch-wgrad-last-only.sc", "world=1 g=2 t=1 h=1 f=1 N=1:0 "},
+	};
 	static const char *const right[] = {"nvfuser/tp-mlp-f32.sc", "slapo/seqpar-linear-rs-ag.sc",
 					    "../tests/specs/compute/when-mesh.sc"};
 	struct sc_check_opts co;
@@ -160,6 +168,10 @@ int main(int argc, char **argv)
 			sc_target_case_format(&t, &r.cx, cs, sizeof cs);
 		printf("  %-52s %s %s\n", path, r.verdict == SC_V_FAIL ? "caught:" : "passes", cs);
 		T_CHECK(r.verdict == (bad ? SC_V_FAIL : SC_V_PASS), "%s: verdict %d", path, r.verdict);
+		for (size_t m = 0; bad && m < sizeof minimal / sizeof minimal[0]; m++)
+			if (strcmp(wrong[i], minimal[m][0]) == 0)
+				T_CHECK(strncmp(cs, minimal[m][1], strlen(minimal[m][1])) == 0, "%s: minimal case %s, want %s",
+					path, cs, minimal[m][1]);
 		sc_target_free(&t);
 	}
 	sc_ctx_free(ctx);

@@ -9,6 +9,10 @@
 #define OK_HDR "dims s b\ninput shard s\noutput shard s\n"
 /* a compute spec up to its program block; the next line is line 7 */
 #define C_HDR "dims b h\ntensor x [b, h] replicate\noutput y [b, h] replicate\nreference\ny = x\nprogram\n"
+/* a compute spec with micro-batches up to its program block; the next line is line 8 */
+#define M_HDR "dims g n\nmicrobatches N[g] n 1..4\ntensor x [n] replicate\noutput y [n] replicate\nreference\ny = x\nprogram\n"
+/* the rest of a compute spec with micro-batches */
+#define M_REST "tensor x [n] replicate\noutput y [n] replicate\nreference\ny = x\nprogram\nmicrobatch k\nend\ny = x\n"
 
 static const struct {
 	const char *text;
@@ -111,6 +115,31 @@ static const struct {
 	{"dims b v\ntensor x [b, v] replicate\noutput y [b] replicate\nreference\ny = pick x x\n", "5:12",
 	 "'x' is not an index tensor"},
 	{"dims b v\noutput y [b] replicate index v\n", "2:24", "cannot be an index tensor"},
+	/* micro-batches (M_HDR: g micro-batches of n; the next line is line 8) */
+	{M_HDR "microbatch k\ny = x\n", "8:1", "this microbatch block has no 'end'"},
+	{M_HDR "end\n", "8:1", "'end' without a 'microbatch' block"},
+	{M_HDR "microbatch k\nmicrobatch j\nend\nend\n", "9:1", "cannot hold another (line 8 opens one)"},
+	{M_HDR "microbatch n\nend\n", "8:12", "the micro-batch's index name"},
+	{M_HDR "microbatch\nend\n", "8:11", "the micro-batch's index name"},
+	{M_HDR "microbatch k\nend\ny = scale x 1/N(k)\n", "10:17", "unknown name 'k'"},
+	{M_HDR "microbatch k\ny = scale x 1/N(k, 0)\nend\n", "9:15", "'N' is a vector: one index, N(k)"},
+	{M_HDR "microbatch k\ny = scale x 1/rowsum(N, 0)\nend\n", "9:15", "'N' is a vector: write N(k)"},
+	{"dims g n\nmicrobatches N[g] n 1..4\ntensor x [n] replicate\noutput y [] replicate\nreference\n"
+	 "microbatch k\n", "6:1", "the reference computes the whole batch"},
+	{"dims g n\ntensor x [n] replicate\noutput y [] replicate\nreference\ny = sum x dim=0\nprogram\n"
+	 "microbatch k\n", "7:1", "needs a 'microbatches NAME[g] n LO..HI' declaration"},
+	{"dims g n\nmicrobatches N[g] n 1..4\ntensor x [n] replicate\noutput y [] replicate\nreference\n"
+	 "y = sum x dim=0\nprogram\ny = sum x dim=0\n", "2:14", "the program has no 'microbatch' block"},
+	{"dims g n\nmicrobatches N[g] n 1..n\n" M_REST, "2:24", "the range of N may not use 'n'"},
+	{"dims g n\nmicrobatches N[g] n 1..4\nsizes n=1..4\n" M_REST, "3:1", "it takes no sizes range"},
+	{"dims g n\nmicrobatches N[g] g 1..4\n", "2:19", "a dim other than their number"},
+	{"dims g n\nmicrobatches N[q] n 1..4\n", "2:16", "the number of micro-batches, a dim"},
+	{"dims g n\nmicrobatches n[g] n 1..4\n", "2:14", "'n' is a dim name"},
+	{"dims g n\nmicrobatches N[g] n 1..4\nmicrobatches M[g] n 1..4\n", "3:1", "duplicate 'microbatches'"},
+	{"dims g n\nmicrobatches N[g] n 1..4\ntensor z [n] shard n\n" M_REST, "2:14", "may not be sharded over it"},
+	{"dims g n\nmicrobatches N[g] n 1..4\ninput replicate\noutput replicate\n", "2:14", "microbatches are for compute specs"},
+	{M_HDR "y += q\n", "8:6", "unknown tensor 'q'"},
+	{M_HDR "x += x\n", "8:1", "'x' is an input tensor"},
 };
 
 int main(void)
@@ -159,6 +188,29 @@ int main(void)
 			r, want[i]);
 	}
 	T_CHECK(st == SC_OK && s->hint[0].lo >= 0, "sizes b=1..4 still a range");
+	/* micro-batches: two blocks, each with its index, N(k) read per micro-batch */
+	const char *micro = "dims g n\nmicrobatches N[g] n 1..4\ntensor x [n] replicate\noutput y [] replicate\n"
+			    "reference\ny = sum x dim=0\nprogram\nmicrobatch k\na = sum x dim=0\na = scale a 1/N(k)\n"
+			    "y += a\nend\nmicrobatch j\nb = scale a N(j)\ny += b\nend\n";
+	st = sc_spec_parse(micro, "micro.sc", s, &e);
+	T_CHECK(st == SC_OK, "micro-batches: %s", e.msg);
+	const int mb = sc_spec_micro(s);
+	T_CHECK(st == SC_OK && mb == 0 && s->counts[0].len_dim == 0 && s->counts[0].sum_dim == 1 &&
+			(s->derived_mask & 2u) && s->nprog == 9 && s->prog[0].op == SC_C_MICRO && s->prog[0].step == 4 &&
+			s->prog[3].op == SC_C_ACC && s->prog[5].step == 8 && s->prog[8].op == SC_C_END,
+		"micro-batch blocks parsed");
+	if (st == SC_OK) {
+		struct sc_countv cv = {1, {{3, 1}}};
+		const int64_t msizes[SC_MAX_DIMS] = {2, 4};
+		struct sc_expr_env v = sc_expr_env_global(msizes, 1);
+		v.counts = &cv;
+		v.bound = 1u << SC_VAR_K;
+		v.var[SC_VAR_K] = 1;
+		double r = 0;
+		T_CHECK(sc_expr_eval_real(s, s->prog[6].scalar, &v, &r, &e) == SC_OK && r == 1, "N(j) at j = 1: %g", r);
+		v.var[SC_VAR_K] = 0;
+		T_CHECK(sc_expr_eval_real(s, s->prog[2].scalar, &v, &r, &e) == SC_OK && r == 1.0 / 3, "1/N(k) at k = 0: %g", r);
+	}
 	printf("%zu malformed specs checked\n", sizeof bad / sizeof bad[0]);
 	free(s);
 	T_DONE();

@@ -2,7 +2,7 @@
 # the Trainer counts the label tokens of all the step's micro-batches
 # (num_items_in_batch), each micro-batch's loss is its sum divided by that
 # count, and training_step multiplies by the number of micro-batches
-# before the accelerator divides by it. Two micro-batches, as in
+# before the accelerator divides by it. The same micro-batches as
 # gradient-accumulation-v4.45.2.sc.
 # huggingface/transformers v4.46.0 (wheel sha256 e161268a...),
 # loss/loss_utils.py L24-29, fixed_cross_entropy:
@@ -15,56 +15,37 @@
 #   loss *= self.args.gradient_accumulation_steps
 #   self.accelerator.backward(loss, **kwargs)
 pipeline transformers-gradient-accumulation-v4.46.0
-dims n1 n2 v
-tensor l1 [n1, v] replicate        # micro-batch 1: logits of its n1 label tokens
-tensor t1 [n1] replicate index v   # and their labels
-tensor l2 [n2, v] replicate        # micro-batch 2, n2 label tokens
-tensor t2 [n2] replicate index v
+dims g n v
+microbatches N[g] n 1..8           # g = gradient_accumulation_steps; micro-batch k holds N(k) label tokens
+tensor logits [n, v] replicate     # the step's label tokens' logits, micro-batch after micro-batch
+tensor labels [n] replicate index v
 output loss [] replicate           # what the accumulated gradient is the gradient of
-sizes n1=1..8 n2=1..8 v=1..8
+sizes g=1..4 v=1..8
 expect pass
 
 reference
-m1 = max l1 dim=-1 keepdim
-z1 = sub l1 m1
-e1 = exp z1
-s1 = sum e1 dim=-1
-s1 = log s1
-p1 = pick z1 t1
-c1 = sub s1 p1                # per-token cross-entropy
-a1 = sum c1 dim=0
-m2 = max l2 dim=-1 keepdim
-z2 = sub l2 m2
-e2 = exp z2
-s2 = sum e2 dim=-1
-s2 = log s2
-p2 = pick z2 t2
-c2 = sub s2 p2                # per-token cross-entropy
-a2 = sum c2 dim=0
-loss = add a1 a2
-loss = scale loss 1/(n1+n2)     # one mean over all the step's tokens
+m = max logits dim=-1 keepdim
+z = sub logits m
+e = exp z
+s = sum e dim=-1
+s = log s
+p = pick z labels
+c = sub s p                        # per-token cross-entropy
+loss = sum c dim=0
+loss = scale loss 1/n              # one mean over all the step's tokens
 
 program
-m1 = max l1 dim=-1 keepdim
-z1 = sub l1 m1
-e1 = exp z1
-s1 = sum e1 dim=-1
-s1 = log s1
-p1 = pick z1 t1
-c1 = sub s1 p1                # per-token cross-entropy
-a1 = sum c1 dim=0                 # fixed_cross_entropy: reduction="sum"
-a1 = scale a1 1/(n1+n2)           # / num_items_in_batch (both micro-batches' tokens)
-a1 = scale a1 2                   # loss *= gradient_accumulation_steps
-a1 = scale a1 1/2                 # accelerator.backward: / gradient_accumulation_steps
-m2 = max l2 dim=-1 keepdim
-z2 = sub l2 m2
-e2 = exp z2
-s2 = sum e2 dim=-1
-s2 = log s2
-p2 = pick z2 t2
-c2 = sub s2 p2                # per-token cross-entropy
-a2 = sum c2 dim=0
-a2 = scale a2 1/(n1+n2)
-a2 = scale a2 2
-a2 = scale a2 1/2
-loss = add a1 a2
+microbatch k
+  m = max logits dim=-1 keepdim
+  z = sub logits m
+  e = exp z
+  s = sum e dim=-1
+  s = log s
+  p = pick z labels
+  c = sub s p
+  a = sum c dim=0                  # fixed_cross_entropy: reduction="sum"
+  a = scale a 1/n                  # / num_items_in_batch (all the step's micro-batches' tokens)
+  a = scale a g                    # loss *= gradient_accumulation_steps
+  a = scale a 1/g                  # accelerator.backward: / gradient_accumulation_steps
+  loss += a
+end

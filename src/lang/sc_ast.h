@@ -41,7 +41,7 @@ enum sc_exkind {
 	SC_EX_MAX,
 	SC_EX_IF,   /* a if c else b */
 	SC_EX_NONE, /* `none`: no peer (sendrecv); INT64_MIN */
-	SC_EX_COUNT,  /* NAME(a, b): entry of a drawn counts matrix (dim: its index) */
+	SC_EX_COUNT,  /* NAME(a, b): entry of a drawn counts matrix, NAME(a) of a vector (b -1; dim: its index) */
 	SC_EX_ROWSUM, /* rowsum(NAME, a) */
 	SC_EX_COLSUM, /* colsum(NAME, a) */
 	SC_EX_COORD,  /* a mesh dim's name: the rank's coordinate along it (dim: the mesh dim) */
@@ -187,7 +187,10 @@ enum sc_cop {
 	SC_C_EMBEDDING,
 	SC_C_PICK,
 	SC_C_COPY,
-	SC_C_STEP /* an existing step applied to tensor dst */
+	SC_C_STEP,  /* an existing step applied to tensor dst */
+	SC_C_ACC,   /* dst += a (dst takes a's value when it has none yet) */
+	SC_C_MICRO, /* `microbatch K`: the statements up to its `end` (stmt index in step) run once per micro-batch */
+	SC_C_END    /* the end of a microbatch block */
 };
 
 struct sc_stmt {
@@ -201,7 +204,7 @@ struct sc_stmt {
 	int eps;          /* layernorm, rmsnorm: a node; -1 the default 1e-5 */
 	int start;        /* embedding, pick: the rank's first row (a node); -1 none */
 	int when;         /* a condition node: the statement runs on the ranks where it holds; -1 all */
-	int step;         /* SC_C_STEP: index into steps[] */
+	int step;         /* SC_C_STEP: index into steps[]; SC_C_MICRO: the index of its SC_C_END */
 	int line, col;
 };
 
@@ -216,22 +219,28 @@ struct sc_tdecl {
 };
 
 /* Drawn counts (`counts NAME LO..HI`): a P x P matrix of integers per
- * case, one entry per (source, destination) pair (MoE routing). */
+ * case, one entry per (source, destination) pair (MoE routing); or
+ * (`microbatches NAME[g] n LO..HI`) a vector of g entries, the rows of dim
+ * n each micro-batch holds, n their sum. */
 #define SC_MAX_COUNTS 2
 #define SC_COUNTS_MAX_P 16 /* worlds of specs with counts */
+#define SC_COUNTS_MAX_LEN (SC_COUNTS_MAX_P * SC_COUNTS_MAX_P) /* entries of one counts declaration */
 
 struct sc_countsdecl {
 	char name[SC_NAME_MAX];
 	int lo, hi; /* expression nodes of the dims and the world */
 	struct sc_mesh_group group; /* `group=ep`: one matrix over that group's ranks, shared by every
 				     * instance of the group (n 0: the world) */
+	int len_dim; /* a vector of sizes[len_dim] entries (microbatches); -1: a P x P matrix */
+	int sum_dim; /* the dim whose size is the vector's sum; -1 none */
 	int line, col;
 };
 
-/* A case's counts: P x P row-major per declared matrix. */
+/* A case's counts: P x P row-major per declared matrix, a vector's
+ * entries first (the rest 0). P is nonzero when the case has counts. */
 struct sc_countv {
 	int P;
-	int32_t v[SC_MAX_COUNTS][SC_COUNTS_MAX_P * SC_COUNTS_MAX_P];
+	int32_t v[SC_MAX_COUNTS][SC_COUNTS_MAX_LEN];
 };
 
 struct sc_sizehint {
@@ -269,6 +278,7 @@ struct sc_spec {
 	int ref_line;
 	/* compute specs */
 	int compute;
+	char micro_var[SC_NAME_MAX]; /* the index name of the microbatch block being parsed */
 	int ntensors;
 	struct sc_tdecl tensors[SC_MAX_TENSORS];
 	int out_tensor;
@@ -311,10 +321,29 @@ static inline struct sc_mesh sc_spec_mesh(const struct sc_spec *s, const int64_t
  * counts declaration of a spec takes the same one), else the world. */
 static inline int sc_spec_counts_P(const struct sc_spec *s, const int64_t *sizes, int world)
 {
-	if (!s->ncounts || !s->counts[0].group.n)
+	if (!s->ncounts || !s->counts[0].group.n) /* (a vector has none) */
 		return world;
 	const struct sc_mesh m = sc_spec_mesh(s, sizes, world);
 	return sc_mesh_group_size(&m, &s->counts[0].group);
+}
+
+/* The entries of counts declaration k in a case: P x P for a matrix, the
+ * length of a vector (at most SC_COUNTS_MAX_LEN). */
+static inline int sc_spec_counts_len(const struct sc_spec *s, int k, const int64_t *sizes, int P)
+{
+	if (s->counts[k].len_dim < 0)
+		return P * P;
+	const int64_t n = sizes[s->counts[k].len_dim];
+	return n < 0 ? 0 : n > SC_COUNTS_MAX_LEN ? SC_COUNTS_MAX_LEN : (int)n;
+}
+
+/* The `microbatches` declaration's index in counts[], or -1. */
+static inline int sc_spec_micro(const struct sc_spec *s)
+{
+	for (int k = 0; k < s->ncounts; k++)
+		if (s->counts[k].len_dim >= 0)
+			return k;
+	return -1;
 }
 
 /* 1 when dim d is sharded by some placement (so divisible by the world). */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "sc_cops.h"
+#include "sc_counts.h"
 #include "sc_expr.h"
 #include "sc_layout.h"
 #include "sc_mix.h"
@@ -159,6 +160,11 @@ static enum sc_status run_op(const struct sc_spec *s, const struct sc_compute_ca
 	for (int r = 0; r < x->nlocal; r++) {
 		struct sc_expr_env v = sc_expr_env_global(c->sizes, c->world);
 		v.rank = reference ? -1 : x->first + r;
+		v.counts = c->counts;
+		if (env->micro >= 0) {
+			v.bound = 1u << SC_VAR_K;
+			v.var[SC_VAR_K] = env->micro;
+		}
 		if (st->when >= 0) {
 			int64_t holds;
 			SC_CHECK(sc_expr_eval_in(s, st->when, &v, &holds, e));
@@ -190,6 +196,99 @@ static enum sc_status run_op(const struct sc_spec *s, const struct sc_compute_ca
 	return SC_OK;
 }
 
+/* dst += a: an add, or a's value when dst has none yet (a gradient's
+ * first accumulation). */
+static enum sc_status run_acc(const struct sc_spec *s, const struct sc_compute_case *c, struct sc_exec *x,
+			      int reference, struct sc_cenv *env, const struct sc_stmt *st, struct sc_err *e)
+{
+	struct sc_stmt add = *st;
+	add.op = env->defined[st->dst] ? SC_C_ADD : SC_C_COPY;
+	if (env->defined[st->dst]) {
+		add.a = st->dst;
+		add.b = st->a;
+	}
+	return run_op(s, c, x, reference, env, &add, e);
+}
+
+static enum sc_status run_stmts(const struct sc_spec *s, const struct sc_compute_case *c, struct sc_exec *x,
+				int reference, struct sc_cenv *env, int from, int to, struct sc_err *e);
+
+/* Input tensor i of the current micro-batch (full: the whole batch's),
+ * on each of x's ranks: the micro-batch's rows of the split dim. */
+static void cut_input(const struct sc_spec *s, const struct sc_compute_case *c, const struct sc_exec *x,
+		      struct sc_cenv *env, struct sc_tensor *const *full, int i)
+{
+	const int m = sc_spec_micro(s), n = s->counts[m].sum_dim;
+	const struct sc_tdecl *d = &s->tensors[i];
+	int j = -1;
+	for (int q = 0; q < d->ndims; q++)
+		if (d->dims[q] == n)
+			j = q;
+	if (j < 0 || !d->input)
+		return;
+	int64_t first, rows;
+	sc_counts_span(c->counts, m, (int)env->micro, &first, &rows);
+	for (int r = 0; r < x->nlocal; r++) {
+		struct sc_tensor t = full[i][r];
+		t.offset += first * t.stride[j];
+		t.shape[j] = rows;
+		env->t[i][r] = t;
+	}
+}
+
+/* A microbatch block (header at prog[at]) over each micro-batch. */
+static enum sc_status run_micro(const struct sc_spec *s, const struct sc_compute_case *c, struct sc_exec *x,
+				struct sc_cenv *env, int at, struct sc_err *e)
+{
+	const int m = sc_spec_micro(s);
+	if (!c->counts || m < 0)
+		return SC_ERR(e, SC_E_SPEC, "line %d: a microbatch block needs the case's micro-batches", s->prog[at].line);
+	struct sc_tensor *full[SC_MAX_TENSORS];
+	for (int i = 0; i < s->ntensors; i++) { /* the whole batch's inputs, kept */
+		struct sc_buf *b = sc_arena_buf(x->arena, (int64_t)(sizeof(struct sc_tensor) * (size_t)(x->nlocal ? x->nlocal : 1)), 1);
+		if (!b)
+			return SC_ERR(e, SC_E_NOMEM, "out of memory");
+		full[i] = (struct sc_tensor *)(void *)b->data;
+		memcpy(full[i], env->t[i], sizeof(struct sc_tensor) * (size_t)x->nlocal);
+	}
+	const int64_t g = c->sizes[s->counts[m].len_dim];
+	for (env->micro = 0; env->micro < g; env->micro++) {
+		for (int i = 0; i < s->ntensors; i++)
+			cut_input(s, c, x, env, full, i);
+		SC_CHECK(run_stmts(s, c, x, 0, env, at + 1, s->prog[at].step, e));
+	}
+	env->micro = -1;
+	for (int i = 0; i < s->ntensors; i++)
+		if (s->tensors[i].input)
+			memcpy(env->t[i], full[i], sizeof(struct sc_tensor) * (size_t)x->nlocal);
+	return SC_OK;
+}
+
+static enum sc_status run_stmts(const struct sc_spec *s, const struct sc_compute_case *c, struct sc_exec *x,
+				int reference, struct sc_cenv *env, int from, int to, struct sc_err *e)
+{
+	const struct sc_stmt *prog = reference ? s->ref : s->prog;
+	for (int i = from; i < to; i++) {
+		const struct sc_stmt *st = &prog[i];
+		const int args[3] = {st->a, st->b, st->c};
+		for (int k = 0; k < 3; k++)
+			if (args[k] >= 0 && !env->defined[args[k]])
+				return SC_ERR(e, SC_E_RUNTIME, "line %d: '%s' is used before it has a value", st->line,
+					      s->tensors[args[k]].name);
+		if (st->op == SC_C_MICRO) {
+			SC_CHECK(run_micro(s, c, x, env, i, e));
+			i = st->step; /* its end */
+		} else if (st->op == SC_C_STEP) {
+			SC_CHECK(run_step(s, c, x, reference, env, st, e));
+		} else if (st->op == SC_C_ACC) {
+			SC_CHECK(run_acc(s, c, x, reference, env, st, e));
+		} else if (st->op != SC_C_END) {
+			SC_CHECK(run_op(s, c, x, reference, env, st, e));
+		}
+	}
+	return SC_OK;
+}
+
 enum sc_status sc_compute_run(const struct sc_spec *s, const struct sc_compute_case *c, struct sc_exec *x,
 			      int reference, struct sc_cenv *env, struct sc_err *e)
 {
@@ -202,20 +301,8 @@ enum sc_status sc_compute_run(const struct sc_spec *s, const struct sc_compute_c
 		env->t[i] = (struct sc_tensor *)(void *)b->data;
 	}
 	SC_CHECK(fill_inputs(s, c, x, reference, env, e));
-	const struct sc_stmt *prog = reference ? s->ref : s->prog;
-	const int n = reference ? s->nref : s->nprog;
-	for (int i = 0; i < n; i++) {
-		const struct sc_stmt *st = &prog[i];
-		const int args[3] = {st->a, st->b, st->c};
-		for (int k = 0; k < 3; k++)
-			if (args[k] >= 0 && !env->defined[args[k]])
-				return SC_ERR(e, SC_E_RUNTIME, "line %d: '%s' is used before it has a value", st->line,
-					      s->tensors[args[k]].name);
-		if (st->op == SC_C_STEP)
-			SC_CHECK(run_step(s, c, x, reference, env, st, e));
-		else
-			SC_CHECK(run_op(s, c, x, reference, env, st, e));
-	}
+	env->micro = -1;
+	SC_CHECK(run_stmts(s, c, x, reference, env, 0, reference ? s->nref : s->nprog, e));
 	x->compute = 0;
 	return SC_OK;
 }

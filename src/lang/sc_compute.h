@@ -20,12 +20,13 @@
 #include "sc_spec.h"
 
 /* What a compute run needs of its case: the world, X's sizes by dim, the
- * dtype and the value seed. */
+ * dtype, the value seed and the drawn counts (micro-batches). */
 struct sc_compute_case {
 	int world;
 	const int64_t *sizes;
 	enum sc_dtype dtype;
 	uint64_t seed;
+	const struct sc_countv *counts; /* NULL: none */
 };
 
 /* Per-rank tensors of a compute run, by tensor id. */
@@ -34,10 +35,13 @@ struct sc_cenv {
 	struct sc_tensor *t[SC_MAX_TENSORS]; /* [nlocal] each, arena-allocated */
 	enum sc_dtype dt[SC_MAX_TENSORS];
 	int defined[SC_MAX_TENSORS];
+	int64_t micro; /* the micro-batch being run, -1 outside a microbatch block */
 };
 
 /* Runs the program (reference = 0, on x's ranks) or the reference
- * (reference = 1, one rank holding the full tensors, exact f64). */
+ * (reference = 1, one rank holding the full tensors, exact f64). A
+ * microbatch block runs once per micro-batch k, its index bound to k, the
+ * inputs over the split dim cut to that micro-batch's rows. */
 enum sc_status sc_compute_run(const struct sc_spec *s, const struct sc_compute_case *c, struct sc_exec *x,
 			      int reference, struct sc_cenv *env, struct sc_err *e);
 

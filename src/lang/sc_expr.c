@@ -113,14 +113,14 @@ static enum sc_status parse_call(struct sc_parse *p, const struct sc_tok *name, 
 	if (f == sizeof funcs / sizeof funcs[0]) { /* a counts matrix, NAME(i, j), resolved later */
 		p->pos++; /* ( */
 		p->depth++;
-		int a, b;
+		int a, b = -1; /* NAME(k): a vector's entry */
 		SC_CHECK(parse_test(p, &a));
 		SC_CHECK(want_num(p, a));
-		if (!sc_lex_is_op(sc_lex_peek(p), ","))
-			return sc_lex_err(p, sc_lex_peek(p)->col, "%s(i, j): expected ','", name->text);
-		p->pos++;
-		SC_CHECK(parse_test(p, &b));
-		SC_CHECK(want_num(p, b));
+		if (sc_lex_is_op(sc_lex_peek(p), ",")) {
+			p->pos++;
+			SC_CHECK(parse_test(p, &b));
+			SC_CHECK(want_num(p, b));
+		}
 		if (!sc_lex_is_op(sc_lex_peek(p), ")"))
 			return sc_lex_err(p, sc_lex_peek(p)->col, "%s(i, j): expected ')'", name->text);
 		p->pos++;
@@ -497,6 +497,14 @@ static enum sc_status eval_counts(const struct sc_spec *s, const struct sc_expr 
 	const int32_t *m = v->counts->v[x->dim];
 	int64_t i, j = 0;
 	SC_CHECK(eval_rec(s, x->a, v, &i, e));
+	if (x->b < 0 && x->kind == SC_EX_COUNT) { /* a vector's entry */
+		const int n = sc_spec_counts_len(s, x->dim, v->sizes, P);
+		if (i < 0 || i >= n)
+			return SC_ERR(e, SC_E_RUNTIME, "line %d col %d: %s index %lld out of range (%d entries)", x->line,
+				      x->col, x->name, (long long)i, n);
+		*out = m[i];
+		return SC_OK;
+	}
 	if (x->kind == SC_EX_COUNT)
 		SC_CHECK(eval_rec(s, x->b, v, &j, e));
 	if (i < 0 || i >= P || j < 0 || j >= P)
@@ -822,8 +830,10 @@ static void fmt_rec(const struct sc_spec *s, int node, int min_prec, struct sc_s
 	case SC_EX_COUNT:
 		sc_str_printf(b, "%s(", x->name);
 		fmt_rec(s, x->a, 0, b);
-		sc_str_put(b, ", ");
-		fmt_rec(s, x->b, 0, b);
+		if (x->b >= 0) {
+			sc_str_put(b, ", ");
+			fmt_rec(s, x->b, 0, b);
+		}
 		sc_str_put(b, ")");
 		break;
 	case SC_EX_ROWSUM:

@@ -255,7 +255,73 @@ static enum sc_status when_clause(struct sc_parse *p, int block, struct sc_stmt 
 	return SC_OK;
 }
 
-/* NAME = OP args [when COND]   |   NAME = SRC [when COND]   |   NAME: STEP ... */
+/* The program's microbatch block still open (its header's index), or -1. */
+int sc_program_open_block(const struct sc_spec *s)
+{
+	for (int i = 0; i < s->nprog; i++)
+		if (s->prog[i].op == SC_C_MICRO && s->prog[i].step < 0)
+			return i;
+	return -1;
+}
+
+/* `microbatch K` (a block's header) and `end` (its end). */
+static enum sc_status block_line(struct sc_parse *p, int block, struct sc_stmt *st)
+{
+	struct sc_spec *s = p->s;
+	const int open = sc_program_open_block(s);
+	const struct sc_tok *kw = &p->t[0];
+	p->pos = 1;
+	if (kw->text[0] == 'e') {
+		if (open < 0)
+			return sc_lex_err(p, kw->col, "'end' without a 'microbatch' block to close");
+		SC_CHECK(sc_lex_end(p));
+		st->op = SC_C_END;
+		s->prog[open].step = s->nprog;
+		s->micro_var[0] = '\0';
+		p->bound[SC_VAR_K] = NULL;
+		return SC_OK;
+	}
+	if (block == 1)
+		return sc_lex_err(p, kw->col, "the reference computes the whole batch: no 'microbatch' block");
+	if (open >= 0)
+		return sc_lex_err(p, kw->col, "a microbatch block cannot hold another (line %d opens one)", s->prog[open].line);
+	const int m = sc_spec_micro(s);
+	if (m < 0)
+		return sc_lex_err(p, kw->col, "a microbatch block needs a 'microbatches NAME[g] n LO..HI' declaration before it");
+	const struct sc_tok *v = sc_lex_peek(p);
+	if (v->kind != SC_T_NAME || sc_lex_dim(s, v->text) >= 0 || strcmp(v->text, "rank") == 0 ||
+	    tensor_id(s, v->text) >= 0)
+		return sc_lex_err(p, v->col, "expected the micro-batch's index name after 'microbatch' (microbatch k), a name of its own");
+	snprintf(s->micro_var, sizeof s->micro_var, "%s", v->text);
+	p->pos++;
+	SC_CHECK(sc_lex_end(p));
+	st->op = SC_C_MICRO;
+	st->step = -1; /* its end, once parsed */
+	return SC_OK;
+}
+
+/* NAME += SRC: the cursor on '+'. */
+static enum sc_status acc_line(struct sc_parse *p, struct sc_stmt *st)
+{
+	struct sc_spec *s = p->s;
+	const struct sc_tok *dst = &p->t[0];
+	p->pos = 3;
+	st->op = SC_C_ACC;
+	SC_CHECK(operand(p, &st->a));
+	SC_CHECK(sc_lex_end(p));
+	int id = tensor_id(s, dst->text);
+	if (id >= 0 && s->tensors[id].input && id != s->out_tensor)
+		return sc_lex_err(p, dst->col, "'%s' is an input tensor; accumulate into a new name", dst->text);
+	if (id < 0) {
+		SC_CHECK(new_tensor(p, dst, &id));
+		s->tensors[id].input = 0;
+	}
+	st->dst = id;
+	return SC_OK;
+}
+
+/* NAME = OP args [when COND]   |   NAME = SRC [when COND]   |   NAME: STEP ...
+ * |   NAME += SRC   |   microbatch K   |   end */
 enum sc_status sc_program_parse_stmt(struct sc_parse *p, int block, const char *line)
 {
 	struct sc_spec *s = p->s;
@@ -264,11 +330,23 @@ enum sc_status sc_program_parse_stmt(struct sc_parse *p, int block, const char *
 	if (*n >= SC_MAX_STMTS)
 		return sc_lex_err(p, p->t[0].col, "too many statements (at most %d)", SC_MAX_STMTS);
 	memset(st, 0, sizeof *st);
-	st->a = st->b = st->c = -1;
+	st->dst = st->a = st->b = st->c = -1;
 	st->scalar = st->eps = st->start = st->when = -1;
 	st->line = p->line;
 	st->col = p->t[0].col;
 	struct sc_tok *dst = &p->t[0];
+	p->bound[SC_VAR_K] = s->micro_var[0] ? s->micro_var : NULL;
+	if (dst->kind == SC_T_NAME && (strcmp(dst->text, "microbatch") == 0 || (strcmp(dst->text, "end") == 0 && p->nt == 1))) {
+		SC_CHECK(block_line(p, block, st));
+		(*n)++;
+		return SC_OK;
+	}
+	if (dst->kind == SC_T_NAME && p->nt >= 3 && sc_lex_is_op(&p->t[1], "+") && sc_lex_is_op(&p->t[2], "=") &&
+	    !p->t[2].space) {
+		SC_CHECK(acc_line(p, st));
+		(*n)++;
+		return SC_OK;
+	}
 	/* NAME: STEP */
 	const char *colon = p->nt >= 2 && sc_lex_is_op(&p->t[1], ":") ? line + p->t[1].col - 1 : NULL;
 	if (dst->kind == SC_T_NAME && colon) {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sc_counts.h"
 #include "sc_expr.h"
 #include "sc_program.h"
 #include "sc_step.h"
@@ -346,40 +347,15 @@ static enum sc_status decl_sizes(struct spec_parse *q, const struct sc_tok *kw)
 	return SC_OK;
 }
 
-/* counts NAME LO..HI: a matrix drawn per case (MoE routing counts). */
+/* counts NAME LO..HI, microbatches NAME[g] n LO..HI (sc_counts) */
 static enum sc_status decl_counts(struct spec_parse *q, const struct sc_tok *kw)
 {
-	struct sc_parse *p = &q->p;
-	struct sc_spec *s = p->s;
-	struct sc_tok *n = sc_lex_peek(p);
-	if (n->kind != SC_T_NAME)
-		return sc_lex_err(p, n->col, "expected a name after 'counts'");
-	if (s->ncounts >= SC_MAX_COUNTS)
-		return sc_lex_err(p, kw->col, "too many counts matrices (at most %d)", SC_MAX_COUNTS);
-	for (int k = 0; k < s->ncounts; k++)
-		if (strcmp(s->counts[k].name, n->text) == 0)
-			return sc_lex_err(p, n->col, "duplicate counts '%s'", n->text);
-	struct sc_countsdecl *c = &s->counts[s->ncounts];
-	snprintf(c->name, sizeof c->name, "%s", n->text);
-	c->line = p->line;
-	c->col = n->col;
-	p->pos++;
-	SC_CHECK(sc_expr_parse(p, &c->lo));
-	if (!sc_lex_is_op(sc_lex_peek(p), ".."))
-		return sc_lex_err(p, sc_lex_peek(p)->col, "expected '..' in counts NAME LO..HI");
-	p->pos++;
-	SC_CHECK(sc_expr_parse(p, &c->hi));
-	struct sc_tok *g = sc_lex_peek(p);
-	if (g->kind == SC_T_NAME && strcmp(g->text, "group") == 0 && sc_lex_is_op(&p->t[p->pos + 1], "=")) {
-		if (!s->nmesh)
-			return sc_lex_err(p, g->col, "counts over a group need a mesh: declare 'mesh' before this line");
-		p->pos += 2;
-		SC_CHECK(sc_lex_mesh_group(p, &c->group));
-	}
-	if (s->ncounts && memcmp(&c->group, &s->counts[0].group, sizeof c->group) != 0)
-		return sc_lex_err(p, g->col, "every counts matrix of a spec is over the same group");
-	s->ncounts++;
-	return sc_lex_end(p);
+	return sc_counts_parse_matrix(&q->p, kw);
+}
+
+static enum sc_status decl_micro(struct spec_parse *q, const struct sc_tok *kw)
+{
+	return sc_counts_parse_micro(&q->p, kw);
 }
 
 /* The declarations, by keyword. */
@@ -391,6 +367,7 @@ static const struct {
 	{"tensor", decl_tensor},     {"output", decl_place},    {"dtypes", decl_dtypes},
 	{"input", decl_place},       {"require", decl_require}, {"expect", decl_expect},
 	{"sizes", decl_sizes},       {"counts", decl_counts},   {"mesh", decl_mesh},
+	{"microbatches", decl_micro},
 };
 
 /* ---- lines ---- */
@@ -522,6 +499,11 @@ static enum sc_status finish_compute(struct spec_parse *q)
 		return sc_lex_err(p, 1, "missing 'output NAME [dims] PLACEMENT' declaration");
 	if (!q->seen_ref || !q->seen_prog)
 		return sc_lex_err(p, 1, "a compute spec needs a 'reference' block and a 'program' block");
+	const int open = sc_program_open_block(s);
+	if (open >= 0) {
+		p->line = s->prog[open].line;
+		return sc_lex_err(p, s->prog[open].col, "this microbatch block has no 'end'");
+	}
 	for (int blk = 0; blk < 2; blk++) {
 		const struct sc_stmt *b = blk ? s->prog : s->ref;
 		int n = blk ? s->nprog : s->nref, defines = 0;
@@ -572,17 +554,7 @@ static enum sc_status resolve_names(struct spec_parse *q)
 	for (int i = 0; i < s->nnodes; i++) {
 		struct sc_expr *x = &s->nodes[i];
 		if ((1u << x->kind) & SC_EXPR_COUNTS) {
-			x->dim = -1;
-			for (int k = 0; k < s->ncounts; k++)
-				if (strcmp(s->counts[k].name, x->name) == 0)
-					x->dim = k;
-			if (x->dim < 0) {
-				p->line = x->line;
-				return sc_lex_err(p, x->col, x->kind == SC_EX_COUNT
-								     ? "unknown function '%s' (cdiv, min, max, size, rowsum, colsum, or a counts matrix)"
-								     : "unknown counts matrix '%s'",
-						  x->name);
-			}
+			SC_CHECK(sc_counts_resolve(p, x));
 			continue;
 		}
 		if (x->kind != SC_EX_NAME)
@@ -736,6 +708,7 @@ static enum sc_status finish(struct spec_parse *q, const char *path)
 	if (s->in.kind == SC_PARTIAL || s->out.kind == SC_PARTIAL)
 		s->has_reduction = 1;
 	SC_CHECK(resolve_names(q));
+	SC_CHECK(sc_counts_check(p, q->sizes_line));
 	SC_CHECK(check_mesh(q));
 	for (int i = 0; i < 2 && !s->compute; i++) { /* a sized dim's E cannot read its own size */
 		const struct sc_layout *l = i ? &s->out : &s->in;

@@ -51,9 +51,13 @@ static uint64_t signature(const struct sc_result *r)
 	h = fnv(&c->p0, sizeof c->p0, h);
 	h = fnv(&c->p1, sizeof c->p1, h);
 	h = fnv(&c->p2, sizeof c->p2, h);
-	if (c->counts.P) /* drawn counts are part of the case */
-		for (int k = 0; k < SC_MAX_COUNTS; k++)
-			h = fnv(c->counts.v[k], sizeof(int32_t) * (size_t)(c->counts.P * c->counts.P), h);
+	if (c->counts.P) /* drawn counts are part of the case: P x P, or a longer vector up to its last entry */
+		for (int k = 0; k < SC_MAX_COUNTS; k++) {
+			int n = SC_COUNTS_MAX_LEN;
+			while (n > c->counts.P * c->counts.P && !c->counts.v[k][n - 1])
+				n--;
+			h = fnv(c->counts.v[k], sizeof(int32_t) * (size_t)n, h);
+		}
 	return fnv(&c->op, sizeof c->op, h);
 }
 

@@ -262,6 +262,13 @@ void sc_target_counts_text(struct sc_target *t, const struct sc_case *c, const c
 	const int P = c->counts.P;
 	for (int m = 0; m < s[0]->ncounts && k < n; m++) {
 		k += (size_t)snprintf(buf + k, n - k, json ? "%s\"%s\": [" : "%s%s=", sep, s[0]->counts[m].name);
+		if (s[0]->counts[m].len_dim >= 0) { /* a vector: a:b:c */
+			for (int i = 0; i < sc_spec_counts_len(s[0], m, c->sizes, P) && k < n; i++)
+				k += (size_t)snprintf(buf + k, n - k, "%s%d", i ? (json ? ", " : ":") : "", c->counts.v[m][i]);
+			if (json && k < n)
+				k += (size_t)snprintf(buf + k, n - k, "]");
+			continue;
+		}
 		for (int i = 0; i < P && k < n; i++) {
 			if (json)
 				k += (size_t)snprintf(buf + k, n - k, "%s[", i ? ", " : "");
@@ -276,6 +283,13 @@ void sc_target_counts_text(struct sc_target *t, const struct sc_case *c, const c
 	}
 	if (k >= n)
 		buf[n - 1] = '\0';
+}
+
+static enum sc_status counts_shape_err(struct sc_err *e, const char *name, int vec, int rows, int cols, const char *at)
+{
+	if (vec)
+		return SC_ERR(e, SC_E_USAGE, "%s: expected %d entries (a:b:c), at '%s'", name, cols, at);
+	return SC_ERR(e, SC_E_USAGE, "counts %s: expected %d rows of %d entries (a:b/c:d), at '%s'", name, rows, cols, at);
 }
 
 enum sc_status sc_target_counts_parse(struct sc_target *t, struct sc_case *c, const char *name, const char *text,
@@ -297,22 +311,26 @@ enum sc_status sc_target_counts_parse(struct sc_target *t, struct sc_case *c, co
 	if (P > SC_COUNTS_MAX_P)
 		return SC_ERR(e, SC_E_USAGE, "counts %s: a world of %d is over the %d ranks counts allow", name, P,
 			      SC_COUNTS_MAX_P);
+	const int vec = s[0]->counts[m].len_dim >= 0;
+	const int rows = vec ? 1 : P, cols = vec ? sc_spec_counts_len(s[0], m, c->sizes, P) : P;
+	if (vec && c->sizes[s[0]->counts[m].len_dim] != cols)
+		return SC_ERR(e, SC_E_USAGE, "%s: give %s (at most %d) before it", name, s[0]->dim[s[0]->counts[m].len_dim],
+			      SC_COUNTS_MAX_LEN);
 	const char *q = text;
-	for (int i = 0; i < P; i++)
-		for (int j = 0; j < P; j++) {
+	memset(c->counts.v[m], 0, sizeof c->counts.v[m]);
+	for (int i = 0; i < rows; i++)
+		for (int j = 0; j < cols; j++) {
 			char *end;
 			if (*q < '0' || *q > '9')
-				return SC_ERR(e, SC_E_USAGE, "counts %s: expected %d rows of %d entries (a:b/c:d), at '%s'",
-					      name, P, P, q);
+				return counts_shape_err(e, name, vec, rows, cols, q);
 			const long v = strtol(q, &end, 10);
 			if (v < 0 || v > INT32_MAX || end - q > 10)
 				return SC_ERR(e, SC_E_USAGE, "counts %s: entry '%.*s' out of range", name, (int)(end - q), q);
-			c->counts.v[m][i * P + j] = (int32_t)v;
+			c->counts.v[m][i * cols + j] = (int32_t)v;
 			q = end;
-			const char want = j < P - 1 ? ':' : i < P - 1 ? '/' : '\0';
+			const char want = j < cols - 1 ? ':' : i < rows - 1 ? '/' : '\0';
 			if (*q != want)
-				return SC_ERR(e, SC_E_USAGE, "counts %s: expected %d rows of %d entries (a:b/c:d), at '%s'",
-					      name, P, P, q);
+				return counts_shape_err(e, name, vec, rows, cols, q);
 			if (*q)
 				q++;
 		}

@@ -26,7 +26,7 @@ static enum sc_status spec_run(struct sc_target *t, const struct sc_case *c, str
 	if (!s->compute)
 		return sc_exec_spec(x, s, c->sizes, e);
 	struct sc_cenv env;
-	const struct sc_compute_case cc = {c->world, c->sizes, c->dtype, c->seed};
+	const struct sc_compute_case cc = {c->world, c->sizes, c->dtype, c->seed, c->counts.P ? &c->counts : NULL};
 	SC_CHECK(sc_compute_run(s, &cc, x, 0, &env, e));
 	for (int r = 0; r < x->nlocal; r++)
 		x->t[r] = env.t[s->out_tensor][r];

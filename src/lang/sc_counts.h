@@ -1,0 +1,31 @@
+/* sc_counts: the counts a case draws (docs/language.md, "Counts" and
+ * "Micro-batches"): `counts NAME LO..HI [group=G]`, a P x P matrix per
+ * case (MoE routing), and `microbatches NAME[g] n LO..HI`, a vector of g
+ * entries whose sum is dim n's size (the rows each micro-batch holds).
+ * Declarations here; drawing and shrinking in generators/, reading an
+ * entry in sc_expr. */
+#ifndef SC_COUNTS_H
+#define SC_COUNTS_H
+
+#include "sc_ast.h"
+#include "sc_lex.h"
+
+/* `counts NAME LO..HI [group=G]` (cursor after the keyword). */
+enum sc_status sc_counts_parse_matrix(struct sc_parse *p, const struct sc_tok *kw);
+/* `microbatches NAME[g] n LO..HI` (cursor after the keyword). */
+enum sc_status sc_counts_parse_micro(struct sc_parse *p, const struct sc_tok *kw);
+/* After the last line: node x (NAME(i, j), NAME(k), rowsum, colsum) to
+ * its declaration, with its arity checked. */
+enum sc_status sc_counts_resolve(struct sc_parse *p, struct sc_expr *x);
+/* After the last line: a micro-batched dim takes no size range and is not
+ * sharded; the declaration belongs to a compute spec. */
+enum sc_status sc_counts_check(struct sc_parse *p, const int *sizes_line);
+
+/* The sums vectors give: sizes[sum_dim] = the sum of its entries, for
+ * each vector of the case's counts. */
+void sc_counts_derive(const struct sc_spec *s, const struct sc_countv *c, int64_t *sizes);
+/* Micro-batch k's first row within the split dim, and its rows (vector
+ * declaration m). */
+void sc_counts_span(const struct sc_countv *c, int m, int k, int64_t *first, int64_t *rows);
+
+#endif
