@@ -119,9 +119,11 @@ static int eval_main(int argc, char **argv, int full_argc, char **full_argv)
 	cs.ndims = s[0]->ndims;
 	if ((rc = parse_sizes(&t, s[0], c.sizes, &cs)) != 0)
 		return rc;
-	if (s[0]->ncounts && cs.counts.P != sc_spec_counts_P(s[0], cs.sizes, cs.world))
-		return sc_cli_die("--sizes: give the counts too (%s=a:b/c:d, world rows of world entries; a:b:c for micro-batches)",
-				  s[0]->counts[0].name);
+	if (s[0]->ncounts && cs.counts.P != sc_spec_counts_P(s[0], cs.sizes, cs.world)) {
+		char form[256];
+		snprintf(form, sizeof form, "%s=%s", s[0]->counts[0].name, sc_spec_counts_form(s[0], 0));
+		return sc_cli_die("--sizes: give the counts too (%s)", form);
+	}
 	/* any case the spec admits: `sizes` hints guide generation only */
 	struct sc_gen_opts go = {.world_lo = 1, .world_hi = SC_MAX_WORLD, .max_elems = INT64_MAX / 2,
 				 .hints_guide_only = 1};

@@ -337,6 +337,12 @@ static inline int sc_spec_counts_len(const struct sc_spec *s, int k, const int64
 	return n < 0 ? 0 : n > SC_COUNTS_MAX_LEN ? SC_COUNTS_MAX_LEN : (int)n;
 }
 
+/* How counts declaration k is written in a case, for messages. */
+static inline const char *sc_spec_counts_form(const struct sc_spec *s, int k)
+{
+	return s->counts[k].len_dim >= 0 ? "a:b:..., one entry per micro-batch" : "a:b/c:d, world rows of world entries";
+}
+
 /* The `microbatches` declaration's index in counts[], or -1. */
 static inline int sc_spec_micro(const struct sc_spec *s)
 {

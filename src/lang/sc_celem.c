@@ -72,7 +72,7 @@ enum sc_status sc_celem_op2(const struct sc_cx *k, enum sc_cop op, const struct 
 
 enum sc_status sc_celem_binary(const struct sc_cx *k, const struct sc_cargs *a, struct sc_tensor *out)
 {
-	if (!a->has_scalar)
+	if (a->st->scalar < 0)
 		return sc_celem_op2(k, a->st->op, a->t[0], a->t[1], out);
 	struct sc_tensor c;
 	SC_CHECK(sc_cx_scalar(k, sc_cx_constant(k, a->scalar), &c));

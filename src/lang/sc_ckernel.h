@@ -31,11 +31,10 @@ struct sc_cx {
 struct sc_cargs {
 	const struct sc_stmt *st;
 	const struct sc_tensor *t[3]; /* tensor operands in order; NULL when absent */
-	int has_scalar;               /* a constant operand or argument (add t 1e-6, scale t 0.5, pow t 2) */
-	double scalar;                /* its value as written (exact, before any rounding) */
+	double scalar;                /* a constant operand or argument (add t 1e-6, scale t 0.5, pow t 2; st->scalar
+				       * >= 0): its value as written (exact, before any rounding) */
 	double eps;                   /* layernorm, rmsnorm */
-	int has_start;
-	int64_t start;                /* embedding, pick: the first row this rank holds */
+	int64_t start;                /* embedding, pick: the first row this rank holds (st->start >= 0), else 0 */
 };
 
 typedef enum sc_status (*sc_ckernel_fn)(const struct sc_cx *k, const struct sc_cargs *a, struct sc_tensor *out);

@@ -7,12 +7,12 @@
 /* The local row index i names, or -1 for a masked (zero) one. */
 static enum sc_status row_of(const struct sc_cx *k, const struct sc_cargs *a, double i, int64_t V, int64_t *out)
 {
-	const int64_t r = (int64_t)i - (a->has_start ? a->start : 0);
+	const int64_t r = (int64_t)i - a->start;
 	if (r >= 0 && r < V) {
 		*out = r;
 		return SC_OK;
 	}
-	if (a->has_start) {
+	if (a->st->start >= 0) {
 		*out = -1;
 		return SC_OK;
 	}

@@ -110,18 +110,17 @@ static enum sc_status run_step(const struct sc_spec *s, const struct sc_compute_
 	return SC_OK;
 }
 
-/* The dtype an op's result has: its operands' promotion (PyTorch's), the
- * cast's dtype, the weight's for embedding, the input's for layernorm. */
-static enum sc_dtype result_dtype(const struct sc_cenv *env, const struct sc_stmt *st)
+/* The dtype an op's result has: its operands' promotion (PyTorch's), or
+ * as its row in the op table says (the cast's dtype, an operand's). */
+static enum sc_dtype result_dtype(const struct sc_cop_def *def, const struct sc_cenv *env, const struct sc_stmt *st)
 {
-	if (st->op == SC_C_CAST)
+	const unsigned f = def ? def->flags : SC_COP_RES_A; /* a copy */
+	if (f & SC_COP_DTYPE)
 		return st->dtype;
-	if (st->op == SC_C_COPY || st->op == SC_C_PICK || st->op == SC_C_LAYERNORM)
+	if ((f & SC_COP_RES_A) || st->b < 0)
 		return env->dt[st->a];
-	if (st->op == SC_C_EMBEDDING)
+	if (f & SC_COP_RES_B)
 		return env->dt[st->b];
-	if (st->b < 0)
-		return env->dt[st->a];
 	/* a 0-d tensor does not promote a dimensioned one of the same category */
 	const int za = env->t[st->a][0].ndim == 0, zb = env->t[st->b][0].ndim == 0;
 	if (za != zb)
@@ -129,12 +128,12 @@ static enum sc_dtype result_dtype(const struct sc_cenv *env, const struct sc_stm
 	return promote(env->dt[st->a], env->dt[st->b]);
 }
 
-/* matmul, linear and layernorm take operands of one dtype, as ATen's
- * kernels check. */
-static enum sc_status same_dtype(const struct sc_spec *s, const struct sc_cenv *env, const struct sc_stmt *st,
-				 struct sc_err *e)
+/* Ops whose operands must have one dtype (matmul, linear, layernorm), as
+ * ATen's kernels check. */
+static enum sc_status same_dtype(const struct sc_spec *s, const struct sc_cop_def *def, const struct sc_cenv *env,
+				 const struct sc_stmt *st, struct sc_err *e)
 {
-	if (st->op != SC_C_MATMUL && st->op != SC_C_LINEAR && st->op != SC_C_LAYERNORM)
+	if (!def || !(def->flags & SC_COP_SAME))
 		return SC_OK;
 	const int args[3] = {st->a, st->b, st->c};
 	for (int i = 1; i < 3; i++)
@@ -150,8 +149,8 @@ static enum sc_status run_op(const struct sc_spec *s, const struct sc_compute_ca
 			     int reference, struct sc_cenv *env, const struct sc_stmt *st, struct sc_err *e)
 {
 	const struct sc_cop_def *def = sc_cop_get(st->op);
-	SC_CHECK(same_dtype(s, env, st, e));
-	struct sc_cx k = {reference, result_dtype(env, st), SC_F32, x->arena, e, st->line};
+	SC_CHECK(same_dtype(s, def, env, st, e));
+	struct sc_cx k = {reference, result_dtype(def, env, st), SC_F32, x->arena, e, st->line};
 	k.acc = k.d == SC_F64 ? SC_F64 : SC_F32;
 	if (st->when >= 0 && (!env->defined[st->dst] || env->dt[st->dst] != k.d))
 		return SC_ERR(e, SC_E_RUNTIME, "line %d: '%s' must have a value of the result's dtype (%s) on every rank before a statement with 'when'",
@@ -177,7 +176,7 @@ static enum sc_status run_op(const struct sc_spec *s, const struct sc_compute_ca
 			out[r] = env->t[st->a][r];
 			continue;
 		}
-		struct sc_cargs a = {st, {NULL, NULL, NULL}, st->scalar >= 0, 0, 1e-5, st->start >= 0, 0};
+		struct sc_cargs a = {st, {NULL, NULL, NULL}, 0, 1e-5, 0};
 		const int args[3] = {st->a, st->b, st->c};
 		for (int i = 0; i < 3; i++)
 			a.t[i] = args[i] >= 0 ? &env->t[args[i]][r] : NULL;

@@ -10,8 +10,8 @@
 #define RED (SC_COP_DIM | SC_COP_KEEPDIM)
 
 static const struct sc_cop_def table[] = {
-	{"matmul", SC_C_MATMUL, 2, 2, 0, sc_creduce_matmul, "matmul A B"},
-	{"linear", SC_C_LINEAR, 2, 3, 0, sc_creduce_linear, "linear A W [BIAS]"},
+	{"matmul", SC_C_MATMUL, 2, 2, SC_COP_SAME, sc_creduce_matmul, "matmul A B"},
+	{"linear", SC_C_LINEAR, 2, 3, SC_COP_SAME, sc_creduce_linear, "linear A W [BIAS]"},
 	{"add", SC_C_ADD, 1, 2, SC_COP_CONST_B, sc_celem_binary, "add A B|C"},
 	{"sub", SC_C_SUB, 1, 2, SC_COP_CONST_B, sc_celem_binary, "sub A B|C"},
 	{"mul", SC_C_MUL, 1, 2, SC_COP_CONST_B, sc_celem_binary, "mul A B|C"},
@@ -30,11 +30,11 @@ static const struct sc_cop_def table[] = {
 	{"mean", SC_C_MEAN, 1, 1, RED, sc_creduce_dim, "mean A dim=i [keepdim]"},
 	{"max", SC_C_MAX, 1, 1, RED, sc_creduce_dim, "max A dim=i [keepdim]"},
 	{"softmax", SC_C_SOFTMAX, 1, 1, SC_COP_DIM, sc_creduce_softmax, "softmax A dim=i"},
-	{"layernorm", SC_C_LAYERNORM, 1, 3, SC_COP_EPS, sc_creduce_layernorm, "layernorm A [W [B]] [eps=C]"},
+	{"layernorm", SC_C_LAYERNORM, 1, 3, SC_COP_EPS | SC_COP_SAME | SC_COP_RES_A, sc_creduce_layernorm, "layernorm A [W [B]] [eps=C]"},
 	{"rmsnorm", SC_C_RMSNORM, 1, 2, SC_COP_EPS, sc_creduce_rmsnorm, "rmsnorm A [W] [eps=C]"},
-	{"embedding", SC_C_EMBEDDING, 2, 2, SC_COP_INDEX0 | SC_COP_START, sc_clookup_embedding,
+	{"embedding", SC_C_EMBEDDING, 2, 2, SC_COP_INDEX0 | SC_COP_START | SC_COP_RES_B, sc_clookup_embedding,
 	 "embedding IDX W [start=E]"},
-	{"pick", SC_C_PICK, 2, 2, SC_COP_INDEX1 | SC_COP_START, sc_clookup_pick, "pick A IDX [start=E]"},
+	{"pick", SC_C_PICK, 2, 2, SC_COP_INDEX1 | SC_COP_START | SC_COP_RES_A, sc_clookup_pick, "pick A IDX [start=E]"},
 };
 
 const struct sc_cop_def *sc_cop_find(const char *kw)

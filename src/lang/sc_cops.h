@@ -18,6 +18,9 @@ enum sc_cop_flag {
 	SC_COP_START = 1u << 7,   /* start=E, optional */
 	SC_COP_INDEX0 = 1u << 8,  /* operand 0 is an index tensor */
 	SC_COP_INDEX1 = 1u << 9,  /* operand 1 is an index tensor */
+	SC_COP_RES_A = 1u << 10,  /* the result has operand 0's dtype (else: the operands' promotion; cast: its dtype) */
+	SC_COP_RES_B = 1u << 11,  /* the result has operand 1's dtype */
+	SC_COP_SAME = 1u << 12,   /* the operands must have one dtype (ATen's check) */
 };
 
 struct sc_cop_def {

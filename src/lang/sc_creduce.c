@@ -199,14 +199,15 @@ enum sc_status sc_creduce_softmax(const struct sc_cx *k, const struct sc_cargs *
 				E = fmax(E, x[q * g.inner].e);
 			}
 			double spread = 0; /* max |x_j - m| */
-			for (int64_t q = 0; q < g.K; q++) {
+			for (int64_t q = 0; q < g.K; q++) { /* each exp(x_j - m) kept in y_j.v until divided */
 				spread = fmax(spread, m - x[q * g.inner].v);
-				s = sc_cx_acc(k, s + sc_cx_acc(k, exp(sc_cx_acc(k, x[q * g.inner].v - m))));
+				y[q * g.inner].v = sc_cx_acc(k, exp(sc_cx_acc(k, x[q * g.inner].v - m)));
+				s = sc_cx_acc(k, s + y[q * g.inner].v);
 			}
 			const double grow = expm1(2 * E);
 			for (int64_t q = 0; q < g.K; q++) {
 				const double d = m - x[q * g.inner].v;
-				const double t = sc_cx_acc(k, exp(sc_cx_acc(k, -d)));
+				const double t = y[q * g.inner].v;
 				const double qv = sc_cx_acc(k, t / s);
 				const double rel = (d + spread) * u + 10 * u + gm;
 				const double ev = 1.01 * rel * fabs(qv);

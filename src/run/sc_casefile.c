@@ -545,7 +545,8 @@ static enum sc_status read_sizes(const char *path, struct record *r, struct sc_t
 		seen[d] = 1;
 	}
 	if (s[0]->ncounts && r->c.counts.P != sc_spec_counts_P(s[0], r->c.sizes, r->c.world))
-		FAIL_("%s:%d: no counts %s (NAME=a:b/c:d, world rows of world entries; a:b:c for micro-batches)", path, sl, s[0]->counts[0].name);
+		FAIL_("%s:%d: no counts %s (%s=%s)", path, sl, s[0]->counts[0].name, s[0]->counts[0].name,
+		      sc_spec_counts_form(s[0], 0));
 	for (int m = 0; m < s[0]->nmesh; m++)
 		if (!s[0]->mesh_fixed[m] && !seen[sc_spec_mesh_slot(s[0], m)])
 			FAIL_("%s:%d: no size for mesh dim '%s' (%s=N)", path, sl, s[0]->mesh_dim[m], s[0]->mesh_sym[m]);

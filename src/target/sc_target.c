@@ -313,7 +313,7 @@ enum sc_status sc_target_counts_parse(struct sc_target *t, struct sc_case *c, co
 			      SC_COUNTS_MAX_P);
 	const int vec = s[0]->counts[m].len_dim >= 0;
 	const int rows = vec ? 1 : P, cols = vec ? sc_spec_counts_len(s[0], m, c->sizes, P) : P;
-	if (vec && c->sizes[s[0]->counts[m].len_dim] != cols)
+	if (vec && (cols < 1 || c->sizes[s[0]->counts[m].len_dim] != cols))
 		return SC_ERR(e, SC_E_USAGE, "%s: give %s (at most %d) before it", name, s[0]->dim[s[0]->counts[m].len_dim],
 			      SC_COUNTS_MAX_LEN);
 	const char *q = text;
