@@ -48,6 +48,14 @@ for p in $saved; do
 done
 ls rep4/failures | grep -q tmp && bad "a temporary file was left half-written" || ok
 
+# a spec of the directory that no longer loads: the others are fuzzed, the
+# run exits 2 and says which file
+mkdir -p broken && cp "$tmp/good.sc" broken/ok.sc && printf 'dims s\ninput shard q\noutput shard s\n' >broken/bad.sc
+"$sc" fuzz broken --time 1 --seed 16 --report rep6 -q >out6 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "^ERROR broken/bad.sc did not load" out6 && grep -q "^fuzz done: [1-9][0-9]* cases.* 1 error;" out6 && ok ||
+	{ bad "a broken spec: exit $rc"; cat out6 >&2; }
+
 # SIGTERM: a clean stop with the report
 "$sc" fuzz --time 60 --seed 15 --report rep5 -q >out5 2>&1 &
 pid=$!

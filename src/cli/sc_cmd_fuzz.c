@@ -142,8 +142,13 @@ static int fuzz_setup(struct fuzz_run *f, int argc, char **argv)
 		fprintf(stderr, "shardcheck: nothing run\n");
 		return rc;
 	}
-	for (int i = 0; i < c->nbroken && i < SC_CLI_MAX_BROKEN; i++) /* the run goes on without them */
-		printf("WARN  %s did not load, left out: %s\n", c->broken[i].path, c->broken[i].msg);
+	/* the run goes on without them, and exits 2: a spec that stopped
+	 * loading must not drop out of a nightly job unnoticed */
+	for (int i = 0; i < c->nbroken && i < SC_CLI_MAX_BROKEN; i++)
+		printf("ERROR %s did not load, left out (the run goes on, then exits 2): %s\n", c->broken[i].path,
+		       c->broken[i].msg);
+	if (c->nbroken > SC_CLI_MAX_BROKEN)
+		printf("ERROR and %d more files that did not load\n", c->nbroken - SC_CLI_MAX_BROKEN);
 	for (int i = 0; i < na; i++) {
 		if (all[i].has_case)
 			sc_target_free(&all[i]);
@@ -193,6 +198,7 @@ static int fuzz_finish(struct fuzz_run *f, struct sc_result *res, int nres, int 
 			res[n] = *r;
 		n++;
 	}
+	errors += c->nbroken; /* files that did not load */
 	struct sc_report_meta meta = {SC_VERSION, c->co.seed, c->backend, full_argc, full_argv,
 				      fuzz_stop ? "stopped" : "complete"};
 	int code = errors ? 2 : (newf || still) ? 1 : 0;
@@ -287,6 +293,7 @@ const struct sc_cmd sc_cmd_fuzz = {
 	"SIGINT or SIGTERM stops it cleanly with the report written.\n"
 	"Default targets: builtin:all and every spec in CORPUS.\n"
 	"\n",
-	"exit: 0 nothing new and no earlier finding still failing, 1 otherwise, 2 error\n",
+	"exit: 0 nothing new and no earlier finding still failing, 1 otherwise, 2 an error (a spec\n"
+	"      of a directory that did not load counts: the others are fuzzed first)\n",
 	fuzz_main,
 };
