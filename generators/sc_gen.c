@@ -156,13 +156,22 @@ static int64_t granule(const struct dec *d, int dim, const int64_t *sizes, int w
 				g = k; /* (one world: the multiples nest) */
 			continue;
 		}
-		for (int k = 0; k < (s->ref_line ? 1 : 2); k++) {
-			const int64_t m = sc_layout_granule(s, k ? &s->out : &s->in, dim, sizes, world);
+		/* X's placements, or a compute spec's tensors over the dim */
+		const int nl = s->compute ? s->ntensors : s->ref_line ? 1 : 2;
+		for (int k = 0; k < nl; k++) {
+			const struct sc_tdecl *t = s->compute ? &s->tensors[k] : NULL;
+			int at = t ? -1 : dim; /* the dim's place in the placement's tensor */
+			for (int j = 0; t && j < t->ndims; j++)
+				if (t->dims[j] == dim)
+					at = j;
+			if (at < 0)
+				continue;
+			const int64_t m = sc_layout_granule(s, t ? &t->place : k ? &s->out : &s->in, at, sizes, world);
 			int64_t a = g, b = m; /* lcm */
 			while (b) {
-				const int64_t t = a % b;
+				const int64_t r = a % b;
 				a = b;
-				b = t;
+				b = r;
 			}
 			g = g / a * m;
 		}

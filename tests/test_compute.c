@@ -79,11 +79,13 @@ int main(int argc, char **argv)
 		{"corpus/vllm/row-parallel-bias-rank0.sc", 6, 0.1},
 		{"corpus/megatron/vocab-parallel-cross-entropy.sc", 6, 0.1},
 		{"corpus/megatron/sp-layernorm-wgrad-allreduce.sc", 6, 0.1},
+		{"corpus/nemo/sp-layernorm-wgrad-after-7199.sc", 6, 0.1},
 		{"corpus/megatron/qk-layernorm-wgrad-allreduce.sc", 6, 0.1},
 		{"corpus/transformers/gradient-accumulation-v4.46.0.sc", 6, 0.1},
 		{"corpus/yalis/rmsnorm-tp-after-36.sc", 6, 0.1},
 		{"tests/specs/compute/microbatch-wgrad.sc", 4, 0.3},
 		{"corpus/bigscience/alibi-tp-after-244.sc", 6, 0.1},
+		{"tests/specs/compute/mesh-placements.sc", 4, 0.3},
 	};
 	printf("correct programs, %ld cases per dtype: largest error/bound seen (must stay <= 1)\n", ncases);
 	for (size_t b = 0; b < sizeof bounded / sizeof bounded[0]; b++) {
@@ -137,15 +139,17 @@ int main(int argc, char **argv)
 					    "nvfuser/tp-mlp-seqpar-wrong-axis.sc", "slapo/seqpar-linear-rs-ag-wrong.sc",
 					    "../tests/specs/compute/when-mesh-wrong-dim.sc", "vllm/row-parallel-bias-every-rank.sc",
 					    "megatron/vocab-parallel-cross-entropy-local-max.sc",
-					    "megatron/sp-layernorm-wgrad-not-reduced.sc", "megatron/qk-layernorm-wgrad-not-reduced.sc",
+					    "nemo/sp-layernorm-wgrad-before-7199.sc", "megatron/qk-layernorm-wgrad-not-reduced.sc",
 					    "transformers/gradient-accumulation-v4.45.2.sc", "yalis/rmsnorm-tp-before-36.sc",
-					    "../tests/specs/compute/microbatch-wgrad-last-only.sc", "bigscience/alibi-tp-before-244.sc"};
+					    "../tests/specs/compute/microbatch-wgrad-last-only.sc", "bigscience/alibi-tp-before-244.sc",
+					    "../tests/specs/compute/mesh-placements-global-reduce.sc"};
 	/* the minimal cases of the micro-batch bugs: two micro-batches, the
 	 * fewest rows that tell them apart */
 	static const char *const minimal[][2] = {
 		{"transformers/gradient-accumulation-v4.45.2.sc", "world=1 g=2 n=3 v=2 N=1:2 "},
 		{"../tests/specs/compute/microbatch-wgrad-last-only.sc", "world=1 g=2 t=1 h=1 f=1 N=1:0 "},
 		{"bigscience/alibi-tp-before-244.sc", "world=2 b=1 h=2 s=1 t=2 d=1 "},
+		{"../tests/specs/compute/mesh-placements-global-reduce.sc", "world=2 D=2 T=1 b=2 k=1 n=1 "},
 	};
 	static const char *const right[] = {"nvfuser/tp-mlp-f32.sc", "slapo/seqpar-linear-rs-ag.sc",
 					    "../tests/specs/compute/when-mesh.sc"};

@@ -138,6 +138,12 @@ static const struct {
 	{"dims g n\nmicrobatches N[g] n 1..4\nmicrobatches M[g] n 1..4\n", "3:1", "duplicate 'microbatches'"},
 	{"dims g n\nmicrobatches N[g] n 1..4\ntensor z [n] shard n\n" M_REST, "2:14", "may not be sharded over it"},
 	{"dims g n\nmicrobatches N[g] n 1..4\ninput replicate\noutput replicate\n", "2:14", "microbatches are for compute specs"},
+	/* compute placements on a mesh: entries over the tensor's own dims */
+	{"dims b k\nmesh dp=D tp=T\ntensor x [b] tp:shard k\n", "3:23", "unknown dim 'k'"},
+	{"dims b k\nmesh dp=D tp=T\ntensor x [b, k] tp:partial max\n", "3:20", "partial sum only"},
+	{"dims b k\nmesh dp=D tp=T\ntensor x [b, k] tp:shard k chunk\n", "3:20", "sharded evenly"},
+	{"dims b k\nmesh dp=D tp=T\ntensor x [b, k] tp:shard k as k b\n", "3:17", "entries only"},
+	{"dims b k\nmesh dp=D tp=T\ntensor x [b, k] pp:shard k\n", "3:17", "pp"},
 	{M_HDR "y += q\n", "8:6", "unknown tensor 'q'"},
 	{M_HDR "x += x\n", "8:1", "'x' is an input tensor"},
 };

@@ -34,6 +34,26 @@ static double index_value(const struct sc_compute_case *c, int tensor, uint64_t 
 	return n > 0 ? (double)(h % (uint64_t)n) : 0;
 }
 
+/* Tensor placement l of a program's tensor (sizes ts) on rank: its index
+ * map (over the case's mesh in a mesh spec), and whether the rank holds
+ * zeros (a partial sum's summand other than the first). */
+static void place(const struct sc_spec *s, const struct sc_compute_case *c, const struct sc_layout *l,
+		  const int64_t *ts, int nd, int rank, struct sc_map *m, int *zero)
+{
+	if (!s->nmesh) {
+		sc_layout_map(l, ts, nd, c->world, rank, m);
+		*zero = l->kind == SC_PARTIAL && rank != 0;
+		return;
+	}
+	struct sc_mesh mesh;
+	const struct sc_layout_ctx lc = sc_layout_ctx_case(s, c->counts, c->sizes, c->world, &mesh);
+	sc_layout_map_in(l, &lc, ts, nd, c->world, rank, m);
+	*zero = 0;
+	for (int i = 0; i < l->nent; i++)
+		if (l->ent[i].kind == SC_PARTIAL && sc_mesh_group_index(&mesh, &l->ent[i].g, rank) != 0)
+			*zero = 1;
+}
+
 static enum sc_status fill_inputs(const struct sc_spec *s, const struct sc_compute_case *c, struct sc_exec *x,
 				  int reference, struct sc_cenv *env, struct sc_err *e)
 {
@@ -47,17 +67,21 @@ static enum sc_status fill_inputs(const struct sc_spec *s, const struct sc_compu
 			ts[k] = c->sizes[d->dims[k]];
 		for (int r = 0; r < x->nlocal; r++) {
 			const int rank = x->first + r;
-			struct sc_layout l = d->place;
-			if (reference)
-				l.kind = SC_REPLICATE;
 			struct sc_map m;
-			sc_layout_map(&l, ts, d->ndims, reference ? 1 : c->world, rank, &m);
+			int zero = 0; /* partial sum: the first rank of each partial group holds X, the others zeros */
+			if (reference) {
+				struct sc_layout l = d->place; /* the whole tensor */
+				l.kind = SC_REPLICATE;
+				l.nent = 0;
+				sc_layout_map(&l, ts, d->ndims, 1, rank, &m);
+			} else {
+				place(s, c, &d->place, ts, d->ndims, rank, &m, &zero);
+			}
 			struct sc_tensor *t = &env->t[i][r];
 			SC_CHECK(sc_tensor_empty(x->arena, m.lshape, m.lndim, 16, t, e));
 			struct sc_iter it;
 			sc_iter_init(&it, m.shape, m.stride, m.ndim, m.offset);
 			struct sc_pair *p = sc_cx_pairs(t);
-			const int zero = !reference && l.kind == SC_PARTIAL && rank != 0; /* partial sum: rank 0 holds X */
 			for (int64_t k = 0; k < sc_tensor_numel(t); k++) {
 				p[k].v = zero ? 0
 					 : d->index_dim >= 0 ? index_value(c, i, (uint64_t)it.off, c->sizes[d->index_dim])
@@ -387,7 +411,8 @@ enum sc_status sc_compute_compare(const struct sc_spec *s, const struct sc_compu
 	for (int r = 0; r < x->nlocal; r++) {
 		const int rank = x->first + r;
 		struct sc_map m;
-		sc_layout_map(&d->place, ts, d->ndims, c->world, rank, &m);
+		int zero;
+		place(s, c, &d->place, ts, d->ndims, rank, &m, &zero);
 		const struct sc_tensor *t = &penv->t[o][r];
 		int ok = t->ndim == m.lndim;
 		for (int k = 0; ok && k < m.lndim; k++)

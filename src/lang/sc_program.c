@@ -7,6 +7,7 @@
 
 #include "sc_cops.h"
 #include "sc_expr.h"
+#include "sc_layout.h"
 #include "sc_step.h"
 
 static int tensor_id(struct sc_spec *s, const char *name)
@@ -29,6 +30,51 @@ static enum sc_status new_tensor(struct sc_parse *p, const struct sc_tok *t, int
 	d->col = t->col;
 	d->index_dim = -1;
 	*out = s->ntensors++;
+	return SC_OK;
+}
+
+/* A mesh spec's placement of tensor d (`tp:shard v`, `dp:partial sum`,
+ * entries as X's in docs/language.md, "Meshes") at the cursor, up to an
+ * `index` suffix; its names are the tensor's own dims. */
+static enum sc_status mesh_place(struct sc_parse *p, struct sc_tdecl *d)
+{
+	struct sc_spec *s = p->s;
+	int cut = -1;
+	for (int i = p->pos; i < p->nt && cut < 0; i++)
+		if (p->t[i].kind == SC_T_NAME && strcmp(p->t[i].text, "index") == 0)
+			cut = i;
+	const struct sc_tok saved = cut >= 0 ? p->t[cut] : p->t[0];
+	const int col = sc_lex_peek(p)->col;
+	if (cut >= 0)
+		p->t[cut].kind = SC_T_END;
+	struct sc_layout_names pp;
+	enum sc_status st = sc_layout_parse(p, &d->place, &pp);
+	if (cut >= 0)
+		p->t[cut] = saved;
+	SC_CHECK(st);
+	if (pp.nnames || d->place.only1 || d->place.kind == SC_OPAQUE)
+		return sc_lex_err(p, col, "a compute tensor's placement takes entries only (no 'as', 'only' or 'shape')");
+	/* resolved against the tensor's dims: the spec's dims stand in for them meanwhile */
+	const int nd = s->ndims;
+	char names[SC_MAX_DIMS][SC_NAME_MAX];
+	memcpy(names, s->dim, sizeof names);
+	s->ndims = d->ndims;
+	for (int k = 0; k < d->ndims; k++)
+		memcpy(s->dim[k], names[d->dims[k]], SC_NAME_MAX);
+	pp.line = p->line;
+	st = sc_layout_resolve(p, &d->place, &pp, d->name);
+	s->ndims = nd;
+	memcpy(s->dim, names, sizeof names);
+	SC_CHECK(st);
+	for (int i = 0; i < d->place.nent; i++) {
+		const struct sc_place_entry *en = &d->place.ent[i];
+		if (en->kind == SC_PARTIAL && en->op != SC_SUM)
+			return sc_lex_err(p, en->col, "a compute tensor may be partial sum only");
+		if (en->kind == SC_SHARD && (en->rule != SC_RULE_EVEN || en->shard_ndims > 1))
+			return sc_lex_err(p, en->col, "a compute tensor is sharded evenly (shard DIM, one dim per entry)");
+		if (en->kind == SC_SHARD)
+			s->sharded_mask |= 1u << d->dims[en->shard_dim];
+	}
 	return SC_OK;
 }
 
@@ -75,7 +121,9 @@ enum sc_status sc_program_parse_tensor(struct sc_parse *p, int is_output)
 	struct sc_layout *l = &d->place;
 	memset(l, 0, sizeof *l);
 	l->shard_dim = -1;
-	if (t->kind == SC_T_NAME && strcmp(t->text, "shard") == 0) {
+	if (s->nmesh) {
+		SC_CHECK(mesh_place(p, d));
+	} else if (t->kind == SC_T_NAME && strcmp(t->text, "shard") == 0) {
 		p->pos++;
 		struct sc_tok *dn = sc_lex_peek(p);
 		int g = dn->kind == SC_T_NAME ? sc_lex_dim(s, dn->text) : -1;
