@@ -78,6 +78,7 @@ int main(int argc, char **argv)
 		{"tests/specs/compute/op-embedding-pick.sc", 4, 0.45},
 		{"corpus/vllm/row-parallel-bias-rank0.sc", 6, 0.1},
 		{"corpus/megatron/vocab-parallel-cross-entropy.sc", 6, 0.1},
+		{"corpus/megatron/vocab-parallel-cross-entropy-after-5128.sc", 6, 0.1},
 		{"corpus/megatron/sp-layernorm-wgrad-allreduce.sc", 6, 0.1},
 		{"corpus/nemo/sp-layernorm-wgrad-after-7199.sc", 6, 0.1},
 		{"corpus/megatron/qk-layernorm-wgrad-allreduce.sc", 6, 0.1},
@@ -138,7 +139,7 @@ int main(int argc, char **argv)
 	static const char *const wrong[] = {"nvfuser/tp-mlp-bias-before-allreduce.sc", "nvfuser/tp-mlp-w1-wrong-dim.sc",
 					    "nvfuser/tp-mlp-seqpar-wrong-axis.sc", "slapo/seqpar-linear-rs-ag-wrong.sc",
 					    "../tests/specs/compute/when-mesh-wrong-dim.sc", "vllm/row-parallel-bias-every-rank.sc",
-					    "megatron/vocab-parallel-cross-entropy-local-max.sc",
+					    "megatron/vocab-parallel-cross-entropy-before-5128.sc",
 					    "nemo/sp-layernorm-wgrad-before-7199.sc", "megatron/qk-layernorm-wgrad-not-reduced.sc",
 					    "transformers/gradient-accumulation-v4.45.2.sc", "yalis/rmsnorm-tp-before-36.sc",
 					    "../tests/specs/compute/microbatch-wgrad-last-only.sc", "bigscience/alibi-tp-before-244.sc",
@@ -150,6 +151,7 @@ int main(int argc, char **argv)
 		{"../tests/specs/compute/microbatch-wgrad-last-only.sc", "world=1 g=2 t=1 h=1 f=1 N=1:0 "},
 		{"bigscience/alibi-tp-before-244.sc", "world=2 b=1 h=2 s=1 t=2 d=1 "},
 		{"../tests/specs/compute/mesh-placements-global-reduce.sc", "world=2 D=2 T=1 b=2 k=1 n=1 "},
+		{"megatron/vocab-parallel-cross-entropy-before-5128.sc", "world=2 D=2 T=1 s=1 b=1 v=2 "},
 	};
 	static const char *const right[] = {"nvfuser/tp-mlp-f32.sc", "slapo/seqpar-linear-rs-ag.sc",
 					    "../tests/specs/compute/when-mesh.sc"};
