@@ -5,7 +5,8 @@
  * (prog.npy, prog_e.npy). Prints "ok" or "runtime: MESSAGE" (a failure of
  * the case, as PyTorch would raise). The PyTorch differential test of the
  * compute ops (test_torch_compute.py) reads them.
- * Usage: sc_computedump SPEC DTYPE SEED OUTDIR SIZE... */
+ * Usage: sc_computedump SPEC DTYPE SEED OUTDIR SIZE... [counts=a:b:...]
+ * (a spec with micro-batches: their rows; the split dim's size is their sum). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,12 +55,29 @@ int main(int argc, char **argv)
 	int64_t sizes[SC_MAX_DIMS] = {0};
 	for (int d = 0; d < s->ndims && 5 + d < argc; d++)
 		sizes[d] = atoll(argv[5 + d]);
+	/* micro-batches: counts=a:b:... after the sizes, the split dim their sum */
+	struct sc_countv cv;
+	memset(&cv, 0, sizeof cv);
+	const int mb = sc_spec_micro(s);
+	if (mb >= 0 && argc > 5 + s->ndims && strncmp(argv[5 + s->ndims], "counts=", 7) == 0) {
+		cv.P = 1;
+		const char *q = argv[5 + s->ndims] + 7;
+		for (int i = 0; *q && i < SC_COUNTS_MAX_LEN; i++) {
+			char *end;
+			cv.v[mb][i] = (int32_t)strtol(q, &end, 10);
+			q = *end == ':' ? end + 1 : end;
+		}
+		int64_t sum = 0;
+		for (int i = 0; i < sc_spec_counts_len(s, mb, sizes, 1); i++)
+			sum += cv.v[mb][i];
+		sizes[s->counts[mb].sum_dim] = sum;
+	}
 	const char *dir = argv[4];
 	struct sc_backend *be;
 	sc_backend_sim_open(&be, NULL);
 	struct sc_ctx *ctx = sc_ctx_new(be, 0);
 	sc_ctx_begin(ctx, 0, 0);
-	const struct sc_compute_case cc = {1, sizes, dt, strtoull(argv[3], NULL, 10), NULL};
+	const struct sc_compute_case cc = {1, sizes, dt, strtoull(argv[3], NULL, 10), cv.P ? &cv : NULL};
 	struct sc_cenv penv, renv;
 	struct sc_exec *x = &ctx->x, *rx = &ctx->rx;
 	x->world = 1;

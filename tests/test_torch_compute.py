@@ -735,6 +735,108 @@ def check_program(sc, p, tmp, stats):
             return
 
 
+# ---- micro-batches ----
+
+MB_BODY = ("linear", "gelu", "exp", "softmax", "layernorm", "none")
+
+
+def micro_program(rng):
+    """A random micro-batch program: per micro-batch k, a row-wise op on its
+    rows of x [n, h], a reduction over its tokens (sum, or mean when no
+    micro-batch is empty), a per-micro-batch factor, accumulated with +=.
+    Returns (spec, counts, sizes, dtype, seed, plan)."""
+    g = rng.randint(1, 4)
+    lo = rng.choice([0, 1])
+    counts = [rng.randint(lo, 4) for _ in range(g)]
+    h, o = rng.randint(1, 5), rng.randint(1, 4)
+    body = rng.choice(MB_BODY)
+    red = "mean" if lo == 1 and rng.random() < 0.5 else "sum"
+    factor = rng.choice(["", "1/N(k)" if lo == 1 else "k+1", "k+1", "1/g"])
+    tail = rng.random() < 0.5
+    dtype = rng.choice(list(DTYPES))
+    seed = rng.randrange(1 << 32)
+    lines = ["dims g n h o", f"microbatches N[g] n {lo}..4", "tensor x [n, h] replicate",
+             "tensor w [o, h] replicate", "output y [%s] replicate" % ("o" if body == "linear" else "h"),
+             "", "reference", "t = sum x dim=0", "y = t" if body != "linear" else "y = linear t w", "",
+             "program", "microbatch k"]
+    lines.append({"linear": "  t = linear x w", "gelu": "  t = gelu x tanh", "exp": "  t = exp x",
+                  "softmax": "  t = softmax x dim=-1", "layernorm": "  t = layernorm x", "none": "  t = x"}[body])
+    lines.append(f"  a = {red} t dim=0")
+    if factor:
+        lines.append(f"  a = scale a {factor}")
+    lines.append("  acc += a")
+    lines.append("end")
+    lines.append("y = scale acc 1/g" if tail else "y = acc")
+    plan = dict(g=g, counts=counts, body=body, red=red, factor=factor, tail=tail)
+    return "\n".join(lines) + "\n", counts, [g, sum(counts), h, o], dtype, seed, plan
+
+
+def micro_torch(plan, x, w, exact, dtype):
+    """The same loop in torch: torch.split by the counts, += into acc."""
+    dt = torch.float64 if exact else DTYPES[dtype]
+    x, w = torch.from_numpy(x).to(dt), torch.from_numpy(w).to(dt)
+    acc = None
+    for k, part in enumerate(torch.split(x, plan["counts"], dim=0)):
+        t = {"linear": lambda: torch.nn.functional.linear(part, w),
+             "gelu": lambda: torch.nn.functional.gelu(part, approximate="tanh"),
+             "exp": lambda: torch.exp(part), "softmax": lambda: torch.softmax(part, dim=-1),
+             "layernorm": lambda: torch.nn.functional.layer_norm(part, part.shape[-1:]),
+             "none": lambda: part}[plan["body"]]()
+        a = t.mean(dim=0) if plan["red"] == "mean" else t.sum(dim=0)
+        f = plan["factor"]
+        if f:
+            a = a * (1 / plan["counts"][k] if f == "1/N(k)" else k + 1 if f == "k+1" else 1 / plan["g"])
+        acc = a if acc is None else acc + a
+    return acc * (1 / plan["g"]) if plan["tail"] else acc
+
+
+def check_microbatches(sc, rng, n, tmp):
+    """n random micro-batch programs: shardcheck's program against the same
+    loop in torch (float64: |prog - T64| within prog's bound; f32 and f64:
+    torch's own result within it too). Returns the number of failures."""
+    fails, worst_own = 0, 0.0
+    for _ in range(n):
+        spec, counts, sizes, dtype, seed, plan = micro_program(rng)
+        for f in os.listdir(tmp):
+            os.remove(os.path.join(tmp, f))
+        path = os.path.join(tmp, "m.sc")
+        with open(path, "w") as fh:
+            fh.write(spec)
+        cnt = "counts=" + ":".join(map(str, counts))
+        r = subprocess.run([sc, path, dtype, str(seed), tmp] + [str(v) for v in sizes] + [cnt],
+                           capture_output=True, text=True)
+        out = (r.stdout + r.stderr).strip()
+        if r.returncode != 0 or out != "ok":
+            fails += 1
+            print(f"FAILED: micro-batches {cnt} {dtype} seed={seed}: sc_computedump: {out}\n{spec}")
+            continue
+        arr = {f[:-4]: np.load(os.path.join(tmp, f)) for f in os.listdir(tmp) if f.endswith(".npy")}
+        t64 = micro_torch(plan, arr["x"], arr["w"], True, dtype).numpy()
+        prog, bound = arr["prog"], arr["prog_e"]
+        if t64.shape != prog.shape:
+            fails += 1
+            print(f"FAILED: micro-batches {cnt}: shapes torch {list(t64.shape)}, shardcheck {list(prog.shape)}\n{spec}")
+            continue
+        slack = 1e-12 + 1e-12 * np.abs(t64)  # torch's own f64 rounding
+        r_own, i = worst(np.abs(prog - t64), bound + slack)
+        worst_own = max(worst_own, r_own)
+        if not r_own <= 1:
+            fails += 1
+            print(f"FAILED: micro-batches {cnt} {dtype} seed={seed}: prog{list(i)} = {prog[i]!r}, torch "
+                  f"float64 {t64[i]!r}, bound {bound[i]:.4g} (ratio {r_own:.4g})\n{spec}")
+            continue
+        if dtype in ("f32", "f64"):
+            tdt = micro_torch(plan, arr["x"], arr["w"], False, dtype).double().numpy()
+            r_t, i = worst(np.abs(tdt - t64), bound + slack)
+            if not r_t <= 1:
+                fails += 1
+                print(f"FAILED: micro-batches {cnt} {dtype} seed={seed}: torch {dtype} {tdt[i]!r}, float64 "
+                      f"{t64[i]!r}, outside the bound {bound[i]:.4g} (ratio {r_t:.4g})\n{spec}")
+    print(f"micro-batches: {n} programs against torch.split loops, {fails} failures; worst |prog - torch f64| / "
+          f"bound {worst_own:.3f}")
+    return fails
+
+
 def table(stats):
     dts = list(DTYPES)
     print(f"{'max |T-ref|/bound':<18}" + "".join(f"{d:>7}" for d in dts) + f"{'own':>7}{'n':>6}")
@@ -762,7 +864,9 @@ def main():
     print(f"torch_compute: {n} programs ({stats.prefixes} prefixes, {stats.skipped} without a torch CPU kernel "
           f"for their dtype), {fl['semantics']} semantic mismatches, {fl['torch']} bound violations (torch), "
           f"{fl['shardcheck']} (shardcheck)")
-    return 1 if sum(fl.values()) or (n >= 100 and missing) else 0
+    with tempfile.TemporaryDirectory() as tmp:
+        mfails = check_microbatches(sc, rng, max(20, n // 5), tmp)
+    return 1 if sum(fl.values()) or mfails or (n >= 100 and missing) else 0
 
 
 if __name__ == "__main__":

@@ -51,7 +51,7 @@ enum sc_status sc_celem_op2(const struct sc_cx *k, enum sc_cop op, const struct 
 			return sc_cx_err(k, "The size of tensor a (%lld) must match the size of tensor b (%lld) at non-singleton dimension %d (shapes %s and %s)",
 					 (long long)da, (long long)db, i, x1, x2);
 		}
-		shape[i] = da > db ? da : db;
+		shape[i] = da == 1 ? db : da; /* (a 1 broadcasts to 0 rows as well) */
 		sa[i] = (ia >= 0 && da > 1) ? ca[ia] : 0;
 		sb[i] = (ib >= 0 && db > 1) ? cb[ib] : 0;
 	}
