@@ -144,6 +144,7 @@ static const struct {
 	{"dims b k\nmesh dp=D tp=T\ntensor x [b, k] tp:shard k chunk\n", "3:20", "sharded evenly"},
 	{"dims b k\nmesh dp=D tp=T\ntensor x [b, k] tp:shard k as k b\n", "3:17", "entries only"},
 	{"dims b k\nmesh dp=D tp=T\ntensor x [b, k] pp:shard k\n", "3:17", "pp"},
+	{M_HDR "microbatch k\ny = x\ny: narrow 0 0 k\nend\n", "10:15", "unknown name 'k'"},
 	{M_HDR "y += q\n", "8:6", "unknown tensor 'q'"},
 	{M_HDR "x += x\n", "8:1", "'x' is an input tensor"},
 };

@@ -406,6 +406,7 @@ enum sc_status sc_program_parse_stmt(struct sc_parse *p, int block, const char *
 				return sc_lex_err(p, p->t[i].col, "a step runs on every rank: 'when' is for compute statements");
 		char rest[4096];
 		snprintf(rest, sizeof rest, "%*s%s", (int)(colon + 1 - line), "", colon + 1);
+		p->bound[SC_VAR_K] = NULL; /* a step's sizes are the whole case's: no micro-batch index */
 		SC_CHECK(sc_lex_tokenize(p, rest));
 		if (p->nt == 0 || p->t[0].kind != SC_T_NAME)
 			return sc_lex_err(p, (int)(colon - line) + 2, "expected a step after ':'");
