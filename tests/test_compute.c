@@ -77,6 +77,7 @@ int main(int argc, char **argv)
 		{"tests/specs/compute/op-rmsnorm.sc", 4, 0.3},
 		{"tests/specs/compute/op-embedding-pick.sc", 4, 0.45},
 		{"corpus/vllm/row-parallel-bias-rank0.sc", 6, 0.1},
+		{"corpus/minivllm/row-parallel-linear-bias-pr81.sc", 6, 0.1},
 		{"corpus/megatron/vocab-parallel-cross-entropy.sc", 6, 0.1},
 		{"corpus/megatron/vocab-parallel-cross-entropy-after-5128.sc", 6, 0.1},
 		{"corpus/megatron/sp-layernorm-wgrad-allreduce.sc", 6, 0.1},
@@ -138,7 +139,7 @@ int main(int argc, char **argv)
 	/* every wrong variant is caught */
 	static const char *const wrong[] = {"nvfuser/tp-mlp-bias-before-allreduce.sc", "nvfuser/tp-mlp-w1-wrong-dim.sc",
 					    "nvfuser/tp-mlp-seqpar-wrong-axis.sc", "slapo/seqpar-linear-rs-ag-wrong.sc",
-					    "../tests/specs/compute/when-mesh-wrong-dim.sc", "vllm/row-parallel-bias-every-rank.sc",
+					    "../tests/specs/compute/when-mesh-wrong-dim.sc", "minivllm/row-parallel-linear-bias-e5c02ffb.sc",
 					    "megatron/vocab-parallel-cross-entropy-before-5128.sc",
 					    "nemo/sp-layernorm-wgrad-before-7199.sc", "megatron/qk-layernorm-wgrad-not-reduced.sc",
 					    "transformers/gradient-accumulation-v4.45.2.sc", "yalis/rmsnorm-tp-before-36.sc",
