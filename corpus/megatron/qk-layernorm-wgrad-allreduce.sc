@@ -26,8 +26,8 @@
 # megatron/core/transformer/attention.py L375-387: self.q_layernorm =
 # build_module(submodules.q_layernorm, hidden_size=self.hidden_size_per_attention_head, ...).
 # At HEAD (d98e8a64, _allreduce_non_tensor_model_parallel_grads L452-453)
-# the same selection by name still SUM-reduces them. The version without
-# the reduction is qk-layernorm-wgrad-not-reduced.sc.
+# the same selection by name still SUM-reduces them. A per-head norm the
+# selection misses is gdn-out-norm-wgrad-not-reduced.sc.
 pipeline megatron-qk-layernorm-wgrad-allreduce
 dims s n d
 tensor q [s, n, d] shard n

@@ -262,20 +262,32 @@ enum sc_status sc_prov_repad(struct sc_exec *x, void *const *mx, void *const *mn
 	return prov_map(x, mx, NULL, count, repad_fn, mn, e);
 }
 
+enum sc_status sc_interp_scratch(enum sc_scratch k, struct sc_exec **out, struct sc_err *e)
+{
+	/* per thread, allocated on first use: a struct sc_exec in static TLS
+	 * would make every thread's start clear it (plugin ranks are threads) */
+	static _Thread_local struct sc_exec *slot[SC_SCRATCH_COUNT];
+	if (!slot[k] && !(slot[k] = malloc(sizeof *slot[k])))
+		return SC_ERR(e, SC_E_NOMEM, "out of memory");
+	*out = slot[k];
+	return SC_OK;
+}
+
 /* A local step on ranks whose shapes differ runs on each rank alone, so
  * that every shape it computes (flatten, reshape's -1, squeeze, chunk)
  * is that rank's own. */
 static enum sc_status exec_per_rank(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
 				    const int64_t *sizes, struct sc_err *e)
 {
-	static _Thread_local struct sc_exec one;
+	struct sc_exec *one = NULL;
+	SC_CHECK(sc_interp_scratch(SC_SCRATCH_PER_RANK, &one, e));
 	for (int r = 0; r < x->nlocal; r++) {
-		memcpy(&one, x, offsetof(struct sc_exec, t));
-		one.first = x->first + r;
-		one.nlocal = 1;
-		one.t[0] = x->t[r];
-		SC_CHECK(st->def->exec(&one, s, st, sizes, e));
-		x->t[r] = one.t[0];
+		memcpy(one, x, offsetof(struct sc_exec, t));
+		one->first = x->first + r;
+		one->nlocal = 1;
+		one->t[0] = x->t[r];
+		SC_CHECK(st->def->exec(one, s, st, sizes, e));
+		x->t[r] = one->t[0];
 	}
 	return SC_OK;
 }
@@ -343,7 +355,8 @@ static enum sc_status exec_grouped(struct sc_exec *x, const struct sc_spec *s, c
 				   const int64_t *sizes, struct sc_err *e)
 {
 	static _Thread_local struct sc_groups gs;
-	static _Thread_local struct sc_exec one;
+	struct sc_exec *one = NULL;
+	SC_CHECK(sc_interp_scratch(SC_SCRATCH_GROUPED, &one, e));
 	const struct sc_mesh m = sc_spec_mesh(s, sizes, x->world);
 	sc_mesh_groups(&m, &st->group, &gs);
 	for (int g = 0; g < gs.n; g++) {
@@ -362,18 +375,18 @@ static enum sc_status exec_grouped(struct sc_exec *x, const struct sc_spec *s, c
 				return SC_ERR(e, SC_E_INTERNAL, "group %d: the ranks held here are not consecutive in it", g);
 		struct sc_backend *sub;
 		SC_CHECK(sc_backend_group(x->be, &gs, g, &sub, e));
-		memcpy(&one, x, offsetof(struct sc_exec, t));
-		one.be = sub;
-		one.world = gs.size;
-		one.first = lo;
-		one.nlocal = n;
-		one.ranks = mem;
-		one.all = x->world;
+		memcpy(one, x, offsetof(struct sc_exec, t));
+		one->be = sub;
+		one->world = gs.size;
+		one->first = lo;
+		one->nlocal = n;
+		one->ranks = mem;
+		one->all = x->world;
 		for (int i = 0; i < n; i++)
-			one.t[i] = x->t[mem[lo + i] - x->first];
-		enum sc_status rc = exec_body(&one, s, st, sizes, e);
+			one->t[i] = x->t[mem[lo + i] - x->first];
+		enum sc_status rc = exec_body(one, s, st, sizes, e);
 		for (int i = 0; i < n; i++)
-			x->t[mem[lo + i] - x->first] = one.t[i];
+			x->t[mem[lo + i] - x->first] = one->t[i];
 		SC_CHECK(rc);
 	}
 	return SC_OK;

@@ -104,4 +104,9 @@ struct sc_tensor *sc_interp_named(struct sc_exec *x, int name, int r);
 /* t.narrow(dim, start, len), a view. */
 void sc_interp_narrow(struct sc_tensor *t, int dim, int64_t start, int64_t len);
 
+/* Scratch execution contexts, one of each kind per thread (the step runs
+ * inside one may use another kind, never its own). */
+enum sc_scratch { SC_SCRATCH_PER_RANK, SC_SCRATCH_GROUPED, SC_SCRATCH_REFERENCE, SC_SCRATCH_COUNT };
+enum sc_status sc_interp_scratch(enum sc_scratch k, struct sc_exec **out, struct sc_err *e);
+
 #endif

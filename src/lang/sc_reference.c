@@ -4,41 +4,43 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "sc_interp.h"
 #include "sc_step.h"
 
 enum sc_status sc_reference_run(struct sc_arena *a, const struct sc_spec *s, const int64_t *sizes, int world,
 				const struct sc_countv *counts, struct sc_tensor *y, struct sc_err *e)
 {
-	static _Thread_local struct sc_exec x;
-	memset(&x, 0, offsetof(struct sc_exec, t));
-	x.arena = a;
-	x.world = world;
-	x.first = 0;
-	x.nlocal = 1;
-	x.prov = 1;
-	x.ref = 1;
-	x.counts = counts;
-	x.pads = s->pads;
+	struct sc_exec *x = NULL;
+	SC_CHECK(sc_interp_scratch(SC_SCRATCH_REFERENCE, &x, e));
+	memset(x, 0, offsetof(struct sc_exec, t));
+	x->arena = a;
+	x->world = world;
+	x->first = 0;
+	x->nlocal = 1;
+	x->prov = 1;
+	x->ref = 1;
+	x->counts = counts;
+	x->pads = s->pads;
 	const int use_dm = a->use_dm; /* the reference lives on the host */
 	a->use_dm = 0;
-	enum sc_status rc = sc_tensor_empty(a, sizes, s->ndims, 8, &x.t[0], e);
+	enum sc_status rc = sc_tensor_empty(a, sizes, s->ndims, 8, &x->t[0], e);
 	if (rc == SC_OK) { /* X: each element its global index */
-		uint64_t *g = (uint64_t *)(void *)x.t[0].buf->data;
-		const int64_t n = sc_tensor_numel(&x.t[0]);
+		uint64_t *g = (uint64_t *)(void *)x->t[0].buf->data;
+		const int64_t n = sc_tensor_numel(&x->t[0]);
 		for (int64_t i = 0; i < n; i++)
 			g[i] = (uint64_t)i;
 	}
 	for (int i = 0; rc == SC_OK && i < s->nrsteps; i++)
-		rc = s->rsteps[i].def->exec(&x, s, &s->rsteps[i], sizes, e);
-	if (rc == SC_OK && x.t[0].ndim != s->ndims) {
+		rc = s->rsteps[i].def->exec(x, s, &s->rsteps[i], sizes, e);
+	if (rc == SC_OK && x->t[0].ndim != s->ndims) {
 		char b[160];
-		sc_shape_format(x.t[0].shape, x.t[0].ndim, b, sizeof b);
+		sc_shape_format(x->t[0].shape, x->t[0].ndim, b, sizeof b);
 		rc = SC_ERR(e, SC_E_RUNTIME, "the reference gives Y of shape %s: it must keep X's %d dims", b, s->ndims);
 	}
 	if (rc == SC_OK)
-		rc = sc_interp_contiguous(&x, &x.t[0], e);
+		rc = sc_interp_contiguous(x, &x->t[0], e);
 	a->use_dm = use_dm;
 	if (rc == SC_OK)
-		*y = x.t[0];
+		*y = x->t[0];
 	return rc;
 }
