@@ -82,6 +82,7 @@ int main(int argc, char **argv)
 		{"corpus/megatron/vocab-parallel-cross-entropy-after-5128.sc", 6, 0.1},
 		{"corpus/megatron/sp-layernorm-wgrad-allreduce.sc", 6, 0.1},
 		{"corpus/nemo/sp-layernorm-wgrad-after-7199.sc", 6, 0.1},
+		{"corpus/megatron/sp-rmsnorm-wgrad-allreduce.sc", 6, 0.1},
 		{"corpus/megatron/qk-layernorm-wgrad-allreduce.sc", 6, 0.1},
 		{"corpus/megatron/gdn-out-norm-wgrad-allreduce.sc", 6, 0.1},
 		{"corpus/transformers/gradient-accumulation-v4.46.0.sc", 6, 0.1},
@@ -142,7 +143,7 @@ int main(int argc, char **argv)
 					    "nvfuser/tp-mlp-seqpar-wrong-axis.sc", "slapo/seqpar-linear-rs-ag-wrong.sc",
 					    "../tests/specs/compute/when-mesh-wrong-dim.sc", "minivllm/row-parallel-linear-bias-e5c02ffb.sc",
 					    "megatron/vocab-parallel-cross-entropy-before-5128.sc",
-					    "nemo/sp-layernorm-wgrad-before-7199.sc", "megatron/gdn-out-norm-wgrad-not-reduced.sc",
+					    "nemo/sp-layernorm-wgrad-before-7199.sc", "nemo/sp-rmsnorm-wgrad-994c9cd6.sc", "megatron/gdn-out-norm-wgrad-not-reduced.sc",
 					    "transformers/gradient-accumulation-v4.45.2.sc", "yalis/rmsnorm-tp-before-36.sc",
 					    "../tests/specs/compute/microbatch-wgrad-last-only.sc", "bigscience/alibi-tp-before-244.sc",
 					    "../tests/specs/compute/mesh-placements-global-reduce.sc"};
