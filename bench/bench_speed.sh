@@ -3,7 +3,10 @@
 #  1. the default `check builtin:all corpus/` (one process), cases/s of this
 #     build against a baseline version built beside it (BASE, a git ref);
 #  2. `check --jobs N` against `--jobs 1` on the cores of this machine;
-#  3. `gate` on the example plugin against the same transform as a spec.
+#  3. `gate` on the example plugin against the same transform as a spec;
+#  4. start-up (`shardcheck --version`) against the baseline, and whether
+#     the binary links Open MPI, CUDA or NCCL at load time;
+#  5. `check builtin:all` on emu against sim, this build and the baseline.
 # Usage: bench/bench_speed.sh [BASE [RUNS]]   (from the repository root,
 # after scripts/test.sh built build/; BASE default 5c3bc61, RUNS default 3)
 # Each figure is the median over RUNS runs, the two builds taking turns;
@@ -63,4 +66,26 @@ if os.path.exists(plugin):
           f"{sa:8.0f} cases/s: the spec is {sa / ga:.1f}x faster")
 else:
     print("3. gate: skipped (build/examples/libheads_to_seq.so not built)")
+
+def startup(binary, n=60):
+    ts = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        subprocess.run([binary, "--version"], stdout=subprocess.DEVNULL)
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts)
+
+def links(binary):
+    out = subprocess.run(["ldd", binary], capture_output=True, text=True).stdout
+    return [n for n in ("libmpi", "libcudart", "libnccl") if n + "." in out] or ["none of them"]
+
+sa, sb = startup(sc), startup(base)
+print(f"4. start-up: {sa * 1e3:.2f} ms against {sb * 1e3:.2f} ms: {sb / sa:.1f}x; the binary links "
+      f"{', '.join(links(sc))} (the baseline: {', '.join(links(base))})")
+
+b = ["check", "builtin:all", "--cases", "300", "--seed", "3", "-q"]
+ea, _, es, _ = median_pair(lambda: run(sc, b + ["--backend", "emu"], jobs=1), lambda: run(sc, b, jobs=1))
+eb, _, esb, _ = median_pair(lambda: run(base, b + ["--backend", "emu"]), lambda: run(base, b))
+print(f"5. emu: {ea:8.0f} cases/s, {es / ea:.1f}x slower than sim ({es:.0f} cases/s); the baseline's emu "
+      f"{eb:8.0f} cases/s, {esb / eb:.1f}x slower than its sim: emu {ea / eb:.1f}x faster")
 PY

@@ -24,6 +24,17 @@ expect_rc 2 "unknown property" "$sc" check --property nope
 expect_rc 2 "unavailable backend" "$sc" check --backend nccl builtin:all_gather
 expect_grep "unavailable" "$tmp/err" "unavailable backend message"
 expect_rc 2 "missing file" "$sc" check does/not/exist.sc
+# the binary alone, without the libraries of its optional parts (Open MPI,
+# CUDA, NCCL): it links none of them, starts, runs sim, and says why mpi
+# is unavailable
+mkdir -p "$tmp/alone" && cp "$sc" "$tmp/alone/shardcheck"
+if ldd "$sc" | grep -qE 'lib(mpi|cudart|nccl)\.'; then bad "the binary links an optional part's library"; else ok; fi
+expect_rc 0 "alone: sim" "$tmp/alone/shardcheck" check builtin:all_gather --cases 50 -q
+if ls "$(dirname "$sc")"/libshardcheck_mpi.so >/dev/null 2>&1; then
+	LD_LIBRARY_PATH= expect_rc 2 "alone: mpi" "$tmp/alone/shardcheck" check --backend mpi builtin:all_gather
+	expect_grep "backend 'mpi' is unavailable: libshardcheck_mpi.so is not next to the shardcheck binary" "$tmp/err" \
+		"alone: why mpi is unavailable"
+fi
 # a case over --case-memory: eval says so and exits 2 (--dump once crashed here)
 printf 'dims a b\ninput replicate\noutput replicate\ncontiguous\n' > "$tmp/big.sc"
 expect_rc 2 "eval over --case-memory" "$sc" eval "$tmp/big.sc" --world 1 --sizes a=70000,b=70000

@@ -288,9 +288,9 @@ static const struct sc_backend_ops mpi_ops = {
 	.group = mpi_group,
 };
 
-int sc_backend_mpi_available(void) { return 1; }
+int sc_backend_mpi_available_impl(void) { return 1; }
 
-enum sc_status sc_backend_mpi_open(struct sc_backend **out, struct sc_err *e)
+enum sc_status sc_backend_mpi_open_impl(struct sc_backend **out, struct sc_err *e)
 {
 	struct sc_backend *be = calloc(1, sizeof *be);
 	struct mpi_impl *m = calloc(1, sizeof *m);

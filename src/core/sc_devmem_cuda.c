@@ -292,7 +292,7 @@ static const struct sc_devmem_ops cu_ops = {
 	.strerror = cu_strerror,
 };
 
-enum sc_status sc_devmem_cuda_open(struct sc_devmem **out, int device_base, int *ndevices,
+enum sc_status sc_devmem_cuda_open_impl(struct sc_devmem **out, int device_base, int *ndevices,
 				   struct sc_err *e)
 {
 	int n = 0;
@@ -335,9 +335,9 @@ enum sc_status sc_devmem_cuda_open(struct sc_devmem **out, int device_base, int 
 	return SC_OK;
 }
 
-int sc_devmem_cuda_compiled(void) { return 1; }
 
-int sc_devmem_cuda_devices(char *why, size_t n)
+
+int sc_devmem_cuda_devices_impl(char *why, size_t n)
 {
 	int count = 0;
 	cudaError_t err = cudaGetDeviceCount(&count);
@@ -349,7 +349,7 @@ int sc_devmem_cuda_devices(char *why, size_t n)
 	return count;
 }
 
-void *sc_devmem_cuda_stream(struct sc_devmem *dm, int rank, int *device)
+void *sc_devmem_cuda_stream_impl(struct sc_devmem *dm, int rank, int *device)
 {
 	struct cu *c = C(dm);
 	*device = dev_of(c, rank);

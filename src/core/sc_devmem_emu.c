@@ -1,26 +1,35 @@
 /* sc_devmem_emu: device memory emulated on the CPU, for testing the device
  * path where there is no GPU.
  *
- * Each allocation is its own PROT_NONE mapping, opened only for the span of
- * a device operation, so host code that reads or writes a device buffer
- * directly faults at once. Every operation checks that its buffers belong
+ * Device memory is one memory file mapped twice, once: the device
+ * pointers point into a PROT_NONE view, so host code that reads or writes
+ * a device buffer directly faults at once, and the emulated kernels work
+ * through a second, writable view of the same pages. Allocations are laid
+ * end to end in the file (page-aligned) and a reset frees them all, so no
+ * protection or mapping changes per operation or per allocation; the file
+ * grows to a case's high-water mark and is emptied when that passes
+ * EMU_KEEP. Every operation checks that its buffers belong
  * to the rank it runs on (a kernel on the wrong device) and that every
  * element it touches lies inside the allocation (what compute-sanitizer's
  * memcheck reports on a GPU). Element work goes through sc_hd.h and
  * sc_hd_dtype.h, the code the CUDA kernels run. */
-#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
+#define _GNU_SOURCE /* memfd_create */
 #include "sc_devmem.h"
 #include "sc_limits.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-enum { EMU_E_RANGE = 1, EMU_E_RANK, EMU_E_PROT, EMU_E_NOTDEV };
+enum { EMU_E_RANGE = 1, EMU_E_RANK, EMU_E_NOTDEV };
+
+#define EMU_SPAN ((size_t)1 << 40) /* address space of each view (the file is what is used) */
+#define EMU_KEEP ((off_t)256 << 20) /* a file larger than this is emptied at reset */
 
 struct emu_alloc {
-	unsigned char *base;
+	unsigned char *base; /* the device pointer, in the PROT_NONE view */
 	size_t bytes, mapped;
 	int rank;
 };
@@ -29,7 +38,17 @@ struct emu {
 	struct emu_alloc *a;
 	int n, cap;
 	size_t page;
+	int fd;               /* the memory file */
+	unsigned char *dev;   /* its PROT_NONE view: device pointers */
+	unsigned char *kern;  /* its writable view: the kernels' */
+	off_t used, size;     /* bytes allocated since the reset; the file's size */
 };
+
+/* Device pointer p in the kernels' view. */
+static void *kview(const struct emu *m, const void *p)
+{
+	return m->kern + ((const unsigned char *)p - m->dev);
+}
 
 static struct emu *E(struct sc_devmem *dm) { return dm->impl; }
 
@@ -56,9 +75,15 @@ static void *emu_alloc(struct sc_devmem *dm, int rank, size_t bytes)
 	size_t mapped = (bytes + m->page - 1) / m->page * m->page;
 	if (!mapped)
 		mapped = m->page;
-	void *p = mmap(NULL, mapped, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
+	if ((size_t)m->used + mapped > EMU_SPAN)
 		return NULL;
+	if (m->used + (off_t)mapped > m->size) { /* the file grows to the high-water mark */
+		if (ftruncate(m->fd, m->used + (off_t)mapped) != 0)
+			return NULL;
+		m->size = m->used + (off_t)mapped;
+	}
+	unsigned char *p = m->dev + m->used;
+	m->used += (off_t)mapped;
 	m->a[m->n++] = (struct emu_alloc){p, bytes, mapped, rank};
 	return p;
 }
@@ -66,16 +91,20 @@ static void *emu_alloc(struct sc_devmem *dm, int rank, size_t bytes)
 static void emu_reset(struct sc_devmem *dm)
 {
 	struct emu *m = E(dm);
-	for (int i = 0; i < m->n; i++)
-		munmap(m->a[i].base, m->a[i].mapped);
 	m->n = 0;
+	m->used = 0;
+	if (m->size > EMU_KEEP && ftruncate(m->fd, 0) == 0) /* a big case's pages go back */
+		m->size = 0;
 }
 
 static void emu_destroy(struct sc_devmem *dm)
 {
-	emu_reset(dm);
-	free(E(dm)->a);
-	free(E(dm));
+	struct emu *m = E(dm);
+	munmap(m->dev, EMU_SPAN);
+	munmap(m->kern, EMU_SPAN);
+	close(m->fd);
+	free(m->a);
+	free(m);
 	free(dm);
 }
 
@@ -98,17 +127,7 @@ static struct emu_alloc *open_span(struct emu *m, int rank, const void *p, size_
 		*err = EMU_E_RANGE;
 		return NULL;
 	}
-	if (mprotect(a->base, a->mapped, PROT_READ | PROT_WRITE)) {
-		*err = EMU_E_PROT;
-		return NULL;
-	}
 	return a;
-}
-
-static void close_span(struct emu_alloc *a)
-{
-	if (a)
-		mprotect(a->base, a->mapped, PROT_NONE);
 }
 
 static int emu_memset(struct sc_devmem *dm, int rank, void *p, int byte, size_t n)
@@ -117,8 +136,7 @@ static int emu_memset(struct sc_devmem *dm, int rank, void *p, int byte, size_t 
 	struct emu_alloc *a = open_span(E(dm), rank, p, n, &err);
 	if (!a)
 		return err;
-	memset(p, byte, n);
-	close_span(a);
+	memset(kview(E(dm), p), byte, n);
 	return 0;
 }
 
@@ -192,15 +210,15 @@ static int emu_copy(struct sc_devmem *dm, int rank, void *dst, const struct sc_s
 		const int64_t rows = n / d.shape[d.ndim - 1];
 		esize = sc_strided_widen(&d, &s, esize); /* as the kernel does */
 		n = rows * d.shape[d.ndim - 1];
+		unsigned char *kd = n ? kview(E(dm), dst) : dst;
+		const unsigned char *ks = n ? kview(E(dm), src) : src;
 		if (sc_tile_plan_make(&d, &s, &p))
-			tile_copy(dst, src, &p, esize);
+			tile_copy(kd, ks, &p, esize);
 		else
 			for (int64_t i = 0; i < n; i++)
-				memcpy((unsigned char *)dst + sc_strided_offset(&d, i) * (int64_t)esize,
-				       (const unsigned char *)src + sc_strided_offset(&s, i) * (int64_t)esize, esize);
+				memcpy(kd + sc_strided_offset(&d, i) * (int64_t)esize,
+				       ks + sc_strided_offset(&s, i) * (int64_t)esize, esize);
 	}
-	close_span(da);
-	close_span(sa);
 	return err;
 }
 
@@ -212,9 +230,7 @@ static int emu_move(struct sc_devmem *dm, int dst_rank, void *dst, int src_rank,
 	if (da)
 		sa = open_span(m, src_rank, src, bytes, &err);
 	if (da && sa)
-		memmove(dst, src, bytes);
-	close_span(da);
-	close_span(sa);
+		memmove(kview(E(dm), dst), kview(E(dm), src), bytes);
 	return err;
 }
 
@@ -234,14 +250,14 @@ static int emu_reduce(struct sc_devmem *dm, int rank, void *acc, const void *in,
 	struct emu_alloc *aa = open_span(m, rank, acc, count * es, &err), *ia = NULL;
 	if (aa)
 		ia = open_span(m, rank, in, count * es, &err);
-	if (aa && ia)
+	if (aa && ia) {
+		unsigned char *ka = kview(E(dm), acc);
+		const unsigned char *ki = kview(E(dm), in);
 		for (size_t i = 0; i < count; i++) {
-			uint64_t r = sc_hd_reduce1((int)dt, (int)op, load((unsigned char *)acc + i * es, es),
-						   load((const unsigned char *)in + i * es, es));
-			memcpy((unsigned char *)acc + i * es, &r, es);
+			uint64_t r = sc_hd_reduce1((int)dt, (int)op, load(ka + i * es, es), load(ki + i * es, es));
+			memcpy(ka + i * es, &r, es);
 		}
-	close_span(aa);
-	close_span(ia);
+	}
 	return err;
 }
 
@@ -252,12 +268,13 @@ static int emu_prov_merge(struct sc_devmem *dm, int rank, void *mx, const void *
 	struct emu_alloc *xa = open_span(m, rank, mx, count * 8, &err), *na = NULL;
 	if (xa)
 		na = open_span(m, rank, mn, count * 8, &err);
-	if (xa && na)
+	if (xa && na) {
+		uint64_t *kx = kview(E(dm), mx);
+		const uint64_t *kn = kview(E(dm), mn);
 		for (size_t i = 0; i < count; i++)
-			if (((uint64_t *)mx)[i] != ((const uint64_t *)mn)[i])
-				((uint64_t *)mx)[i] = SC_PROV_MIXED;
-	close_span(xa);
-	close_span(na);
+			if (kx[i] != kn[i])
+				kx[i] = SC_PROV_MIXED;
+	}
 	return err;
 }
 
@@ -268,11 +285,11 @@ static int emu_fill(struct sc_devmem *dm, int rank, void *dst, const struct sc_h
 	struct emu_alloc *a = open_span(E(dm), rank, dst, (size_t)n * es, &err);
 	if (!a)
 		return err;
+	unsigned char *kd = kview(E(dm), dst);
 	for (int64_t i = 0; i < n; i++) {
 		uint64_t v = sc_hd_fill_bits(f, (uint64_t)sc_strided_offset(&f->xmap, i));
-		memcpy((unsigned char *)dst + i * (int64_t)es, &v, es);
+		memcpy(kd + i * (int64_t)es, &v, es);
 	}
-	close_span(a);
 	return 0;
 }
 
@@ -286,17 +303,17 @@ static int emu_check(struct sc_devmem *dm, int rank, const void *out, const stru
 	*wrong = 0;
 	if (err)
 		return err;
+	const unsigned char *ko = n ? kview(E(dm), out) : out;
 	for (int64_t i = 0; i < n; i++) {
 		const uint64_t g = (uint64_t)sc_strided_offset(&f->xmap, i);
 		const uint64_t want = sc_hd_fill_bits(f, g);
-		const uint64_t got = load((const unsigned char *)out + sc_strided_offset(ov, i) * (int64_t)es, es);
+		const uint64_t got = load(ko + sc_strided_offset(ov, i) * (int64_t)es, es);
 		if (got != want) {
 			if (*wrong < kfirst)
 				first[*wrong] = (struct sc_dev_mismatch){i, g, want, got};
 			++*wrong;
 		}
 	}
-	close_span(a);
 	return 0;
 }
 
@@ -306,8 +323,7 @@ static int emu_download(struct sc_devmem *dm, void *host, const void *dev, size_
 	struct emu_alloc *a = open_span(E(dm), -1, dev, bytes, &err);
 	if (!a)
 		return err;
-	memcpy(host, dev, bytes);
-	close_span(a);
+	memcpy(host, kview(E(dm), dev), bytes);
 	return 0;
 }
 
@@ -317,8 +333,7 @@ static int emu_upload(struct sc_devmem *dm, void *dev, const void *host, size_t 
 	struct emu_alloc *a = open_span(E(dm), -1, dev, bytes, &err);
 	if (!a)
 		return err;
-	memcpy(dev, host, bytes);
-	close_span(a);
+	memcpy(kview(E(dm), dev), host, bytes);
 	return 0;
 }
 
@@ -334,7 +349,6 @@ static const char *emu_strerror(struct sc_devmem *dm, int err)
 	switch (err) {
 	case EMU_E_RANGE: return "an access outside the allocation (out of bounds)";
 	case EMU_E_RANK: return "a buffer of another rank (a kernel on the wrong device)";
-	case EMU_E_PROT: return "mprotect failed";
 	case EMU_E_NOTDEV: return "not a device pointer";
 	default: return "unknown error";
 	}
@@ -370,6 +384,24 @@ enum sc_status sc_devmem_emu_open(struct sc_devmem **out, struct sc_err *e)
 	}
 	long pg = sysconf(_SC_PAGESIZE);
 	m->page = pg > 0 ? (size_t)pg : 4096;
+	m->fd = memfd_create("shardcheck-emu", MFD_CLOEXEC);
+	m->dev = m->kern = MAP_FAILED;
+	if (m->fd >= 0) {
+		m->dev = mmap(NULL, EMU_SPAN, PROT_NONE, MAP_SHARED | MAP_NORESERVE, m->fd, 0);
+		m->kern = mmap(NULL, EMU_SPAN, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, m->fd, 0);
+	}
+	if (m->fd < 0 || m->dev == MAP_FAILED || m->kern == MAP_FAILED) {
+		const int err = errno;
+		if (m->dev != MAP_FAILED)
+			munmap(m->dev, EMU_SPAN);
+		if (m->kern != MAP_FAILED)
+			munmap(m->kern, EMU_SPAN);
+		if (m->fd >= 0)
+			close(m->fd);
+		free(dm);
+		free(m);
+		return SC_ERR(e, SC_E_UNAVAIL, "emu: cannot map its device memory: %s", strerror(err));
+	}
 	dm->ops = &emu_ops;
 	dm->impl = m;
 	*out = dm;
