@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Where users wait, as ratios measured in one run on this machine:
 #  1. the default `check builtin:all corpus/` (one process), cases/s of this
-#     build against a baseline version built beside it (BASE, a git ref);
+#     build against a baseline version built beside it (BASE, a git ref),
+#     each on its own checkout's corpus;
 #  2. `check --jobs N` against `--jobs 1` on the cores of this machine;
 #  3. `gate` on the example plugin against the same transform as a spec;
 #  4. start-up (`shardcheck --version`) against the baseline, and whether
@@ -29,13 +30,15 @@ cores = len(os.sched_getaffinity(0))
 print(f"bench_speed: {cores} cores, {runs} runs per figure, this build {head} against {base_ref}")
 
 def run(binary, args, jobs=None):
-    """cases/s and seconds of one run"""
+    """cases/s and seconds of one run; the baseline runs in its own checkout,
+    on its own corpus (it cannot read specs written for later versions)"""
     with tempfile.NamedTemporaryFile(suffix=".json") as f:
-        cmd = [binary] + args + ["--json", f.name]
+        cmd = [os.path.abspath(binary)] + args + ["--json", f.name]
         if jobs is not None:
             cmd += ["--jobs", str(jobs)]
+        cwd = os.path.dirname(os.path.dirname(os.path.abspath(binary))) if binary == base else None
         t0 = time.perf_counter()
-        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd)
         dt = time.perf_counter() - t0
         cases = sum(r["cases"] for r in json.load(open(f.name))["results"])
     return cases / dt, dt
