@@ -194,7 +194,7 @@ enum sc_status sc_sandbox_run(int (*fn)(void *), void *arg, const struct sc_sand
 		if (pfd >= 0) {
 			const double left = o->timeout > 0 ? o->timeout - (sc_clock_now() - t0) : 1.0;
 			struct pollfd pf = {pfd, POLLIN, 0};
-			poll(&pf, 1, left > 1.0 ? 1000 : (int)(left * 1000) + 1);
+			poll(&pf, 1, left >= 1.0 ? 1000 : left <= 0 ? 0 : (int)(left * 1000) + 1);
 			continue;
 		}
 		struct timespec ts = {0, nap};
