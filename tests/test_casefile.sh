@@ -178,5 +178,16 @@ mc "t=1 h=1 C=0:0/x:0" >"$tmp/cnum.case";                               refuse c
 mc "t=2 h=1 C=0:0/1:0" >"$tmp/csum.case";                               refuse csum 6 "t is 2, but its sizes= give 1"
 mc "t=1 h=1 C=0:0/9:0" >"$tmp/crange.case";                             refuse crange 6 "C\(1, 0\) = 9 outside 0..3"
 
+# micro-batch counts: N=a:b, one entry per micro-batch, their sum the split
+# dim's size; the minimal case of the gradient-accumulation bug replays
+ga=corpus/transformers/gradient-accumulation-v4.45.2.sc
+gc() { printf 'shardcheck-case 1\ntarget %s\nproperty semantics\nbackend sim\nworld 1\nsizes %s\ndtype f32\nseed 0\n' "$ga" "$1"; }
+gc "g=2 n=3 v=2 N=1:2" >"$tmp/micro.case";                              loads micro 1
+gc "g=2 n=4 v=2 N=2:2" >"$tmp/micro-even.case";                         loads micro-even 0
+gc "g=2 n=3 v=2" >"$tmp/nomicro.case";                                  refuse nomicro 6 "no counts N \(N=a:b:..., one entry per micro-batch\)"
+gc "g=2 n=3 v=2 N=1:2:0" >"$tmp/mlong.case";                            refuse mlong 6 "N: expected 2 entries"
+gc "g=2 n=4 v=2 N=1:2" >"$tmp/msum.case";                               refuse msum 6 "n is 4, but its micro-batches N hold 3 rows"
+gc "g=2 n=9 v=2 N=0:9" >"$tmp/mrange.case";                             refuse mrange 6 "N\(0\) = 0 outside 1..8"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
