@@ -50,8 +50,11 @@ static void load(struct part *p)
 	}
 	if (!first && (p->handle = dlopen(p->file, RTLD_NOW | RTLD_GLOBAL))) /* LD_LIBRARY_PATH */
 		return;
+	const char *err = first ? NULL : dlerror();
 	if (first)
 		snprintf(p->why, sizeof p->why, "%s", first_why);
+	else if (err && !strstr(err, p->file)) /* on the path, but a dependency is missing */
+		snprintf(p->why, sizeof p->why, "%.300s", err);
 	else
 		snprintf(p->why, sizeof p->why, "%s is not next to the shardcheck binary (%.160s) nor on the library path",
 			 p->file, dir[0] ? dir : "?");
