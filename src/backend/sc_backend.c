@@ -4,6 +4,7 @@
  * compiled in, so nothing else needs to know. */
 #include "sc_backend.h"
 #include "sc_devmem.h"
+#include "sc_dso.h"
 #include "sc_limits.h"
 
 #include <stdio.h>
@@ -125,4 +126,19 @@ void sc_backend_close(struct sc_backend *be)
 {
 	if (be)
 		be->ops->destroy(be);
+}
+
+enum sc_status sc_backend_open_part(const char *name, const char *file, const char *entry,
+				    struct sc_backend **out, struct sc_err *e)
+{
+	void *h;
+	struct sc_err le;
+	*out = NULL;
+	if (sc_dso_load(file, &h, &le) != SC_OK)
+		return SC_ERR(e, SC_E_UNAVAIL, "backend '%s' is unavailable: %s", name, le.msg);
+	enum sc_status (*fn)(struct sc_backend **, struct sc_err *) =
+		(enum sc_status (*)(struct sc_backend **, struct sc_err *))sc_dso_sym(h, entry);
+	if (!fn)
+		return SC_ERR(e, SC_E_UNAVAIL, "backend '%s' is unavailable: %s lacks %s", name, file, entry);
+	return fn(out, e);
 }

@@ -114,6 +114,11 @@ enum sc_status sc_backend_emu_open(struct sc_backend **out, struct sc_err *e);
 enum sc_status sc_backend_cuda_open(struct sc_backend **out, struct sc_err *e);
 enum sc_status sc_backend_nccl_open(struct sc_backend **out, struct sc_err *e);
 int sc_backend_nccl_compiled(void);
+/* A backend that lives in an optional part (sc_dso, libshardcheck_NAME.so):
+ * the part's `entry` opens it; SC_E_UNAVAIL with the loader's reason when
+ * the part cannot be loaded. */
+enum sc_status sc_backend_open_part(const char *name, const char *file, const char *entry,
+				    struct sc_backend **out, struct sc_err *e);
 /* sim's operations, for backends that fall back to them on host buffers. */
 const struct sc_backend_ops *sc_backend_sim_ops(void);
 struct sc_devmem *sc_backend_devmem(struct sc_backend *be);
