@@ -78,6 +78,24 @@ has hog "--plugin-memory"
 "$sc" gate --plugin "$dir/libhostile.so" copy --plugin-memory 12Q >/dev/null 2>&1
 [ $? -eq 2 ] && ok || bad "--plugin-memory 12Q accepted"
 
+# ranks left waiting in a collective no other rank will join: seen when
+# every rank still running waits (no --timeout to sit out, even at 60 s)
+start=$(date +%s)
+gate 1 early_return hostile early_return --property semantics --cases 50 --timeout 60
+has early_return "rank 0 returned 7 while rank 1 waited in a collective"
+grep -q "minimal case: world=2 " "$tmp/early_return.out" && ok || bad "early_return: not shrunk to world=2"
+gate 1 skip_collective hostile skip_collective --property semantics --cases 50 --timeout 60
+has skip_collective "rank 0 returned while rank 1 waited in a collective that not every rank of its group called"
+[ $(( $(date +%s) - start )) -lt 30 ] && ok || bad "early_return, skip_collective: took too long (a timeout sat out?)"
+
+# a leak: the library's worker, which runs case after case, runs out of
+# --plugin-memory; each such failure is run again in a fresh process,
+# where it passes: the verdict is the fresh one's, with a warning
+gate 0 leak hostile leak --property semantics --cases 200 --plugin-memory 256M
+grep -q "failed only after earlier cases ran in the same process" "$tmp/leak.out" && ok || bad "leak: no warning"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; assert r["failed_only_warm"] > 0, r' \
+	"$tmp/leak/report.json" && ok || bad "leak: failed_only_warm not in the report"
+
 # a correct transform of the same library passes
 "$sc" gate --plugin "$dir/libhostile.so" copy --cases 50 >"$tmp/copy.out" 2>&1 && ok || bad "copy: $(tail -3 "$tmp/copy.out")"
 

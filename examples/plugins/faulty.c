@@ -3,7 +3,10 @@
  *   overrun: clears one element past the end of its output;
  *   crash:   reads far outside its input when a rank holds 3 heads;
  *   hang:    never returns when the batch is 2 (the other ranks then wait
- *            in the all-to-all forever). */
+ *            in the all-to-all forever);
+ *   stale:   plans its layout on the first call in its process (a plan
+ *            cache without a key) and keeps that plan: right in a fresh
+ *            process, wrong after a call with another number of heads. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -60,6 +63,20 @@ static int hang(const struct sc_plugin_call *call)
 	return a2a(call);
 }
 
+static int stale(const struct sc_plugin_call *call)
+{
+	static int64_t planned_heads = -1; /* the first call's, for ever */
+	if (planned_heads < 0)
+		planned_heads = call->input.shape[2];
+	const int rc = a2a(call);
+	size_t n = call->output.elem_size;
+	for (int k = 0; k < call->output.ndim; k++)
+		n *= (size_t)call->output.shape[k];
+	if (planned_heads != call->input.shape[2] && n > 0)
+		((unsigned char *)call->output.data)[0] ^= 1; /* the stale plan puts one element wrong */
+	return rc;
+}
+
 int sc_plugin_register(struct sc_plugin_registry *reg)
 {
 	static const char contract[] = "dims s b h d\ninput shard h\noutput shard s\n";
@@ -78,5 +95,9 @@ int sc_plugin_register(struct sc_plugin_registry *reg)
 		return 1;
 	t.name = "hang";
 	t.run = hang;
+	if (reg->add(reg, &t) != 0)
+		return 1;
+	t.name = "stale";
+	t.run = stale;
 	return reg->add(reg, &t);
 }

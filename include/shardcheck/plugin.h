@@ -6,9 +6,12 @@
  *
  * that calls reg->add(reg, &transform) once per transform it offers.
  * shardcheck calls a transform's run function once per rank, on every rank
- * at the same time (threads of a child process on `sim`, MPI processes on
- * `mpi`), with that rank's input and a preallocated output buffer; the
- * collectives table works on every backend.
+ * (coroutines on one thread of a child process on `sim`, switching inside
+ * the collectives; MPI processes on `mpi`), with that rank's input and a
+ * preallocated output buffer; the collectives table works on every
+ * backend. Ranks wait for each other only through the collectives, and a
+ * child calls run for many cases: what a plugin keeps between calls must
+ * depend only on what it is called with.
  *
  * Stability: every struct starts with its size in bytes. shardcheck reads
  * only the fields that fit in the size a plugin gives, and zero-fills the

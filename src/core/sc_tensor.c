@@ -20,10 +20,16 @@ struct sc_arena_block {
 	unsigned char *mem; /* 16-byte aligned */
 };
 
+static unsigned long shared_epoch;
+
+unsigned long sc_arena_shared_epoch(void) { return shared_epoch; }
+
 static void block_free(struct sc_arena_block *b)
 {
-	if (b && b->mapped)
+	if (b && b->mapped) {
 		munmap(b->mem, b->cap);
+		shared_epoch++;
+	}
 	free(b);
 }
 
@@ -137,6 +143,7 @@ static __attribute__((noinline)) void *chain_grow(struct sc_arena_block **head, 
 				free(b);
 				return NULL;
 			}
+			shared_epoch++;
 		} else {
 			b->mem = (unsigned char *)(((uintptr_t)(b + 1) + 15) & ~(uintptr_t)15);
 		}

@@ -67,6 +67,9 @@ void sc_arena_free(struct sc_arena *a); /* NULL-safe */
 struct sc_buf *sc_arena_buf(struct sc_arena *a, int64_t nelem, unsigned esize);
 /* The rank whose buffers come next (picks the device; no-op on the host). */
 static inline void sc_arena_on(struct sc_arena *a, int rank) { a->rank = rank; }
+/* Changes whenever any arena of this process maps or unmaps a shared
+ * block: a child forked before the change may not see every buffer. */
+unsigned long sc_arena_shared_epoch(void);
 /* Number of buffers whose guard bytes were overwritten. */
 int sc_arena_guards_broken(const struct sc_arena *a);
 /* 0 when b's guards are intact; else 1 (written past the end; *at is the

@@ -91,6 +91,25 @@ enum sc_verdict sc_check_case(struct sc_ctx *ctx, struct sc_target *t, const str
 	return of[all];
 }
 
+/* A failure of a target whose runs reuse a process (SC_TARGET_WARM) is
+ * run again in fresh processes, which then also run its shrinking: a
+ * verdict and a minimal case never depend on the cases before them. A
+ * failure the fresh run does not repeat is counted in *warm_only, and the
+ * fresh verdict stands. */
+static enum sc_verdict confirmed(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p,
+				 const struct sc_case *c, enum sc_verdict v, struct sc_failure *f, long *warm_only)
+{
+	if ((v != SC_V_FAIL && v != SC_V_ERROR) || !(t->ops->flags & SC_TARGET_WARM) || t->fresh)
+		return v;
+	t->fresh = 1;
+	const enum sc_verdict again = sc_check_case(ctx, t, p, c, f);
+	if (again != SC_V_FAIL && again != SC_V_ERROR) {
+		t->fresh = 0;
+		(*warm_only)++;
+	}
+	return again;
+}
+
 struct pred {
 	struct sc_ctx *ctx;
 	struct sc_target *t;
@@ -216,7 +235,8 @@ static int exh_case(void *vp, const struct sc_case *c)
 	if (x->o->on_case)
 		x->o->on_case(x->o->on_case_ctx, x->t, x->p, c);
 	struct sc_failure f;
-	const enum sc_verdict v = sc_check_case(x->ctx, x->t, x->p, c, &f);
+	enum sc_verdict v = sc_check_case(x->ctx, x->t, x->p, c, &f);
+	v = confirmed(x->ctx, x->t, x->p, c, v, &f, &res->warm_only);
 	if (v == SC_V_FAIL) {
 		res->have_cx = 1;
 		res->cx = *c;
@@ -247,6 +267,7 @@ static enum sc_status check_exhaustive(struct sc_ctx *ctx, struct sc_target *t, 
 		return SC_OK;
 	}
 	res->exhaustive_total = total;
+	t->fresh = 0;
 	struct exh x = {ctx, t, p, o, res, t0, {0, 1}, SC_V_PASS};
 	long visited = 0;
 	if (sc_exhaust_walk(t, &o->gen, o->max_dim, exh_case, &x, &visited, &e) != SC_OK) {
@@ -262,6 +283,9 @@ static enum sc_status check_exhaustive(struct sc_ctx *ctx, struct sc_target *t, 
 	res->seconds = sc_clock_now() - t0;
 	return SC_OK;
 }
+
+static enum sc_status check_random(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p,
+				   const struct sc_check_opts *o, struct sc_result *res, double t0);
 
 enum sc_status sc_check_run(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p,
 			    const struct sc_check_opts *o, struct sc_result *res)
@@ -283,7 +307,9 @@ enum sc_status sc_check_run(struct sc_ctx *ctx, struct sc_target *t, const struc
 		res->cx = t->fixed;
 		if (o->on_case) /* recorded before it runs, as every case is */
 			o->on_case(o->on_case_ctx, t, p, &t->fixed);
+		t->fresh = 1; /* a replay: as its finding was confirmed */
 		res->verdict = sc_check_case(ctx, t, p, &t->fixed, &res->fail);
+		t->fresh = 0;
 		if (ctx->limited) {
 			res->verdict = SC_V_ERROR;
 			snprintf(res->error, sizeof res->error,
@@ -297,8 +323,21 @@ enum sc_status sc_check_run(struct sc_ctx *ctx, struct sc_target *t, const struc
 		res->seconds = sc_clock_now() - t0;
 		return SC_OK;
 	}
-	if (o->exhaustive)
-		return check_exhaustive(ctx, t, p, o, res, t0);
+	if (o->exhaustive) {
+		const enum sc_status st = check_exhaustive(ctx, t, p, o, res, t0);
+		t->fresh = 0;
+		return st;
+	}
+	t->fresh = 0; /* a warm process until a failure */
+	enum sc_status st = check_random(ctx, t, p, o, res, t0);
+	t->fresh = 0;
+	return st;
+}
+
+/* Random cases: the first failure is shrunk. */
+static enum sc_status check_random(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p,
+				   const struct sc_check_opts *o, struct sc_result *res, double t0)
+{
 	const long ncases = o->cases > 0 ? o->cases : 1000;
 	uint64_t base = o->seed ^ sc_mix_str(t->name) ^ (sc_mix_str(p->name) << 1);
 	res->verdict = SC_V_PASS;
@@ -335,6 +374,7 @@ enum sc_status sc_check_run(struct sc_ctx *ctx, struct sc_target *t, const struc
 		if (o->on_case)
 			o->on_case(o->on_case_ctx, t, p, &c);
 		enum sc_verdict v = sc_check_case(ctx, t, p, &c, &f);
+		v = confirmed(ctx, t, p, &c, v, &f, &res->warm_only);
 		if (v == SC_V_SKIP) {
 			skipped++;
 			res->limited += ctx->limited;

@@ -35,6 +35,7 @@ struct sc_result {
 	long cases;
 	long rejected;
 	long limited;      /* cases skipped: over --case-memory */
+	long warm_only;    /* failures in a warm process (a plugin's worker) that a fresh one passed */
 	long exhaustive_total; /* --exhaustive: the cases within the bounds (cases: those run) */
 	int shrink_cut;    /* shrinking stopped at the deadline: the case may not be minimal */
 	int out_of_time;   /* the deadline came before the cases were done */

@@ -173,6 +173,8 @@ static char *json_doc(const struct sc_report_meta *m, const struct sc_result *re
 		}
 		if (r->limited)
 			sc_str_printf(&b, ", \"over_case_memory\": %ld", r->limited);
+		if (r->warm_only) /* failed in a plugin's worker only: state kept between calls */
+			sc_str_printf(&b, ", \"failed_only_warm\": %ld", r->warm_only);
 		if (r->exhaustive_total) /* --exhaustive: a pass with cases == this holds for every case */
 			sc_str_printf(&b, ", \"exhaustive_cases\": %ld", r->exhaustive_total);
 		if (r->shrink_cut)

@@ -1,18 +1,13 @@
-/* sc_plugin: plugin loading, contracts, and isolated execution.
+/* sc_plugin: plugin loading, contracts, and the calls of a case.
  *
  * No plugin code runs in shardcheck's own process on single-process
  * backends: the registration runs in a sandboxed child (which hands back
- * the transforms' names and contracts), and each case in another child
- * that loads the library again and runs the ranks as threads. The child
- * shares only the case's buffers (data and guards; the arena's bookkeeping
- * is elsewhere) and a per-run state block, both validated after it ended. */
+ * the transforms' names and contracts), and the cases in the library's
+ * host (sc_plugin_host.h), whose children load the library again. */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "sc_plugin.h"
 
 #include <dlfcn.h>
-#include <errno.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +16,9 @@
 
 
 #include "shardcheck/plugin.h"
+#include "sc_mix.h"
 #include "sc_plugin_coll.h"
+#include "sc_plugin_host.h"
 #include "sc_sandbox.h"
 
 /* The ABI's dtype and op values are shardcheck's own. */
@@ -52,6 +49,7 @@ struct sc_plugin_lib {
 	int nstrings;
 	int bad;
 	char why[256];
+	struct sc_plugin_host *host; /* runs its transforms in children (made on first use) */
 };
 
 static struct sc_plugin_limits limits = {10, 0};
@@ -270,6 +268,7 @@ void sc_plugin_close(struct sc_plugin_lib *lib)
 		return;
 	for (int i = 0; i < lib->nstrings; i++)
 		free(lib->strings[i]);
+	sc_plugin_host_free(lib->host);
 	if (lib->handle)
 		dlclose(lib->handle);
 	free(lib);
@@ -316,7 +315,7 @@ static void plugin_free(struct sc_target *t)
 
 static const struct sc_target_ops plugin_ops = {
 	.kind = "plugin",
-	.flags = SC_TARGET_HOST_ONLY | SC_TARGET_TYPED,
+	.flags = SC_TARGET_HOST_ONLY | SC_TARGET_TYPED | SC_TARGET_WARM,
 	.specs = plugin_specs,
 	.run = sc_plugin_exec,
 	.moves_data_only = plugin_moves_data_only,
@@ -353,191 +352,32 @@ enum sc_status sc_target_plugin(struct sc_target *t, const char *libpath,
 
 /* ---- running ---- */
 
-enum { RANK_IDLE = 0, RANK_RUNNING = 1, RANK_DONE = 2 };
-
-/* Shared with the child, in a mapping of its own (never in the arena the
- * plugin writes to); read back only after the child ended, validated. */
-struct rank_state {
-	volatile int state[SC_MAX_WORLD];
-	volatile int rc[SC_MAX_WORLD];
-	char why[256];
-};
-
-struct thread_arg {
-	struct sc_plugin_call call; /* first: a call is its thread_arg */
-	const struct sc_plugin_transform *tr;
-	struct rank_state *st;
-	int rank; /* the local rank */
-	struct sc_plugin_comms *comms;
-};
-
-/* call->group: the local rank's table over its group of those mesh dims. */
-static const struct sc_plugin_collectives *call_group(const struct sc_plugin_call *call, const int *dims, int n)
+/* In a plugin's child: the library loaded in this process once, and the
+ * transform as the parent's registration saw it. */
+static const struct sc_plugin_transform *resolve_here(const char *load, const struct sc_plugin_transform *want,
+						      char *why, size_t n)
 {
-	const struct thread_arg *a = (const struct thread_arg *)(const void *)call;
-	return a->comms ? sc_plugin_comms_group(a->comms, a->rank, dims, n) : NULL;
-}
-
-static void *rank_thread(void *p)
-{
-	struct thread_arg *a = p;
-	sc_sandbox_tag(a->rank);
-	a->st->state[a->rank] = RANK_RUNNING;
-	int rc = a->tr->run(&a->call);
-	a->st->rc[a->rank] = rc;
-	a->st->state[a->rank] = RANK_DONE;
-	return NULL;
-}
-
-static void set_tensor(struct sc_plugin_tensor *pt, const struct sc_tensor *t)
-{
-	pt->size = sizeof *pt;
-	pt->ndim = t->ndim;
-	for (int d = 0; d < t->ndim; d++)
-		pt->shape[d] = t->shape[d];
-	pt->data = t->buf->data + (size_t)t->offset * t->buf->esize;
-	pt->elem_size = t->buf->esize;
-}
-
-static void ranks_in(const struct rank_state *st, int world, int which, char *buf, size_t n)
-{
-	size_t k = 0;
-	buf[0] = '\0';
-	for (int r = 0; r < world && k < n; r++)
-		if (st->state[r] == which)
-			k += (size_t)snprintf(buf + k, n - k, "%s%d", k ? ", " : "", r);
-}
-
-/* Every rank as a thread of this process; 3 when a rank returned non-zero. */
-static int run_threads(struct thread_arg *args, int world, const struct sc_mesh *mesh)
-{
-	struct sc_plugin_comms *comms;
-	if (sc_plugin_comms_new(NULL, world, 0, world, mesh, &comms, NULL) != SC_OK) {
-		snprintf(args[0].st->why, sizeof args[0].st->why, "out of memory for the collectives' tables");
-		return 4;
-	}
-	pthread_t th[SC_MAX_WORLD];
-	int started = 0;
-	for (int r = 0; r < world; r++) {
-		args[r].call.coll = sc_plugin_comms_world(comms, r);
-		args[r].comms = comms;
-		if (pthread_create(&th[r], NULL, rank_thread, &args[r]) != 0) {
-			snprintf(args[0].st->why, sizeof args[0].st->why,
-				 "cannot start the thread of rank %d (memory limit? see --plugin-memory)", r);
-			return 4; /* the started ranks wait at a barrier: the child is killed */
+	static struct sc_plugin_lib *here;
+	if (!here) {
+		struct sc_plugin_lib *lib = calloc(1, sizeof *lib);
+		if (!lib) {
+			snprintf(why, n, "out of memory");
+			return NULL;
 		}
-		started++;
-	}
-	for (int r = 0; r < started; r++)
-		pthread_join(th[r], NULL);
-	sc_plugin_comms_free(comms);
-	for (int r = 0; r < world; r++)
-		if (args[0].st->rc[r] != 0)
-			return 3;
-	return 0;
-}
-
-struct child_job {
-	const struct sc_plugin_transform *tr;
-	struct thread_arg *args;
-	int world;
-	struct sc_mesh mesh;
-};
-
-/* In the child: the library loaded and registered here, then the ranks. */
-static int exec_child(void *arg)
-{
-	struct child_job *j = arg;
-	struct rank_state *st = j->args[0].st;
-	const struct sc_plugin_lib *parent = lib_of(j->tr);
-	struct sc_plugin_lib *lib = calloc(1, sizeof *lib);
-	if (!lib)
-		return 4;
-	snprintf(lib->load, sizeof lib->load, "%s", parent->load);
-	if (do_register(lib)) {
-		snprintf(st->why, sizeof st->why, "%s", lib->why);
-		return 4;
-	}
-	const struct sc_plugin_transform *tr = sc_plugin_find(lib, j->tr->name);
-	if (!tr || strcmp(tr->contract, j->tr->contract) != 0) {
-		snprintf(st->why, sizeof st->why, "transform '%.64s' is registered differently on a second load",
-			 j->tr->name);
-		return 4;
-	}
-	for (int r = 0; r < j->world; r++) {
-		j->args[r].tr = tr;
-		j->args[r].call.user = tr->user;
-	}
-	return run_threads(j->args, j->world, &j->mesh);
-}
-
-/* An overrun of a buffer the plugin was given, in words: "rank 0 wrote
- * past the end of its output (16 bytes): first changed byte at +0". */
-static int overrun(const struct sc_tensor *in, const struct sc_tensor *out, int first, int n, char *buf,
-		   size_t len)
-{
-	for (int r = 0; r < n; r++)
-		for (int k = 0; k < 2; k++) {
-			const struct sc_buf *b = k ? in[r].buf : out[r].buf;
-			int64_t at;
-			const int side = sc_buf_guard_breach(b, &at);
-			if (side)
-				return snprintf(buf, len, "rank %d wrote %s its %s (%lld bytes): first changed byte at %s%lld",
-						first + r, side > 0 ? "past the end of" : "before the start of",
-						k ? "input" : "output", (long long)(b->nelem * b->esize),
-						side > 0 ? "+" : "-", (long long)at) > 0;
+		snprintf(lib->load, sizeof lib->load, "%s", load);
+		if (do_register(lib)) {
+			snprintf(why, n, "%s", lib->why);
+			sc_plugin_close(lib);
+			return NULL;
 		}
-	return 0;
-}
-
-/* Runs the ranks' threads in a sandboxed child; how it ended becomes a
- * status and message. */
-static enum sc_status run_isolated(struct child_job *j, const struct sc_tensor *in, const struct sc_tensor *out,
-				   double timeout, struct sc_err *e)
-{
-	const int world = j->world;
-	const struct rank_state *st = j->args[0].st;
-	const struct sc_sandbox_opts so = {timeout, limits.memory};
-	struct sc_sandbox_result r;
-	SC_CHECK(sc_sandbox_run(exec_child, j, &so, &r, e));
-	char running[256], how[300], over[200] = "", mem[96] = "";
-	ranks_in(st, world, RANK_RUNNING, running, sizeof running);
-	sc_sandbox_describe(&r, "rank", how, sizeof how);
-	if (overrun(in, out, 0, world, over, sizeof over) && (r.end != SC_SANDBOX_RETURNED || r.code != 0))
-		strcat(over, ", and then ");
-	const size_t peak = r.peak_added > r.peak_rss ? r.peak_added : r.peak_rss;
-	if (limits.memory && peak >= limits.memory / 4 * 3)
-		snprintf(mem, sizeof mem, " (it mapped %zu MiB of its %zu MiB limit, --plugin-memory)", peak >> 20,
-			 limits.memory >> 20);
-	if (r.end == SC_SANDBOX_TIMEOUT) {
-		for (int k = 0; k < world; k++)
-			if (st->state[k] == RANK_DONE && st->rc[k] != 0)
-				return SC_ERR(e, SC_E_RUNTIME,
-					      "%srank %d returned %d while ranks %s waited in a collective (killed after %.0f s)",
-					      over, k, st->rc[k], running, timeout);
-		return SC_ERR(e, SC_E_RUNTIME, "%sthe plugin hung: no result after %.0f s (ranks still running: %s); killed",
-			      over, timeout, running[0] ? running : "none");
+		here = lib;
 	}
-	if (r.end == SC_SANDBOX_SIGNAL)
-		return SC_ERR(e, SC_E_RUNTIME, "%sthe plugin %s%s%s%s", over, how, running[0] ? " on rank " : "",
-			      running, mem);
-	if (r.end == SC_SANDBOX_EXIT || r.end == SC_SANDBOX_EXITED || r.end == SC_SANDBOX_SANITIZER)
-		return SC_ERR(e, SC_E_RUNTIME, "%sthe plugin %s%s%s%s", over, how,
-			      r.tag < 0 && running[0] ? " while running rank " : "", r.tag < 0 ? running : "", mem);
-	if (r.code == 4)
-		return SC_ERR(e, SC_E_RUNTIME, "%s%.255s", over, st->why);
-	if (r.code == 3)
-		for (int k = 0; k < world; k++)
-			if (st->rc[k] != 0)
-				return SC_ERR(e, SC_E_RUNTIME, "%srank %d: the transform returned %d%s", over, k, st->rc[k],
-					      mem);
-	if (r.code != 0)
-		return SC_ERR(e, SC_E_RUNTIME, "the plugin's child ended with code %d", r.code);
-	if (over[0])
-		return SC_ERR(e, SC_E_RUNTIME, "%s", over);
-	if (r.leftovers)
-		return SC_ERR(e, SC_E_RUNTIME, "the plugin left processes running after every rank returned (killed)");
-	return SC_OK;
+	const struct sc_plugin_transform *tr = sc_plugin_find(here, want->name);
+	if (!tr || strcmp(tr->contract, want->contract) != 0) {
+		snprintf(why, n, "transform '%.64s' is registered differently on a second load", want->name);
+		return NULL;
+	}
+	return tr;
 }
 
 /* Each rank's output, shaped by the contract. */
@@ -570,6 +410,79 @@ static enum sc_status outputs(const struct sc_spec *s, const struct sc_case *c, 
 	return SC_OK;
 }
 
+static void set_tensor(struct sc_plugin_tensor *pt, const struct sc_tensor *t)
+{
+	pt->size = sizeof *pt;
+	pt->ndim = t->ndim;
+	for (int d = 0; d < t->ndim; d++)
+		pt->shape[d] = t->shape[d];
+	pt->data = t->buf->data + (size_t)t->offset * t->buf->esize;
+	pt->elem_size = t->buf->esize;
+}
+
+/* Rank first+r's call (the pointers that differ per process are set where
+ * it runs). */
+static void set_call(struct sc_plugin_call *call, const struct sc_case *c, const struct sc_exec *x, int r,
+		     const struct sc_tensor *out, const struct sc_mesh *mesh)
+{
+	memset(call, 0, sizeof *call);
+	call->size = sizeof *call;
+	call->abi_version = SC_PLUGIN_ABI_VERSION;
+	call->rank = x->first + r;
+	call->world = c->world;
+	call->dtype = x->prov ? SC_PLUGIN_U64 : (enum sc_plugin_dtype)c->dtype;
+	call->memory = SC_PLUGIN_HOST;
+	set_tensor(&call->input, &x->t[r]);
+	set_tensor(&call->output, &out[r]);
+	call->mesh_ndims = mesh->n;
+	for (int m = 0; m < mesh->n; m++) {
+		call->mesh_size[m] = mesh->size[m];
+		call->mesh_coord[m] = sc_mesh_coord(mesh, x->first + r, m);
+	}
+}
+
+/* Every rank in a child of the library's host. */
+static enum sc_status run_hosted(struct sc_target *t, const struct sc_plugin_transform *tr, const struct sc_case *c,
+				 struct sc_exec *x, const struct sc_mesh *mesh, const struct sc_tensor *out,
+				 double timeout, struct sc_err *e)
+{
+	if (!x->arena->shared)
+		return SC_ERR(e, SC_E_INTERNAL, "a plugin's ranks in one process need a shared arena");
+	struct sc_plugin_lib *lib = lib_of(tr);
+	if (!lib->host)
+		SC_CHECK(sc_plugin_host_new(lib->load, resolve_here, &lib->host, e));
+	struct sc_plugin_job *j = sc_plugin_host_job(lib->host);
+	j->tr = tr;
+	j->world = c->world;
+	j->mesh = *mesh;
+	for (int m = 0; m < mesh->n; m++)
+		snprintf(j->mesh_name[m], sizeof j->mesh_name[m], "%.63s", t->spec->mesh_dim[m]);
+	for (int r = 0; r < c->world; r++)
+		set_call(&j->call[r], c, x, r, out, mesh);
+	const struct sc_plugin_host_run_opts o = {t->fresh, timeout, limits.memory, sc_mix64(c->seed) ^ (uint64_t)x->prov};
+	return sc_plugin_host_run(lib->host, &o, x->t, out, e);
+}
+
+/* The local rank in this process (one rank per process: mpi). */
+static enum sc_status run_here(const struct sc_target *t, const struct sc_plugin_transform *tr, const struct sc_case *c, struct sc_exec *x,
+			       const struct sc_mesh *mesh, const struct sc_tensor *out, struct sc_err *e)
+{
+	SC_CHECK(bind_here(lib_of(tr), e));
+	struct sc_plugin_comms *comms = NULL;
+	SC_CHECK(sc_plugin_comms_new(x->be, c->world, x->first, 1, mesh, &comms, e));
+	struct sc_plugin_native native = {sizeof native, NULL, NULL, NULL};
+	struct sc_plugin_call call;
+	set_call(&call, c, x, 0, out, mesh);
+	call.native = &native;
+	for (int m = 0; m < mesh->n; m++)
+		call.mesh_name[m] = t->spec->mesh_dim[m];
+	const int rc = sc_plugin_host_run_local(tr, &call, comms, 0);
+	sc_plugin_comms_free(comms);
+	if (rc != 0)
+		return SC_ERR(e, SC_E_RUNTIME, "rank %d: the transform returned %d", x->first, rc);
+	return SC_OK;
+}
+
 enum sc_status sc_plugin_exec(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
 			      struct sc_err *e)
 {
@@ -577,65 +490,15 @@ enum sc_status sc_plugin_exec(struct sc_target *t, const struct sc_case *c, stru
 	const unsigned es = x->prov ? 8u : (unsigned)sc_dtype_size(c->dtype);
 	struct sc_tensor out[SC_MAX_WORLD];
 	SC_CHECK(outputs(t->spec, c, x, es, out, e));
-	struct sc_plugin_native native = {sizeof native, NULL, NULL, NULL};
-	struct thread_arg args[SC_MAX_WORLD];
-	struct rank_state *st = mmap(NULL, sizeof *st, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (st == MAP_FAILED)
-		return SC_ERR(e, SC_E_NOMEM, "out of memory");
-	memset(st, 0, sizeof *st);
-	const struct sc_spec *s = t->spec;
 	struct sc_mesh mesh = {0, {0}};
-	if (s->nmesh)
-		mesh = sc_spec_mesh(s, c->sizes, c->world);
-	for (int r = 0; r < x->nlocal; r++) {
-		struct sc_plugin_call *call = &args[r].call;
-		memset(call, 0, sizeof *call);
-		call->size = sizeof *call;
-		call->abi_version = SC_PLUGIN_ABI_VERSION;
-		call->rank = x->first + r;
-		call->world = c->world;
-		call->dtype = x->prov ? SC_PLUGIN_U64 : (enum sc_plugin_dtype)c->dtype;
-		call->memory = SC_PLUGIN_HOST;
-		set_tensor(&call->input, &x->t[r]);
-		set_tensor(&call->output, &out[r]);
-		call->native = &native;
-		call->user = tr->user;
-		call->mesh_ndims = mesh.n;
-		for (int m = 0; m < mesh.n; m++) {
-			call->mesh_name[m] = s->mesh_dim[m];
-			call->mesh_size[m] = mesh.size[m];
-			call->mesh_coord[m] = sc_mesh_coord(&mesh, x->first + r, m);
-		}
-		call->group = call_group;
-		args[r].tr = tr;
-		args[r].st = st;
-		args[r].rank = r;
-		args[r].comms = NULL;
-	}
+	if (t->spec->nmesh)
+		mesh = sc_spec_mesh(t->spec, c->sizes, c->world);
 	const double timeout = t->plugin_timeout > 0 ? t->plugin_timeout : limits.timeout > 0 ? limits.timeout : 10;
 	enum sc_status rs = SC_OK;
-	if (x->nlocal == c->world && x->nlocal > 0) {
-		struct child_job j = {tr, args, c->world, mesh};
-		if (x->arena->shared)
-			rs = run_isolated(&j, x->t, out, timeout, e);
-		else
-			rs = SC_ERR(e, SC_E_INTERNAL, "a plugin's ranks in one process need a shared arena");
-	} else if (x->nlocal == 1) { /* one rank per process (mpi): in process */
-		rs = bind_here(lib_of(tr), e);
-		struct sc_plugin_comms *comms = NULL;
-		if (rs == SC_OK)
-			rs = sc_plugin_comms_new(x->be, c->world, x->first, 1, &mesh, &comms, e);
-		if (rs == SC_OK) {
-			args[0].call.coll = sc_plugin_comms_world(comms, 0);
-			args[0].comms = comms;
-		}
-		args[0].call.user = tr->user;
-		int rc = rs == SC_OK ? tr->run(&args[0].call) : 0;
-		if (rc != 0)
-			rs = SC_ERR(e, SC_E_RUNTIME, "rank %d: the transform returned %d", x->first, rc);
-		sc_plugin_comms_free(comms);
-	}
-	munmap(st, sizeof *st);
+	if (x->nlocal == c->world && x->nlocal > 0)
+		rs = run_hosted(t, tr, c, x, &mesh, out, timeout, e);
+	else if (x->nlocal == 1)
+		rs = run_here(t, tr, c, x, &mesh, out, e);
 	if (rs != SC_OK)
 		return rs;
 	for (int r = 0; r < x->nlocal; r++)

@@ -1,16 +1,19 @@
 /* sc_plugin_coll: the collectives tables handed to a plugin's ranks. */
 #include "sc_plugin_coll.h"
 
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- ranks as threads of one (child) process ---- */
+#include "sc_coro.h"
+
+/* ---- ranks as coroutines of one (child) process ---- */
 
 struct group {
 	int world;
-	pthread_barrier_t bar;
+	int arrived;         /* ranks at the barrier now */
+	unsigned long phase; /* barriers completed */
+	unsigned long *moves; /* the tables' count of arrivals (sc_plugin_comms_moves) */
 	const void *send[SC_MAX_WORLD];
 	void *recv[SC_MAX_WORLD];
 	const size_t *sbytes[SC_MAX_WORLD], *rbytes[SC_MAX_WORLD]; /* all_to_allv's counts */
@@ -24,11 +27,26 @@ struct rank_coll {
 
 static struct rank_coll *rc_of(const struct sc_plugin_collectives *c) { return c->impl; }
 
+/* Every rank of the group arrives before any goes on: the others run (as
+ * coroutines) while this one waits. */
+static void meet(struct group *g)
+{
+	const unsigned long phase = g->phase;
+	++*g->moves;
+	if (++g->arrived == g->world) {
+		g->arrived = 0;
+		g->phase++;
+		return;
+	}
+	while (g->phase == phase)
+		sc_coro_yield();
+}
+
 static void exchange(struct rank_coll *r, const void *send, void *recv)
 {
 	r->g->send[r->rank] = send;
 	r->g->recv[r->rank] = recv;
-	pthread_barrier_wait(&r->g->bar);
+	meet(r->g);
 }
 
 static int t_a2a(const struct sc_plugin_collectives *c, const void *send, void *recv, size_t chunk)
@@ -37,7 +55,7 @@ static int t_a2a(const struct sc_plugin_collectives *c, const void *send, void *
 	exchange(r, send, recv);
 	for (int src = 0; src < r->g->world; src++)
 		memcpy((char *)recv + (size_t)src * chunk, (const char *)r->g->send[src] + (size_t)r->rank * chunk, chunk);
-	pthread_barrier_wait(&r->g->bar); /* nobody reuses send before all read it */
+	meet(r->g); /* nobody reuses send before all read it */
 	return 0;
 }
 
@@ -47,7 +65,7 @@ static int t_ag(const struct sc_plugin_collectives *c, const void *send, void *r
 	exchange(r, send, recv);
 	for (int src = 0; src < r->g->world; src++)
 		memcpy((char *)recv + (size_t)src * bytes, r->g->send[src], bytes);
-	pthread_barrier_wait(&r->g->bar);
+	meet(r->g);
 	return 0;
 }
 
@@ -63,7 +81,7 @@ static int t_rs(const struct sc_plugin_collectives *c, const void *send, void *r
 	for (int src = 1; src < r->g->world; src++)
 		sc_reduce((enum sc_dtype)dt, (enum sc_redop)op, recv,
 			  (const char *)r->g->send[src] + (size_t)r->rank * bytes, count);
-	pthread_barrier_wait(&r->g->bar);
+	meet(r->g);
 	return 0;
 }
 
@@ -78,7 +96,7 @@ static int t_ar(const struct sc_plugin_collectives *c, const void *send, void *r
 	memcpy(recv, r->g->send[0], bytes);
 	for (int src = 1; src < r->g->world; src++)
 		sc_reduce((enum sc_dtype)dt, (enum sc_redop)op, recv, r->g->send[src], count);
-	pthread_barrier_wait(&r->g->bar);
+	meet(r->g);
 	return 0;
 }
 
@@ -109,7 +127,7 @@ static int t_a2av(const struct sc_plugin_collectives *c, const void *send, void 
 			memcpy((char *)recv + at, (const char *)g->send[src] + from, rbytes[src]);
 		at += rbytes[src];
 	}
-	pthread_barrier_wait(&g->bar);
+	meet(g);
 	return ok ? 0 : -1;
 }
 
@@ -153,7 +171,7 @@ static int b_ar(const struct sc_plugin_collectives *c, const void *send, void *r
 				      NULL) == SC_OK ? 0 : -1;
 }
 
-/* The counts are checked first, as on threads: each rank learns what every
+/* The counts are checked first, as with every rank here: each rank learns what every
  * peer sends it (an all_to_all of one size_t each) and compares it with
  * its recv_bytes; the ranks agree on the verdict before the exchange, so a
  * mismatch fails every rank instead of leaving one in MPI_Alltoallv. */
@@ -183,24 +201,25 @@ static int b_a2av(const struct sc_plugin_collectives *c, const void *send, void 
 #define MAX_SUBSETS (1 << SC_MAX_MESH)
 
 /* One subset of mesh dims (mask 0: the world): its partition, and per
- * group a barrier (threads) or a backend handle (one rank here). */
+ * group a barrier (every rank here) or a backend handle (one rank here). */
 struct subset {
 	int used;
 	struct sc_groups gs;
-	struct group *g;          /* gs.n of them (threads) */
-	struct rank_coll *rc;     /* per local rank (threads) */
+	struct group *g;          /* gs.n of them (every rank here) */
+	struct rank_coll *rc;     /* per local rank (every rank here) */
 	struct be_coll bc;        /* this process's rank (backend) */
 };
 
 struct sc_plugin_comms {
-	int world, first, nlocal, threads;
+	int world, first, nlocal, here; /* here: every rank in this process, as coroutines */
+	unsigned long moves;
 	struct sc_mesh mesh;
 	struct subset sub[MAX_SUBSETS];
 };
 
-static void table(struct sc_plugin_collectives *pub, void *impl, int threads)
+static void table(struct sc_plugin_collectives *pub, void *impl, int here)
 {
-	*pub = threads ? (struct sc_plugin_collectives){.size = sizeof *pub, .all_to_all = t_a2a, .all_gather = t_ag,
+	*pub = here ? (struct sc_plugin_collectives){.size = sizeof *pub, .all_to_all = t_a2a, .all_gather = t_ag,
 							 .reduce_scatter = t_rs, .all_reduce = t_ar, .impl = impl,
 							 .all_to_allv = t_a2av}
 		       : (struct sc_plugin_collectives){.size = sizeof *pub, .all_to_all = b_a2a, .all_gather = b_ag,
@@ -219,7 +238,7 @@ static enum sc_status subset_new(struct sc_plugin_comms *c, struct sc_backend *b
 	struct sc_mesh_group all = {1, {0}};
 	sc_mesh_groups(mask ? &c->mesh : &flat, mask ? &mg : &all, &u->gs);
 	u->used = 1;
-	if (!c->threads) { /* one rank here: its group's handle */
+	if (!c->here) { /* one rank here: its group's handle */
 		const int g = u->gs.color[c->first];
 		struct sc_backend *h = be;
 		if (mask)
@@ -235,7 +254,7 @@ static enum sc_status subset_new(struct sc_plugin_comms *c, struct sc_backend *b
 		return SC_ERR(e, SC_E_NOMEM, "out of memory");
 	for (int g = 0; g < u->gs.n; g++) {
 		u->g[g].world = u->gs.size;
-		pthread_barrier_init(&u->g[g].bar, NULL, (unsigned)u->gs.size);
+		u->g[g].moves = &c->moves;
 	}
 	for (int r = 0; r < c->nlocal; r++) {
 		const int w = c->first + r;
@@ -255,7 +274,7 @@ enum sc_status sc_plugin_comms_new(struct sc_backend *be, int world, int first, 
 	c->world = world;
 	c->first = first;
 	c->nlocal = nlocal;
-	c->threads = be == NULL;
+	c->here = be == NULL;
 	if (mesh)
 		c->mesh = *mesh;
 	enum sc_status st = SC_OK;
@@ -277,8 +296,6 @@ void sc_plugin_comms_free(struct sc_plugin_comms *c)
 		return;
 	for (int k = 0; k < MAX_SUBSETS; k++) {
 		struct subset *u = &c->sub[k];
-		for (int g = 0; u->g && g < u->gs.n; g++)
-			pthread_barrier_destroy(&u->g[g].bar);
 		free(u->g);
 		free(u->rc);
 	}
@@ -287,7 +304,7 @@ void sc_plugin_comms_free(struct sc_plugin_comms *c)
 
 const struct sc_plugin_collectives *sc_plugin_comms_world(struct sc_plugin_comms *c, int r)
 {
-	return c->threads ? &c->sub[0].rc[r].pub : &c->sub[0].bc.pub;
+	return c->here ? &c->sub[0].rc[r].pub : &c->sub[0].bc.pub;
 }
 
 const struct sc_plugin_collectives *sc_plugin_comms_group(struct sc_plugin_comms *c, int r, const int *dims, int n)
@@ -300,5 +317,7 @@ const struct sc_plugin_collectives *sc_plugin_comms_group(struct sc_plugin_comms
 	}
 	if (!c->mesh.n || r < 0 || r >= c->nlocal || !c->sub[mask].used)
 		return NULL;
-	return c->threads ? &c->sub[mask].rc[r].pub : &c->sub[mask].bc.pub;
+	return c->here ? &c->sub[mask].rc[r].pub : &c->sub[mask].bc.pub;
 }
+
+unsigned long sc_plugin_comms_moves(const struct sc_plugin_comms *c) { return c->moves; }

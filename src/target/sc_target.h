@@ -36,6 +36,9 @@ typedef void (*sc_fault_fn)(struct sc_exec *x, const struct sc_case *c, int prov
 /* Its code sees the element type (a plugin's kernel may convert through
  * float): dtypes of one width are not interchangeable. */
 #define SC_TARGET_TYPED 2u
+/* Its runs may reuse a process that ran earlier cases (a plugin's
+ * worker): a failure is confirmed, and shrunk, with t->fresh set. */
+#define SC_TARGET_WARM 4u
 
 struct sc_target_ops {
 	const char *kind; /* "spec", "chain", "builtin", "plugin" */
@@ -97,6 +100,9 @@ struct sc_target {
 	 * use_baseline is set (differential checks) */
 	const struct sc_plugin_transform *plugin, *baseline;
 	int use_baseline;
+	/* plugin: every run in a new child, not the library's worker (set
+	 * while a failure is confirmed and shrunk: see SC_TARGET_WARM) */
+	int fresh;
 	double plugin_timeout; /* seconds per case; 0: 10 */
 	struct sc_plugin_lib *own_lib, *own_baseline; /* closed by sc_target_free */
 	char plugin_path[512], baseline_path[512];

@@ -3,6 +3,8 @@
 #include "sc_sandbox.h"
 
 #include <errno.h>
+#include <linux/futex.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,10 +30,15 @@ struct page {
 	volatile int sanitizer;   /* a sanitizer's report ended it */
 	volatile size_t base;  /* address space mapped at the fork */
 	volatile size_t added; /* the peak beyond it, when fn returned or exit ran */
+	volatile int code;      /* a worker's call: fn's value */
+	volatile int leftovers; /* a worker's call: fn left processes running */
 };
 
 static _Thread_local int thread_tag = -1;
 static struct page *child_page; /* set in the child only */
+/* The child's fn argument, a root for a leak check at exit() (which sees
+ * only the stack it is called on: a coroutine's, not the one holding arg) */
+static void *volatile child_arg, *volatile child_worker;
 
 void sc_sandbox_tag(int tag) { thread_tag = tag; }
 
@@ -136,14 +143,41 @@ static int kill_group(pid_t pgid)
 	return 1;
 }
 
+/* How a reaped child ended (r->end already TIMEOUT when it was killed for
+ * its time), and what of its group was left (killed). */
+static void ended(pid_t pid, int status, const struct rusage *ru, const struct page *pg, struct sc_sandbox_result *r)
+{
+	r->peak_rss = (size_t)ru->ru_maxrss * 1024;
+	r->peak_added = pg->added;
+	r->leftovers = kill_group(pid);
+	if (r->end == SC_SANDBOX_TIMEOUT)
+		return;
+	if (WIFSIGNALED(status)) {
+		r->end = SC_SANDBOX_SIGNAL;
+		r->code = WTERMSIG(status);
+		return;
+	}
+	r->code = WEXITSTATUS(status);
+	r->end = pg->done	   ? SC_SANDBOX_RETURNED
+		 : pg->sanitizer   ? SC_SANDBOX_SANITIZER
+		 : pg->exit_called ? SC_SANDBOX_EXIT
+				   : SC_SANDBOX_EXITED;
+	r->tag = pg->exit_called || pg->sanitizer ? pg->tag : -1;
+}
+
+static void become_subreaper(void)
+{
+	static int done;
+	if (!done) {
+		prctl(PR_SET_CHILD_SUBREAPER, 1);
+		done = 1;
+	}
+}
+
 enum sc_status sc_sandbox_run(int (*fn)(void *), void *arg, const struct sc_sandbox_opts *o,
 			      struct sc_sandbox_result *out, struct sc_err *e)
 {
-	static int subreaper;
-	if (!subreaper) {
-		prctl(PR_SET_CHILD_SUBREAPER, 1);
-		subreaper = 1;
-	}
+	become_subreaper();
 	struct page *pg = mmap(NULL, sizeof *pg, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (pg == MAP_FAILED)
 		return SC_ERR(e, SC_E_NOMEM, "sandbox: mmap: %s", strerror(errno));
@@ -158,6 +192,7 @@ enum sc_status sc_sandbox_run(int (*fn)(void *), void *arg, const struct sc_sand
 	}
 	if (pid == 0) {
 		child_setup(pg, o);
+		child_arg = arg;
 		const int rc = fn(arg);
 		const size_t peak = peak_mapped();
 		pg->added = peak > pg->base ? peak - pg->base : 0;
@@ -205,25 +240,234 @@ enum sc_status sc_sandbox_run(int (*fn)(void *), void *arg, const struct sc_sand
 	if (pfd >= 0)
 		close(pfd);
 	r.seconds = sc_clock_now() - t0;
-	r.peak_rss = (size_t)ru.ru_maxrss * 1024;
-	r.peak_added = pg->added;
-	r.leftovers = kill_group(pid);
-	if (r.end != SC_SANDBOX_TIMEOUT) {
-		if (WIFSIGNALED(status)) {
-			r.end = SC_SANDBOX_SIGNAL;
-			r.code = WTERMSIG(status);
-		} else {
-			r.code = WEXITSTATUS(status);
-			r.end = pg->done	  ? SC_SANDBOX_RETURNED
-				: pg->sanitizer	  ? SC_SANDBOX_SANITIZER
-				: pg->exit_called ? SC_SANDBOX_EXIT
-						  : SC_SANDBOX_EXITED;
-			r.tag = pg->exit_called || pg->sanitizer ? pg->tag : -1;
-		}
-	}
+	ended(pid, status, &ru, pg, &r);
 	munmap(pg, sizeof *pg);
 	*out = r;
 	return SC_OK;
+}
+
+/* ---- a persistent child ---- */
+
+/* The call handshake, in shared memory: the starter raises req, the child
+ * runs fn and sets ack to it; each side sleeps on the other's word. */
+struct handshake {
+	_Atomic unsigned req, ack;
+};
+
+struct sc_sandbox_worker {
+	pid_t pid, owner; /* the child; the process that started it */
+	int pfd;          /* pidfd of the child, -1 without one */
+	struct page *pg;
+	struct handshake *hs;
+	unsigned seq;     /* calls asked so far */
+	int alive;
+};
+
+static void futex_wait(_Atomic unsigned *word, unsigned seen, double seconds)
+{
+	struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+	syscall(SYS_futex, (unsigned *)word, FUTEX_WAIT, seen, seconds > 0 ? &ts : NULL, NULL, 0);
+}
+
+static void futex_wake(_Atomic unsigned *word) { syscall(SYS_futex, (unsigned *)word, FUTEX_WAKE, 1, NULL, NULL, 0); }
+
+/* Watches *word for a change from seen, for up to SPIN_S: a call and its
+ * reply are often that close, and a sleep and wake-up cost more. 1 when
+ * it changed. */
+#define SPIN_S 50e-6
+static int spin(_Atomic unsigned *word, unsigned seen)
+{
+	const double t0 = sc_clock_now();
+	for (int i = 0;; i++) {
+		if (atomic_load_explicit(word, memory_order_acquire) != seen)
+			return 1;
+		if ((i & 63) == 63 && sc_clock_now() - t0 > SPIN_S)
+			return 0;
+#if defined(__x86_64__) || defined(__i386__)
+		__builtin_ia32_pause();
+#elif defined(__aarch64__)
+		__asm__ __volatile__("yield");
+#endif
+	}
+}
+
+/* Reaps the children that ended; 1 when some are still running. */
+static int children_running(void)
+{
+	for (;;) {
+		siginfo_t si;
+		memset(&si, 0, sizeof si);
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG) != 0)
+			return 0; /* ECHILD: none */
+		if (si.si_pid == 0)
+			return 1;
+	}
+}
+
+static __attribute__((noreturn)) void worker_main(struct handshake *hs, int (*fn)(void *), void *arg,
+						  struct page *pg)
+{
+	prctl(PR_SET_CHILD_SUBREAPER, 1); /* what fn's forks leave behind comes here */
+	child_arg = arg;
+	unsigned seen = 0;
+	for (;;) {
+		unsigned req;
+		spin(&hs->req, seen);
+		while ((req = atomic_load(&hs->req)) == seen)
+			futex_wait(&hs->req, seen, 0); /* the starter's death kills this process */
+		seen = req;
+		const int rc = fn(arg);
+		pg->added = 0;
+		pg->code = rc;
+		pg->leftovers = children_running();
+		pg->done = 1;
+		atomic_store(&hs->ack, seen);
+		futex_wake(&hs->ack);
+	}
+}
+
+enum sc_status sc_sandbox_worker_start(int (*fn)(void *), void *arg, const struct sc_sandbox_opts *o,
+				       struct sc_sandbox_worker **out, struct sc_err *e)
+{
+	become_subreaper();
+	struct sc_sandbox_worker *w = calloc(1, sizeof *w);
+	if (!w)
+		return SC_ERR(e, SC_E_NOMEM, "out of memory");
+	/* one shared page: the child's page, then the handshake */
+	_Static_assert(sizeof(struct page) + sizeof(struct handshake) <= 4096, "the worker's page");
+	unsigned char *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED) {
+		free(w);
+		return SC_ERR(e, SC_E_NOMEM, "sandbox: cannot set up a worker: %s", strerror(errno));
+	}
+	memset(m, 0, 4096);
+	w->pg = (struct page *)(void *)m;
+	w->hs = (struct handshake *)(void *)(m + ((sizeof(struct page) + 63) & ~(size_t)63));
+	w->pg->tag = -1;
+	w->pg->done = 1;
+	fflush(NULL);
+	const pid_t pid = fork();
+	if (pid < 0) {
+		const int err = errno;
+		munmap(m, 4096);
+		free(w);
+		return SC_ERR(e, SC_E_INTERNAL, "fork failed: %s", strerror(err));
+	}
+	if (pid == 0) {
+		child_worker = w;
+		child_setup(w->pg, o);
+		worker_main(w->hs, fn, arg, w->pg);
+	}
+	setpgid(pid, pid);
+	w->pid = pid;
+	w->owner = getpid();
+	w->pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	w->alive = 1;
+	*out = w;
+	return SC_OK;
+}
+
+int sc_sandbox_worker_alive(const struct sc_sandbox_worker *w)
+{
+	return w && w->alive && w->owner == getpid();
+}
+
+/* Whether the child has ended (not reaped). */
+static int worker_gone(const struct sc_sandbox_worker *w)
+{
+	if (w->pfd >= 0) {
+		struct pollfd pf = {w->pfd, POLLIN, 0};
+		return poll(&pf, 1, 0) > 0;
+	}
+	siginfo_t si;
+	memset(&si, 0, sizeof si);
+	return waitid(P_PID, (id_t)w->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == w->pid;
+}
+
+/* The child ended, or is killed now (timeout, leftovers): reaped, and r
+ * says how. */
+static void worker_end(struct sc_sandbox_worker *w, struct sc_sandbox_result *r)
+{
+	int status = 0;
+	struct rusage ru;
+	memset(&ru, 0, sizeof ru);
+	if (r->end == SC_SANDBOX_TIMEOUT || r->leftovers) {
+		kill(-w->pid, SIGKILL);
+		kill(w->pid, SIGKILL);
+	}
+	while (wait4(w->pid, &status, 0, &ru) < 0 && errno == EINTR)
+		;
+	const int left = r->leftovers;
+	ended(w->pid, status, &ru, w->pg, r);
+	if (left) { /* fn returned, then its processes were killed with the worker */
+		r->end = SC_SANDBOX_RETURNED;
+		r->code = w->pg->code;
+		r->leftovers = 1;
+	}
+	w->alive = 0;
+}
+
+/* How often a waiting starter looks whether the child died (a death does
+ * not wake the handshake). */
+#define WORKER_LOOK_S 0.005
+
+enum sc_status sc_sandbox_worker_call(struct sc_sandbox_worker *w, double timeout, struct sc_sandbox_result *out,
+				      struct sc_err *e)
+{
+	if (!sc_sandbox_worker_alive(w))
+		return SC_ERR(e, SC_E_RUNTIME, "sandbox: the worker is gone");
+	struct page *pg = w->pg;
+	pg->done = 0;
+	pg->exit_called = 0;
+	pg->sanitizer = 0;
+	pg->tag = -1;
+	pg->added = 0;
+	pg->leftovers = 0;
+	struct sc_sandbox_result r = {.end = SC_SANDBOX_RETURNED, .tag = -1};
+	const double t0 = sc_clock_now();
+	const unsigned want = ++w->seq;
+	atomic_store(&w->hs->req, want);
+	futex_wake(&w->hs->req);
+	int gone = 0;
+	spin(&w->hs->ack, want - 1);
+	for (;;) {
+		const unsigned ack = atomic_load(&w->hs->ack);
+		if (ack == want) {
+			r.code = pg->code;
+			r.leftovers = pg->leftovers;
+			break;
+		}
+		const double left = timeout > 0 ? timeout - (sc_clock_now() - t0) : WORKER_LOOK_S;
+		if (timeout > 0 && left <= 0) {
+			r.end = SC_SANDBOX_TIMEOUT;
+			break;
+		}
+		futex_wait(&w->hs->ack, ack, left < WORKER_LOOK_S ? left : WORKER_LOOK_S);
+		if (atomic_load(&w->hs->ack) != want && (gone = worker_gone(w)))
+			break;
+	}
+	if (gone || r.end == SC_SANDBOX_TIMEOUT || r.leftovers)
+		worker_end(w, &r);
+	r.seconds = sc_clock_now() - t0;
+	*out = r;
+	return SC_OK;
+}
+
+void sc_sandbox_worker_stop(struct sc_sandbox_worker *w)
+{
+	if (!w)
+		return;
+	if (sc_sandbox_worker_alive(w)) {
+		kill(-w->pid, SIGKILL);
+		kill(w->pid, SIGKILL);
+		while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		kill_group(w->pid);
+	}
+	if (w->pfd >= 0)
+		close(w->pfd);
+	munmap(w->pg, 4096);
+	free(w);
 }
 
 void sc_sandbox_describe(const struct sc_sandbox_result *r, const char *tag_name, char *buf, size_t n)

@@ -43,6 +43,26 @@ struct sc_sandbox_result {
  * when the child cannot be started. */
 enum sc_status sc_sandbox_run(int (*fn)(void *), void *arg, const struct sc_sandbox_opts *o,
 			      struct sc_sandbox_result *out, struct sc_err *e);
+/* A persistent sandboxed child (a fork server without the forks): it is
+ * set up as sc_sandbox_run's child is, then runs fn(arg) once per
+ * sc_sandbox_worker_call, with what fn changed kept between calls. It
+ * becomes its own subreaper, so processes fn forks and leaves running are
+ * seen after each call. A call that does not end with fn returning (the
+ * child died, hung or left processes) kills the child's group: the worker
+ * is then gone, and the next call fails with SC_E_RUNTIME. */
+struct sc_sandbox_worker;
+enum sc_status sc_sandbox_worker_start(int (*fn)(void *), void *arg, const struct sc_sandbox_opts *o,
+				       struct sc_sandbox_worker **out, struct sc_err *e);
+/* One run of fn in the worker, under timeout seconds (0: none); *out as
+ * sc_sandbox_run's (peak_added: 0 unless the child called exit). */
+enum sc_status sc_sandbox_worker_call(struct sc_sandbox_worker *w, double timeout, struct sc_sandbox_result *out,
+				      struct sc_err *e);
+/* Whether the worker still runs calls, in this process (a process forked
+ * from its starter does not own it). */
+int sc_sandbox_worker_alive(const struct sc_sandbox_worker *w);
+/* Ends the worker (its group killed, reaped) and frees w; in a process that
+ * does not own it, only this process's handles are dropped. NULL-safe. */
+void sc_sandbox_worker_stop(struct sc_sandbox_worker *w);
 /* Inside fn: tags the calling thread (a rank), for exit() reports. */
 void sc_sandbox_tag(int tag);
 /* The default memory limit: half the machine's physical memory. */

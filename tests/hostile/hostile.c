@@ -100,6 +100,41 @@ static int hog(const struct sc_plugin_call *call)
 	return copy(call);
 }
 
+/* One int from every rank (all_gather); its return code. */
+static int meet(const struct sc_plugin_call *call)
+{
+	const int one = call->rank;
+	int *all = malloc(sizeof(int) * (size_t)call->world);
+	const int rc = all ? call->coll->all_gather(call->coll, &one, all, sizeof one) : 12;
+	free(all);
+	return rc;
+}
+
+/* Rank 0 returns 7 at once; the others wait for it in an all_gather. */
+static int early_return(const struct sc_plugin_call *call)
+{
+	if (call->rank == 0 && call->world > 1)
+		return 7;
+	const int rc = meet(call);
+	return rc ? rc : copy(call);
+}
+
+/* Rank 0 returns 0 without the all_gather the others make. */
+static int skip_collective(const struct sc_plugin_call *call)
+{
+	const int rc = call->rank == 0 ? 0 : meet(call);
+	return rc ? rc : copy(call);
+}
+
+/* Keeps 16 MiB of address space per call and never frees it: a process
+ * that runs many calls runs out under --plugin-memory, a fresh one never. */
+static int leak(const struct sc_plugin_call *call)
+{
+	if (!malloc((size_t)16 << 20))
+		return 12;
+	return copy(call);
+}
+
 #define T(fn) {#fn, fn}
 static const struct {
 	const char *name;
@@ -107,6 +142,7 @@ static const struct {
 } transforms[] = {
 	T(over64_zero), T(over64_a5), T(over4k_ff), T(over4k_inc), T(over1m_zero), T(over1m_a5),
 	T(fork_leave), T(print_stdout), T(exit_in_run), T(sigkill_self), T(hog), T(copy),
+	T(early_return), T(skip_collective), T(leak),
 };
 
 int sc_plugin_register(struct sc_plugin_registry *reg)

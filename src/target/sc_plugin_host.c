@@ -1,0 +1,377 @@
+/* sc_plugin_host: a transform's ranks as threads of a sandboxed child (the
+ * library's worker, or a fresh child), and how the child ended in words.
+ *
+ * The child shares with this process only the case's buffers (data and
+ * guards; the arena's bookkeeping is elsewhere) and the host's block (the
+ * job and the ranks' states), both read back only after the call ended,
+ * validated. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
+#include "sc_plugin_host.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+
+#include "sc_coro.h"
+#include "sc_mix.h"
+#include "sc_sandbox.h"
+
+enum { RANK_IDLE = 0, RANK_RUNNING = 1, RANK_DONE = 2 };
+
+/* Written by the child while it runs; read after the call ended. */
+struct rank_state {
+	volatile int state[SC_MAX_WORLD];
+	volatile int rc[SC_MAX_WORLD];
+	char why[256];
+};
+
+/* The block shared with the children: MAP_SHARED, mapped before any of
+ * them was forked, never in the arena the plugin writes to. */
+struct block {
+	struct sc_plugin_job job;
+	struct rank_state st;
+};
+
+#define HUNG_SLOTS 64 /* calls that hung, remembered (the oldest forgotten first) */
+
+struct sc_plugin_host {
+	char load[600];
+	sc_plugin_resolve_fn resolve;
+	struct block *b;
+	struct sc_sandbox_worker *w;
+	unsigned long epoch;          /* the arenas' shared blocks the worker was forked with */
+	size_t memory;                /* its memory limit */
+	uint64_t hung[HUNG_SLOTS];
+	char hung_msg[HUNG_SLOTS][SC_ERR_MAX];
+	int nhung;
+};
+
+enum sc_status sc_plugin_host_new(const char *load, sc_plugin_resolve_fn resolve, struct sc_plugin_host **out,
+				  struct sc_err *e)
+{
+	struct sc_plugin_host *h = calloc(1, sizeof *h);
+	if (!h)
+		return SC_ERR(e, SC_E_NOMEM, "out of memory");
+	h->b = mmap(NULL, sizeof *h->b, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (h->b == MAP_FAILED) {
+		free(h);
+		return SC_ERR(e, SC_E_NOMEM, "out of memory");
+	}
+	snprintf(h->load, sizeof h->load, "%s", load);
+	h->resolve = resolve;
+	*out = h;
+	return SC_OK;
+}
+
+void sc_plugin_host_free(struct sc_plugin_host *h)
+{
+	if (!h)
+		return;
+	sc_sandbox_worker_stop(h->w);
+	munmap(h->b, sizeof *h->b);
+	free(h);
+}
+
+struct sc_plugin_job *sc_plugin_host_job(struct sc_plugin_host *h) { return &h->b->job; }
+
+/* ---- in the child ---- */
+
+struct thread_arg {
+	struct sc_plugin_call call; /* first: a call is its thread_arg */
+	const struct sc_plugin_transform *tr;
+	struct rank_state *st;
+	int rank; /* the local rank */
+	struct sc_plugin_comms *comms;
+};
+
+/* call->group: the local rank's table over its group of those mesh dims. */
+static const struct sc_plugin_collectives *call_group(const struct sc_plugin_call *call, const int *dims, int n)
+{
+	const struct thread_arg *a = (const struct thread_arg *)(const void *)call;
+	return a->comms ? sc_plugin_comms_group(a->comms, a->rank, dims, n) : NULL;
+}
+
+static void rank_main(void *p)
+{
+	struct thread_arg *a = p;
+	a->st->state[a->rank] = RANK_RUNNING;
+	const int rc = a->tr->run(&a->call);
+	a->st->rc[a->rank] = rc;
+	a->st->state[a->rank] = RANK_DONE;
+}
+
+/* A rank's stack: as a thread's would be (the stack limit), 8 MiB when
+ * that is unlimited. */
+static size_t stack_bytes(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_STACK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > ((rlim_t)1 << 28))
+		return (size_t)8 << 20;
+	return rl.rlim_cur < ((rlim_t)1 << 16) ? (size_t)1 << 16 : (size_t)rl.rlim_cur;
+}
+
+/* Runs rank r until it waits or returns; 1 when it returned. */
+static int step(struct sc_coro *co, struct thread_arg *a, int start)
+{
+	sc_sandbox_tag(a->rank);
+	const int done = start ? sc_coro_start(co, rank_main, a) : sc_coro_resume(co);
+	sc_sandbox_tag(-1);
+	return done;
+}
+
+/* Every rank as a coroutine of this process (kept from call to call),
+ * scheduled round by round until all returned; 3 when a rank returned
+ * non-zero, 5 when the ranks left deadlocked in collectives. */
+static int run_ranks(struct thread_arg *args, int world, const struct sc_mesh *mesh)
+{
+	static struct sc_coro *co[SC_MAX_WORLD];
+	struct rank_state *st = args[0].st;
+	struct sc_plugin_comms *comms;
+	if (sc_plugin_comms_new(NULL, world, 0, world, mesh, &comms, NULL) != SC_OK) {
+		snprintf(st->why, sizeof st->why, "out of memory for the collectives' tables");
+		return 4;
+	}
+	for (int r = 0; r < world; r++) {
+		struct sc_err e;
+		if (!co[r] && sc_coro_new(stack_bytes(), &co[r], &e) != SC_OK) {
+			snprintf(st->why, sizeof st->why, "cannot start rank %d: %.150s (memory limit? see --plugin-memory)",
+				 r, e.msg);
+			sc_plugin_comms_free(comms);
+			return 4;
+		}
+		args[r].call.coll = sc_plugin_comms_world(comms, r);
+		args[r].comms = comms;
+	}
+	int done[SC_MAX_WORLD] = {0}, left = world;
+	for (int r = 0; r < world; r++)
+		left -= done[r] = step(co[r], &args[r], 1);
+	while (left > 0) {
+		const unsigned long moves = sc_plugin_comms_moves(comms);
+		const int was = left;
+		for (int r = 0; r < world; r++)
+			if (!done[r])
+				left -= done[r] = step(co[r], &args[r], 0);
+		if (left == was && sc_plugin_comms_moves(comms) == moves)
+			break; /* a round in which no rank moved: the waiting ones never will */
+	}
+	sc_plugin_comms_free(comms);
+	if (left > 0)
+		return 5;
+	for (int r = 0; r < world; r++)
+		if (st->rc[r] != 0)
+			return 3;
+	return 0;
+}
+
+/* The child's side of a call: the library loaded here (once per process),
+ * then the ranks. 0 ok, 3 a rank returned non-zero, 4 st->why says. */
+static int host_main(void *arg)
+{
+	const struct sc_plugin_host *h = arg;
+	struct block *b = h->b;
+	const struct sc_plugin_job *j = &b->job;
+	struct rank_state *st = &b->st;
+	const struct sc_plugin_transform *tr = h->resolve(h->load, j->tr, st->why, sizeof st->why);
+	if (!tr)
+		return 4;
+	static const struct sc_plugin_native native = {sizeof native, NULL, NULL, NULL};
+	static struct thread_arg args[SC_MAX_WORLD]; /* static: a root for a leak check at a rank's exit() */
+	for (int r = 0; r < j->world; r++) {
+		args[r].call = j->call[r];
+		args[r].call.native = &native;
+		args[r].call.user = tr->user;
+		args[r].call.group = call_group;
+		for (int m = 0; m < j->mesh.n; m++)
+			args[r].call.mesh_name[m] = j->mesh_name[m];
+		args[r].tr = tr;
+		args[r].st = st;
+		args[r].rank = r;
+		args[r].comms = NULL;
+	}
+	return run_ranks(args, j->world, &j->mesh);
+}
+
+int sc_plugin_host_run_local(const struct sc_plugin_transform *tr, struct sc_plugin_call *call,
+			     struct sc_plugin_comms *comms, int r)
+{
+	struct thread_arg a;
+	memset(&a, 0, sizeof a);
+	a.call = *call;
+	a.call.coll = comms ? sc_plugin_comms_world(comms, r) : NULL;
+	a.call.group = call_group;
+	a.call.user = tr->user;
+	a.tr = tr;
+	a.rank = r;
+	a.comms = comms;
+	return tr->run(&a.call);
+}
+
+/* ---- in this process ---- */
+
+static void ranks_in(const struct rank_state *st, int world, int which, char *buf, size_t n)
+{
+	size_t k = 0;
+	buf[0] = '\0';
+	for (int r = 0; r < world && k < n; r++)
+		if (st->state[r] == which)
+			k += (size_t)snprintf(buf + k, n - k, "%s%d", k ? ", " : "", r);
+}
+
+/* "rank" or "ranks", for a list from ranks_in. */
+static const char *rank_s(const char *list) { return strchr(list, ',') ? "ranks" : "rank"; }
+
+/* An overrun of a buffer the plugin was given, in words: "rank 0 wrote
+ * past the end of its output (16 bytes): first changed byte at +0". */
+static int overrun(const struct sc_tensor *in, const struct sc_tensor *out, int n, char *buf, size_t len)
+{
+	for (int r = 0; r < n; r++)
+		for (int k = 0; k < 2; k++) {
+			const struct sc_buf *b = k ? in[r].buf : out[r].buf;
+			int64_t at;
+			const int side = sc_buf_guard_breach(b, &at);
+			if (side)
+				return snprintf(buf, len, "rank %d wrote %s its %s (%lld bytes): first changed byte at %s%lld",
+						r, side > 0 ? "past the end of" : "before the start of",
+						k ? "input" : "output", (long long)(b->nelem * b->esize),
+						side > 0 ? "+" : "-", (long long)at) > 0;
+		}
+	return 0;
+}
+
+/* How the call ended, as the run's status and message. */
+static enum sc_status verdict(const struct sc_sandbox_result *r, const struct rank_state *st, int world,
+			      const struct sc_plugin_host_run_opts *o, const struct sc_tensor *in,
+			      const struct sc_tensor *out, struct sc_err *e)
+{
+	char running[256], how[300], over[200] = "", mem[96] = "";
+	ranks_in(st, world, RANK_RUNNING, running, sizeof running);
+	sc_sandbox_describe(r, "rank", how, sizeof how);
+	if (overrun(in, out, world, over, sizeof over) && (r->end != SC_SANDBOX_RETURNED || r->code != 0))
+		strcat(over, ", and then ");
+	const size_t peak = r->peak_added > r->peak_rss ? r->peak_added : r->peak_rss;
+	if (o->memory && peak >= o->memory / 4 * 3)
+		snprintf(mem, sizeof mem, " (it mapped %zu MiB of its %zu MiB limit, --plugin-memory)", peak >> 20,
+			 o->memory >> 20);
+	if (r->end == SC_SANDBOX_TIMEOUT) {
+		for (int k = 0; k < world; k++)
+			if (st->state[k] == RANK_DONE && st->rc[k] != 0)
+				return SC_ERR(e, SC_E_RUNTIME,
+					      "%srank %d returned %d while ranks %s waited in a collective (killed after %.0f s)",
+					      over, k, st->rc[k], running, o->timeout);
+		return SC_ERR(e, SC_E_RUNTIME, "%sthe plugin hung: no result after %.0f s (ranks still running: %s); killed",
+			      over, o->timeout, running[0] ? running : "none");
+	}
+	if (r->end == SC_SANDBOX_SIGNAL)
+		return SC_ERR(e, SC_E_RUNTIME, "%sthe plugin %s%s%s%s", over, how, running[0] ? " on rank " : "",
+			      running, mem);
+	if (r->end == SC_SANDBOX_EXIT || r->end == SC_SANDBOX_EXITED || r->end == SC_SANDBOX_SANITIZER)
+		return SC_ERR(e, SC_E_RUNTIME, "%sthe plugin %s%s%s%s", over, how,
+			      r->tag < 0 && running[0] ? " while running rank " : "", r->tag < 0 ? running : "", mem);
+	if (r->code == 4)
+		return SC_ERR(e, SC_E_RUNTIME, "%s%.255s", over, st->why);
+	if (r->code == 5) { /* the ranks still running wait in collectives no other rank will join */
+		char returned[256];
+		ranks_in(st, world, RANK_DONE, returned, sizeof returned);
+		for (int k = 0; k < world; k++)
+			if (st->state[k] == RANK_DONE && st->rc[k] != 0)
+				return SC_ERR(e, SC_E_RUNTIME, "%srank %d returned %d while %s %s waited in a collective",
+					      over, k, st->rc[k], rank_s(running), running);
+		if (returned[0])
+			return SC_ERR(e, SC_E_RUNTIME,
+				      "%s%s %s returned while %s %s waited in a collective that not every rank of its "
+				      "group called",
+				      over, rank_s(returned), returned, rank_s(running), running);
+		return SC_ERR(e, SC_E_RUNTIME,
+			      "%sthe ranks deadlocked: %s %s wait in collectives that do not complete (the ranks of a "
+			      "group did not call the same collectives)",
+			      over, rank_s(running), running);
+	}
+	if (r->code == 3)
+		for (int k = 0; k < world; k++)
+			if (st->rc[k] != 0)
+				return SC_ERR(e, SC_E_RUNTIME, "%srank %d: the transform returned %d%s", over, k, st->rc[k],
+					      mem);
+	if (r->code != 0)
+		return SC_ERR(e, SC_E_RUNTIME, "the plugin's child ended with code %d", r->code);
+	if (over[0])
+		return SC_ERR(e, SC_E_RUNTIME, "%s", over);
+	if (r->leftovers)
+		return SC_ERR(e, SC_E_RUNTIME, "the plugin left processes running after every rank returned (killed)");
+	return SC_OK;
+}
+
+/* A call's identity: the caller's key and the job's shapes. */
+static uint64_t job_key(const struct sc_plugin_job *j, uint64_t key)
+{
+	uint64_t h = sc_mix64(key ^ (uint64_t)(uintptr_t)j->tr);
+	h = sc_mix64(h ^ (uint64_t)j->world);
+	for (int m = 0; m < j->mesh.n; m++)
+		h = sc_mix64(h ^ (uint64_t)j->mesh.size[m]);
+	for (int r = 0; r < j->world; r++) {
+		const struct sc_plugin_call *c = &j->call[r];
+		h = sc_mix64(h ^ (uint64_t)c->dtype ^ ((uint64_t)c->input.ndim << 8) ^ ((uint64_t)c->output.ndim << 16));
+		for (int d = 0; d < c->input.ndim; d++)
+			h = sc_mix64(h ^ (uint64_t)c->input.shape[d]);
+		for (int d = 0; d < c->output.ndim; d++)
+			h = sc_mix64(h ^ (uint64_t)c->output.shape[d]);
+	}
+	return h ? h : 1;
+}
+
+/* The worker, started (again) when it is gone or was forked before the
+ * arena mapped the blocks this call's buffers are in; NULL when none can
+ * be started (the call then runs in a fresh child). */
+static struct sc_sandbox_worker *worker(struct sc_plugin_host *h, const struct sc_plugin_host_run_opts *o)
+{
+	if (sc_sandbox_worker_alive(h->w) && h->epoch == sc_arena_shared_epoch() && h->memory == o->memory)
+		return h->w;
+	const char *why = !h->w ? "first call"
+			  : !sc_sandbox_worker_alive(h->w) ? "the last one ended"
+			  : h->memory != o->memory ? "another memory limit"
+						   : "the arena mapped memory the last one does not see";
+	sc_sandbox_worker_stop(h->w);
+	h->w = NULL;
+	const struct sc_sandbox_opts so = {0, o->memory};
+	struct sc_err e;
+	if (sc_sandbox_worker_start(host_main, h, &so, &h->w, &e) != SC_OK) {
+		SC_LOG(PLUGIN, "%s: no worker (%s): cases run in fresh children", h->load, e.msg);
+		return NULL;
+	}
+	SC_LOG(PLUGIN, "%s: worker started (%s)", h->load, why);
+	h->epoch = sc_arena_shared_epoch();
+	h->memory = o->memory;
+	return h->w;
+}
+
+enum sc_status sc_plugin_host_run(struct sc_plugin_host *h, const struct sc_plugin_host_run_opts *o,
+				  const struct sc_tensor *in, const struct sc_tensor *out, struct sc_err *e)
+{
+	const int world = h->b->job.world;
+	const uint64_t key = o->key ? job_key(&h->b->job, o->key) : 0;
+	for (int i = 0; key && i < h->nhung && i < HUNG_SLOTS; i++)
+		if (h->hung[i] == key)
+			return SC_ERR(e, SC_E_RUNTIME, "%s", h->hung_msg[i]);
+	memset(&h->b->st, 0, sizeof h->b->st);
+	if (o->fresh) { /* after a failure: the worker's state is suspect, a new one takes over */
+		sc_sandbox_worker_stop(h->w);
+		h->w = NULL;
+	}
+	struct sc_sandbox_result r;
+	struct sc_sandbox_worker *w = o->fresh ? NULL : worker(h, o);
+	if (w) {
+		SC_CHECK(sc_sandbox_worker_call(w, o->timeout, &r, e));
+	} else {
+		const struct sc_sandbox_opts so = {o->timeout, o->memory};
+		SC_CHECK(sc_sandbox_run(host_main, h, &so, &r, e));
+	}
+	const enum sc_status st = verdict(&r, &h->b->st, world, o, in, out, e);
+	if (r.end == SC_SANDBOX_TIMEOUT && key) {
+		const int k = h->nhung++ % HUNG_SLOTS;
+		h->hung[k] = key;
+		snprintf(h->hung_msg[k], sizeof h->hung_msg[k], "%s", e->msg);
+	}
+	return st;
+}

@@ -1,0 +1,70 @@
+/* sc_plugin_host: where a plugin transform's ranks run.
+ *
+ * On backends that hold every rank in one process (sim), the ranks run as
+ * threads of a sandboxed child (src/util/sc_sandbox.h) on buffers of a
+ * shared arena, in one of two ways:
+ *  - warm: the library's worker, a child that loaded the library once and
+ *    runs call after call (restarted after it died, hung, or left
+ *    processes, and when an arena mapped memory it has not seen);
+ *  - fresh: a new child that loads the library for this one call.
+ * Either way a crash, exit, hang, overrun of a buffer or a process left
+ * behind ends only the child and becomes the run's error, in the same
+ * words. A call that hung is remembered (sc_plugin_host_hung) so that the
+ * same call is not timed again.
+ *
+ * On backends with one process per rank (mpi), the local rank runs in
+ * process (sc_plugin_host_run_local). */
+#ifndef SC_PLUGIN_HOST_H
+#define SC_PLUGIN_HOST_H
+
+#include <stdint.h>
+
+#include "sc_mesh.h"
+#include "sc_plugin_coll.h"
+#include "sc_tensor.h"
+#include "shardcheck/plugin.h"
+
+/* A run: the parent fills it (sc_plugin_host_job), the child reads it.
+ * The call's pointers that differ per process (coll, native, user,
+ * mesh_name) are set by the child. */
+struct sc_plugin_job {
+	const struct sc_plugin_transform *tr; /* the parent's (its name and contract) */
+	int world;
+	struct sc_mesh mesh;
+	char mesh_name[SC_PLUGIN_MAX_MESH][64];
+	struct sc_plugin_call call[SC_MAX_WORLD];
+};
+
+/* In the child: the library at `load` loaded in this process (once) and
+ * its transform registered as want is (name and contract); NULL with why. */
+typedef const struct sc_plugin_transform *(*sc_plugin_resolve_fn)(const char *load,
+								     const struct sc_plugin_transform *want,
+								     char *why, size_t n);
+
+struct sc_plugin_host;
+
+/* The host of one library (loaded from `load` by resolve in its children). */
+enum sc_status sc_plugin_host_new(const char *load, sc_plugin_resolve_fn resolve, struct sc_plugin_host **out,
+				  struct sc_err *e);
+void sc_plugin_host_free(struct sc_plugin_host *h); /* NULL-safe; stops the worker */
+/* The job block to fill for the next run. */
+struct sc_plugin_job *sc_plugin_host_job(struct sc_plugin_host *h);
+
+struct sc_plugin_host_run_opts {
+	int fresh;      /* a new child for this call, not the worker (which is ended:
+			 * fresh runs follow a failure, and its state is suspect) */
+	double timeout; /* seconds */
+	size_t memory;  /* bytes of address space (0: no limit) */
+	uint64_t key;   /* the call's identity for remembering hangs (0: none) */
+};
+
+/* Runs the job (every rank); in[r]/out[r] are rank r's buffers, checked
+ * for overruns after it. */
+enum sc_status sc_plugin_host_run(struct sc_plugin_host *h, const struct sc_plugin_host_run_opts *o,
+				  const struct sc_tensor *in, const struct sc_tensor *out, struct sc_err *e);
+
+/* Runs tr on one local rank in this process (mpi): rank r of comms. */
+int sc_plugin_host_run_local(const struct sc_plugin_transform *tr, struct sc_plugin_call *call,
+			     struct sc_plugin_comms *comms, int r);
+
+#endif
