@@ -10,6 +10,7 @@
  * to the same places whatever their values: one dtype per width (the
  * first selected, in dtype order) decides for the others. A plugin's
  * kernel, or a backend with typed collectives (NCCL), gets every dtype. */
+#include "sc_hd.h"
 #include "sc_property.h"
 
 #include <stdio.h>
@@ -71,10 +72,12 @@ static enum sc_verdict check(struct sc_ctx *ctx, struct sc_target *t, const stru
 				snprintf(ctx->err.msg, sizeof ctx->err.msg, "could not read rank %d's output from the device", x->first + r);
 				return SC_V_ERROR;
 			}
+			const uint64_t key = sc_hd_value_key(cd.seed);
+			const unsigned w = 8 * sc_dtype_size(cd.dtype);
 			for (int64_t i = 0; i < n; i++) {
 				uint64_t g;
 				memcpy(&g, snap + k + (size_t)i * 8, 8);
-				uint64_t want = sc_value_bits(cd.dtype, cd.seed, g);
+				uint64_t want = sc_hd_value_bits_key(w, key, g);
 				uint64_t got = sc_load_bits(base + (size_t)it.off * es, es);
 				if (SC_PROV_IS_INDEX(g) && got != want) {
 					if (!f->wrong)

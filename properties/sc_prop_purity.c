@@ -5,6 +5,7 @@
  * guard bytes. In the provenance run a poisoned element cannot be mistaken
  * for data (no global index is all ones), so "written" is exact there; the
  * data run repeats the input and guard checks at the case's element size. */
+#include "sc_hd.h"
 #include "sc_property.h"
 
 #include <stdio.h>
@@ -40,12 +41,14 @@ static int64_t input_changed(struct sc_ctx *ctx, struct sc_target *t, const stru
 		const unsigned char *base = sc_tensor_host(x->arena, &in[r]);
 		if (!base)
 			return n ? n : 1;
+		const uint64_t key = sc_hd_value_key(c->seed);
+		const unsigned w = 8 * sc_dtype_size(c->dtype);
 		for (int64_t k = 0; k < n; k++) {
 			uint64_t g = (uint64_t)mi.off, want;
 			if (x->prov)
 				want = g;
 			else if (!red)
-				want = sc_value_bits(c->dtype, c->seed, g);
+				want = sc_hd_value_bits_key(w, key, g);
 			else if (s[0]->in.kind == SC_PARTIAL)
 				want = sc_int_to_bits(c->dtype, sc_small_int(c->dtype, s[0]->in.op, c->seed, prank, g));
 			else

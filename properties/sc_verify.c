@@ -77,6 +77,12 @@ uint64_t sc_verify_expected_bits(struct sc_target *t, const struct sc_case *c, u
 			const uint64_t g = (uint64_t)(it.off + k_ * istr);                                     \
 			sc_store_bits(p, es, (BITS));                                                          \
 		}
+/* The value encoding with its width a constant: shifts and masks by
+ * immediates, one store per element. */
+#define FILL_VALUES(T, W)                                                                                    \
+	for (int64_t r_ = 0; r_ < rows; r_++, sc_iter_next(&it))                                               \
+		for (int64_t k_ = 0; k_ < inner; k_++, p += sizeof(T))                                         \
+			*(T *)(void *)p = (T)sc_hd_value_bits_key((W), key, (uint64_t)(it.off + k_ * istr));
 
 SC_ELEMENT_LOOP static void fill_host(unsigned char *p, unsigned es, const struct sc_hd_fill *f, const struct sc_map *m, int64_t n)
 {
@@ -89,8 +95,12 @@ SC_ELEMENT_LOOP static void fill_host(unsigned char *p, unsigned es, const struc
 		FILL_ROWS(g)
 	} else if (f->mode == SC_FILL_VALUE) {
 		const uint64_t key = sc_hd_value_key(f->seed);
-		const unsigned w = 8 * sc_hd_dtype_size(f->dtype);
-		FILL_ROWS(sc_hd_value_bits_key(w, key, g))
+		switch (es) {
+		case 1: FILL_VALUES(uint8_t, 8) break;
+		case 2: FILL_VALUES(uint16_t, 16) break;
+		case 4: FILL_VALUES(uint32_t, 32) break;
+		default: FILL_VALUES(uint64_t, 64) break;
+		}
 	} else {
 		FILL_ROWS(sc_hd_fill_bits(f, g))
 	}

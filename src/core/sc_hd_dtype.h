@@ -5,8 +5,8 @@
  *
  * sc_dtype.c is written on top of these, so the CPU unit tests exercise
  * exactly the code the device runs. Like sc_hd.h, everything is static
- * inline and __host__ __device__ under nvcc; the only library calls are
- * float functions CUDA provides on the device (frexpf, ldexpf, nearbyintf). */
+ * inline and __host__ __device__ under nvcc; the only library call is a
+ * float function CUDA provides on the device (nearbyintf). */
 #ifndef SC_HD_DTYPE_H
 #define SC_HD_DTYPE_H
 
@@ -61,6 +61,18 @@ SC_HD static inline double sc_hd_u2d(uint64_t u)
 	return v.d;
 }
 
+/* 2^k as a float, exactly, for k in [-126, 127]: the scalings below stay
+ * there, and a multiply costs less than ldexpf's checks. */
+SC_HD static inline float sc_hd_pow2f(int k) { return sc_hd_u2f((uint32_t)(k + 127) << 23); }
+
+/* frexpf's exponent of a finite a > 0 (a = f * 2^ex, f in [0.5, 1)); a
+ * subnormal float gives -126, which the minifloats below clamp anyway. */
+SC_HD static inline int sc_hd_frexp_exp(float a)
+{
+	const int b = (int)((sc_hd_f2u(a) >> 23) & 0xff);
+	return b ? b - 126 : -126;
+}
+
 /* A minifloat with e exponent and m mantissa bits; fn: e4m3fn's encoding
  * (no infinities, NaN only at all-ones). */
 SC_HD static inline float sc_hd_mini_decode(uint32_t v, int e, int m, int fn)
@@ -75,9 +87,9 @@ SC_HD static inline float sc_hd_mini_decode(uint32_t v, int e, int m, int fn)
 	else if (!fn && ex == (1u << e) - 1)
 		r = sc_hd_u2f(man ? 0x7fc00000u : 0x7f800000u);
 	else if (ex == 0)
-		r = ldexpf((float)man, 1 - bias - m);
+		r = (float)man * sc_hd_pow2f(1 - bias - m);
 	else
-		r = ldexpf((float)(man | (1u << m)), (int)ex - bias - m);
+		r = (float)(man | (1u << m)) * sc_hd_pow2f((int)ex - bias - m);
 	return sign ? -r : r;
 }
 
@@ -94,12 +106,10 @@ SC_HD static inline uint32_t sc_hd_mini_encode(float f, int e, int m, int fn)
 			      : sc_hd_mini_decode(((1u << e) - 2) << m | ((1u << m) - 1), e, m, 0);
 	if (a == 0.0f)
 		return sign;
-	int ex;
-	frexpf(a, &ex); /* a = f * 2^ex, f in [0.5, 1) */
-	int unb = ex - 1;
+	int unb = sc_hd_frexp_exp(a) - 1;
 	if (unb < 1 - bias)
 		unb = 1 - bias; /* the subnormal range */
-	const float q = ldexpf(1.0f, unb - m); /* spacing at this exponent */
+	const float q = sc_hd_pow2f(unb - m); /* spacing at this exponent */
 	const float r = nearbyintf(a / q) * q;  /* nearest, ties to even */
 	if (r == 0.0f)
 		return sign;
@@ -108,12 +118,10 @@ SC_HD static inline uint32_t sc_hd_mini_encode(float f, int e, int m, int fn)
 			return sign | all; /* e4m3fn saturates overflow to NaN */
 		return sign | (((1u << e) - 1) << m);
 	}
-	int ex2;
-	frexpf(r, &ex2);
-	const int unb2 = ex2 - 1;
+	const int unb2 = sc_hd_frexp_exp(r) - 1;
 	if (unb2 < 1 - bias)
-		return sign | (uint32_t)(r / ldexpf(1.0f, 1 - bias - m));
-	const uint32_t man = (uint32_t)(r / ldexpf(1.0f, unb2 - m)) - (1u << m);
+		return sign | (uint32_t)(r / sc_hd_pow2f(1 - bias - m));
+	const uint32_t man = (uint32_t)(r / sc_hd_pow2f(unb2 - m)) - (1u << m);
 	return sign | ((uint32_t)(unb2 + bias) << m) | man;
 }
 
