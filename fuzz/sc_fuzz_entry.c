@@ -51,7 +51,7 @@ static struct fuzz_state *state(void)
 int sc_fuzz_case(const uint8_t *data, size_t size)
 {
 	struct fuzz_state *S = state();
-	/* room for the largest case decoded here (512 elements, 8 ranks, 8-byte
+	/* room for the largest case decoded here (256 elements, 8 ranks, 8-byte
 	 * elements, the buffers of every property) */
 	S->ctx->arena.max_bytes = (size_t)16 << 20;
 	struct sc_choices ch;
@@ -59,7 +59,7 @@ int sc_fuzz_case(const uint8_t *data, size_t size)
 	struct sc_target *t = &S->t[sc_choice(&ch, (uint64_t)S->nt)];
 	/* small cases: the decisions (shapes, worlds, placements) are what the
 	 * fuzzer explores; elements only cost time */
-	struct sc_gen_opts o = {.world_lo = 1, .world_hi = 8, .max_elems = 512};
+	struct sc_gen_opts o = {.world_lo = 1, .world_hi = 8, .max_elems = 256};
 	sc_gen_defaults(&o);
 	struct sc_case c;
 	if (sc_gen_case(t, &o, &ch, &c, NULL) != SC_OK)
