@@ -7,7 +7,9 @@
 #  3. `gate` on the example plugin against the same transform as a spec;
 #  4. start-up (`shardcheck --version`) against the baseline, and whether
 #     the binary links Open MPI, CUDA or NCCL at load time;
-#  5. `check builtin:all` on emu against sim, this build and the baseline.
+#  5. `check builtin:all` on emu against sim, this build and the baseline;
+#  6. `eval` of a 1e8-element case: elements/s and peak memory per element,
+#     this build and the baseline.
 # Usage: bench/bench_speed.sh [BASE [RUNS]]   (from the repository root,
 # after scripts/test.sh built build/; BASE default 5c3bc61, RUNS default 3)
 # Each figure is the median over RUNS runs, the two builds taking turns;
@@ -92,4 +94,31 @@ ea, _, es, _ = median_pair(lambda: run(sc, b + ["--backend", "emu"], jobs=1), la
 eb, _, esb, _ = median_pair(lambda: run(base, b + ["--backend", "emu"]), lambda: run(base, b))
 print(f"5. emu: {ea:8.0f} cases/s, {es / ea:.1f}x slower than sim ({es:.0f} cases/s); the baseline's emu "
       f"{eb:8.0f} cases/s, {esb / eb:.1f}x slower than its sim: emu {ea / eb:.1f}x faster")
+
+def big_eval(binary, n=100_000_000):
+    """elements/s and peak bytes per element of one eval of n i32 elements"""
+    spec = "corpus/deepspeed/sf-head2seq-batchdim.sc"
+    cmd = [os.path.abspath(binary), "eval", spec, "--world", "4", "--sizes", f"s={n // 1000},b=1,h=4,d=250"]
+    cwd = os.path.dirname(os.path.dirname(os.path.abspath(binary))) if binary == base else None
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd)
+    _, status, ru = os.wait4(p.pid, 0)
+    dt = time.perf_counter() - t0
+    ok = os.waitstatus_to_exitcode(status) == 0
+    return (n / dt if ok else 0.0), ru.ru_maxrss * 1024 / n, ok
+
+def big_evals():
+    """the median rate over RUNS runs of each, taking turns (first touches
+    of a GiB of fresh pages vary from run to run)"""
+    a, b = [], []
+    for _ in range(runs):
+        a.append(big_eval(sc))
+        b.append(big_eval(base))
+    med = lambda v: (statistics.median(x[0] for x in v), max(x[1] for x in v), all(x[2] for x in v))
+    return med(a), med(b)
+
+va, vb = big_evals()
+def says(v):
+    return f"{v[0] / 1e6:5.1f} M elements/s, {v[1]:.1f} bytes per element" if v[2] else "did not pass"
+print(f"6. eval of 1e8 i32 elements (head2seq all-to-all, world 4): {says(va)}; the baseline: {says(vb)}")
 PY

@@ -1,11 +1,13 @@
 /* Unit tests: expressions, dtype encodings, ATen view rules, and every
  * step against hand-computed results (provenance runs on the sim backend,
  * where each element is its global index). */
+#include <fenv.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sc_check.h"
+#include "sc_coro.h"
 #include "sc_hd.h"
 #include "sc_test.h"
 
@@ -344,6 +346,65 @@ static void test_strided(void)
 	T_CHECK(sc_strided_offset(&big, ((int64_t)2 << 32) + 7) == ((int64_t)2 << 32) + 12, "64-bit offsets");
 }
 
+/* Coroutines: interleaving at yields, deep stacks, and each one's
+ * floating-point rounding mode kept apart from the scheduler's. */
+static char trail[64];
+static int ntrail;
+
+static void coro_abc(void *arg)
+{
+	const char c = *(const char *)arg;
+	for (int i = 0; i < 3; i++) {
+		trail[ntrail++] = (char)(c + i);
+		sc_coro_yield();
+	}
+}
+
+static void coro_round_up(void *arg)
+{
+	fesetround(FE_UPWARD);
+	sc_coro_yield();
+	volatile float one = 1.0f, tiny = 1e-8f;
+	*(int *)arg = fegetround() == FE_UPWARD && one + tiny > 1.0f; /* 1.0f to nearest */
+}
+
+static void coro_deep(void *arg)
+{
+	volatile char big[1 << 20]; /* a MiB on its stack */
+	memset((char *)big, 7, sizeof big);
+	sc_coro_yield();
+	*(int *)arg = big[0] + big[sizeof big - 1];
+}
+
+static void test_coro(void)
+{
+	struct sc_coro *co[3];
+	struct sc_err e;
+	for (int i = 0; i < 3; i++)
+		T_CHECK(sc_coro_new((size_t)4 << 20, &co[i], &e) == SC_OK, "coroutine %d: %s", i, e.msg);
+	static const char starts[3] = {'a', 'A', '0'};
+	int done = 0;
+	for (int i = 0; i < 3; i++)
+		done += sc_coro_start(co[i], coro_abc, (void *)&starts[i]);
+	while (done < 3)
+		for (int i = 0; i < 3; i++)
+			if (!sc_coro_resume(co[i]))
+				continue;
+			else if (++done == 3)
+				break;
+	trail[ntrail] = '\0';
+	T_CHECK(strcmp(trail, "aA0bB1cC2") == 0, "round-robin interleaving (%s)", trail);
+	int up = 0, deep = 0;
+	T_CHECK(sc_coro_start(co[0], coro_round_up, &up) == 0, "yields");
+	T_CHECK(fegetround() == FE_TONEAREST, "the scheduler keeps its rounding mode while a coroutine has another");
+	T_CHECK(sc_coro_resume(co[0]) == 1 && up, "the coroutine keeps its own (FE_UPWARD)");
+	T_CHECK(sc_coro_start(co[1], coro_deep, &deep) == 0 && sc_coro_resume(co[1]) == 1 && deep == 14,
+		"a MiB of stack survives a yield (%d)", deep);
+	T_CHECK(sc_coro_start(co[2], coro_abc, (void *)&starts[0]) == 0, "an abandoned coroutine starts anew");
+	for (int i = 0; i < 3; i++)
+		sc_coro_free(co[i]);
+}
+
 int main(void)
 {
 	struct sc_backend *be;
@@ -354,6 +415,7 @@ int main(void)
 	test_views();
 	test_steps();
 	test_strided();
+	test_coro();
 	sc_ctx_free(ctx);
 	sc_backend_close(be);
 	T_DONE();

@@ -155,6 +155,7 @@ static int eval_main(int argc, char **argv, int full_argc, char **full_argv)
 	r.property = p->name;
 	r.cx = cs;
 	snprintf(r.target, sizeof r.target, "%s", t.name);
+	t.fresh = 1; /* a plugin's runs each in a fresh child, as a confirmed failure's were */
 	r.verdict = sc_check_case(ctx, &t, p, &cs, &r.fail);
 	char desc[512];
 	sc_target_case_format(&t, &cs, desc, sizeof desc);

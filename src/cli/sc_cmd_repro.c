@@ -164,6 +164,7 @@ static int repro_main(int argc, char **argv, int full_argc, char **full_argv)
 	char desc[512];
 	sc_target_case_format(&t, cs, desc, sizeof desc);
 	printf("replay %s: %s %s on %s\n  %s\n", c.targets[0], t.name, p->name, bname, desc);
+	t.fresh = 1; /* a plugin's runs each in a fresh child, as a confirmed failure's were */
 	r.verdict = sc_check_case(ctx, &t, p, cs, &r.fail);
 	int code = r.verdict == SC_V_FAIL ? 1 : r.verdict == SC_V_ERROR ? 2 : 0;
 	if (r.verdict == SC_V_ERROR)
