@@ -88,6 +88,10 @@ gate 1 skip_collective hostile skip_collective --property semantics --cases 50 -
 has skip_collective "rank 0 returned while rank 1 waited in a collective that not every rank of its group called"
 [ $(( $(date +%s) - start )) -lt 30 ] && ok || bad "early_return, skip_collective: took too long (a timeout sat out?)"
 
+# a collective called from a thread the plugin starts: refused, not a hang
+gate 1 coll_in_thread hostile coll_in_thread --property semantics --cases 20 --timeout 60
+has coll_in_thread "rank 0: the transform returned 9"
+
 # a leak: the library's worker, which runs case after case, runs out of
 # --plugin-memory; each such failure is run again in a fresh process,
 # where it passes: the verdict is the fresh one's, with a warning

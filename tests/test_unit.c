@@ -400,7 +400,10 @@ static void test_coro(void)
 	T_CHECK(sc_coro_resume(co[0]) == 1 && up, "the coroutine keeps its own (FE_UPWARD)");
 	T_CHECK(sc_coro_start(co[1], coro_deep, &deep) == 0 && sc_coro_resume(co[1]) == 1 && deep == 14,
 		"a MiB of stack survives a yield (%d)", deep);
-	T_CHECK(sc_coro_start(co[2], coro_abc, (void *)&starts[0]) == 0, "an abandoned coroutine starts anew");
+	T_CHECK(sc_coro_start(co[2], coro_abc, (void *)&starts[0]) == 0, "a finished coroutine starts anew");
+	deep = 0; /* co[2] is left waiting at a yield: abandoned, then started anew */
+	T_CHECK(sc_coro_start(co[2], coro_deep, &deep) == 0 && sc_coro_resume(co[2]) == 1 && deep == 14,
+		"an abandoned coroutine starts anew (%d)", deep);
 	for (int i = 0; i < 3; i++)
 		sc_coro_free(co[i]);
 }

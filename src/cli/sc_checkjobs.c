@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "sc_clock.h"
+#include "sc_sandbox.h"
 
 #define MAX_WORKERS 256
 
@@ -82,6 +83,7 @@ static void work(struct sc_checkjobs *j, int w, struct sc_ctx *ctx, struct sc_ch
 		sc_check_run(ctx, j->pairs[i].t, j->pairs[i].p, &co, &s->res);
 		__atomic_store_n(&s->state, DONE, __ATOMIC_RELEASE);
 	}
+	sc_sandbox_workers_end(); /* plugins' workers: reaped here, not orphaned */
 	_exit(0);
 }
 

@@ -105,7 +105,7 @@ static enum sc_verdict confirmed(struct sc_ctx *ctx, struct sc_target *t, const 
 	const enum sc_verdict again = sc_check_case(ctx, t, p, c, f);
 	if (again != SC_V_FAIL && again != SC_V_ERROR) {
 		t->fresh = 0;
-		(*warm_only)++;
+		*warm_only += v == SC_V_FAIL && again == SC_V_PASS;
 	}
 	return again;
 }

@@ -16,6 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sc_sandbox.h"
+
 /* What the workers hand back: per worker, a count and cap results. */
 struct handback {
 	int n[256];
@@ -37,9 +39,11 @@ static void worker(struct sc_ctx *ctx, struct sc_target *t, int nt, const struct
 	struct sc_err e;
 	if (sc_fuzz_campaign(ctx, t, nt, &wo, hb->res + (size_t)j * (size_t)cap, cap, &nw, &e) != SC_OK) {
 		fprintf(stderr, "shardcheck: job %d: %s\n", j + 1, e.msg);
+		sc_sandbox_workers_end();
 		_exit(2);
 	}
 	hb->n[j] = nw;
+	sc_sandbox_workers_end(); /* plugins' workers: reaped here, not orphaned */
 	_exit(0);
 }
 

@@ -452,6 +452,8 @@ static enum sc_status run_hosted(struct sc_target *t, const struct sc_plugin_tra
 	if (!lib->host)
 		SC_CHECK(sc_plugin_host_new(lib->load, resolve_here, &lib->host, e));
 	struct sc_plugin_job *j = sc_plugin_host_job(lib->host);
+	if (!j)
+		return SC_ERR(e, SC_E_NOMEM, "out of memory");
 	j->tr = tr;
 	j->world = c->world;
 	j->mesh = *mesh;
@@ -459,7 +461,14 @@ static enum sc_status run_hosted(struct sc_target *t, const struct sc_plugin_tra
 		snprintf(j->mesh_name[m], sizeof j->mesh_name[m], "%.63s", t->spec->mesh_dim[m]);
 	for (int r = 0; r < c->world; r++)
 		set_call(&j->call[r], c, x, r, out, mesh);
-	const struct sc_plugin_host_run_opts o = {t->fresh, timeout, limits.memory, sc_mix64(c->seed) ^ (uint64_t)x->prov};
+	/* what, beyond the shapes, makes this call the same call: the values
+	 * (seed, counts), provenance, and poisoned outputs (purity) */
+	uint64_t key = sc_mix64(c->seed) ^ (uint64_t)x->prov ^ ((uint64_t)x->arena->poison << 1);
+	if (c->counts.P)
+		for (int k = 0; k < SC_MAX_COUNTS; k++)
+			for (int i = 0; i < SC_COUNTS_MAX_LEN; i++)
+				key = sc_mix64(key ^ (uint64_t)(uint32_t)c->counts.v[k][i]);
+	const struct sc_plugin_host_run_opts o = {t->fresh, timeout, limits.memory, key};
 	return sc_plugin_host_run(lib->host, &o, x->t, out, e);
 }
 

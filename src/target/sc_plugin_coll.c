@@ -42,17 +42,23 @@ static void meet(struct group *g)
 		sc_coro_yield();
 }
 
-static void exchange(struct rank_coll *r, const void *send, void *recv)
+/* A collective's first barrier; -1 when called off a rank's coroutine (a
+ * thread the plugin started: it cannot wait for the other ranks there). */
+static int exchange(struct rank_coll *r, const void *send, void *recv)
 {
+	if (!sc_coro_inside())
+		return -1;
 	r->g->send[r->rank] = send;
 	r->g->recv[r->rank] = recv;
 	meet(r->g);
+	return 0;
 }
 
 static int t_a2a(const struct sc_plugin_collectives *c, const void *send, void *recv, size_t chunk)
 {
 	struct rank_coll *r = rc_of(c);
-	exchange(r, send, recv);
+	if (exchange(r, send, recv) != 0)
+		return -1;
 	for (int src = 0; src < r->g->world; src++)
 		memcpy((char *)recv + (size_t)src * chunk, (const char *)r->g->send[src] + (size_t)r->rank * chunk, chunk);
 	meet(r->g); /* nobody reuses send before all read it */
@@ -62,7 +68,8 @@ static int t_a2a(const struct sc_plugin_collectives *c, const void *send, void *
 static int t_ag(const struct sc_plugin_collectives *c, const void *send, void *recv, size_t bytes)
 {
 	struct rank_coll *r = rc_of(c);
-	exchange(r, send, recv);
+	if (exchange(r, send, recv) != 0)
+		return -1;
 	for (int src = 0; src < r->g->world; src++)
 		memcpy((char *)recv + (size_t)src * bytes, r->g->send[src], bytes);
 	meet(r->g);
@@ -76,7 +83,8 @@ static int t_rs(const struct sc_plugin_collectives *c, const void *send, void *r
 	if ((unsigned)dt >= SC_NDTYPES || (unsigned)op >= SC_NREDOPS)
 		return -1;
 	const size_t bytes = count * sc_dtype_size((enum sc_dtype)dt);
-	exchange(r, send, recv);
+	if (exchange(r, send, recv) != 0)
+		return -1;
 	memcpy(recv, (const char *)r->g->send[0] + (size_t)r->rank * bytes, bytes);
 	for (int src = 1; src < r->g->world; src++)
 		sc_reduce((enum sc_dtype)dt, (enum sc_redop)op, recv,
@@ -92,7 +100,8 @@ static int t_ar(const struct sc_plugin_collectives *c, const void *send, void *r
 	if ((unsigned)dt >= SC_NDTYPES || (unsigned)op >= SC_NREDOPS)
 		return -1;
 	const size_t bytes = count * sc_dtype_size((enum sc_dtype)dt);
-	exchange(r, send, recv);
+	if (exchange(r, send, recv) != 0)
+		return -1;
 	memcpy(recv, r->g->send[0], bytes);
 	for (int src = 1; src < r->g->world; src++)
 		sc_reduce((enum sc_dtype)dt, (enum sc_redop)op, recv, r->g->send[src], count);
@@ -109,9 +118,12 @@ static int t_a2av(const struct sc_plugin_collectives *c, const void *send, void 
 	struct rank_coll *r = rc_of(c);
 	struct group *g = r->g;
 	const int world = g->world, me = r->rank;
+	if (!sc_coro_inside())
+		return -1;
 	g->sbytes[me] = sbytes;
 	g->rbytes[me] = rbytes;
-	exchange(r, send, recv);
+	if (exchange(r, send, recv) != 0)
+		return -1;
 	int ok = 1;
 	for (int src = 0; src < world && ok; src++)
 		ok = g->sbytes[src] && g->rbytes[src];

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "sc_coro.h"
 #include "sc_mix.h"
@@ -23,6 +24,7 @@ enum { RANK_IDLE = 0, RANK_RUNNING = 1, RANK_DONE = 2 };
 
 /* Written by the child while it runs; read after the call ended. */
 struct rank_state {
+	volatile int current; /* the rank running now (one at a time), -1: none */
 	volatile int state[SC_MAX_WORLD];
 	volatile int rc[SC_MAX_WORLD];
 	char why[256];
@@ -38,6 +40,7 @@ struct block {
 #define HUNG_SLOTS 64 /* calls that hung, remembered (the oldest forgotten first) */
 
 struct sc_plugin_host {
+	pid_t owner; /* the process the block is shared with children of */
 	char load[600];
 	sc_plugin_resolve_fn resolve;
 	struct block *b;
@@ -62,6 +65,7 @@ enum sc_status sc_plugin_host_new(const char *load, sc_plugin_resolve_fn resolve
 	}
 	snprintf(h->load, sizeof h->load, "%s", load);
 	h->resolve = resolve;
+	h->owner = getpid();
 	*out = h;
 	return SC_OK;
 }
@@ -75,7 +79,20 @@ void sc_plugin_host_free(struct sc_plugin_host *h)
 	free(h);
 }
 
-struct sc_plugin_job *sc_plugin_host_job(struct sc_plugin_host *h) { return &h->b->job; }
+struct sc_plugin_job *sc_plugin_host_job(struct sc_plugin_host *h)
+{
+	if (h->owner != getpid()) { /* a forked process (--jobs): a block, and later a worker, of its own */
+		struct block *b = mmap(NULL, sizeof *b, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (b == MAP_FAILED)
+			return NULL;
+		munmap(h->b, sizeof *h->b); /* this process's mapping only */
+		h->b = b;
+		sc_sandbox_worker_stop(h->w); /* the starter's: only this process's handle */
+		h->w = NULL;
+		h->owner = getpid();
+	}
+	return &h->b->job;
+}
 
 /* ---- in the child ---- */
 
@@ -117,7 +134,9 @@ static size_t stack_bytes(void)
 static int step(struct sc_coro *co, struct thread_arg *a, int start)
 {
 	sc_sandbox_tag(a->rank);
+	a->st->current = a->rank;
 	const int done = start ? sc_coro_start(co, rank_main, a) : sc_coro_resume(co);
+	a->st->current = -1;
 	sc_sandbox_tag(-1);
 	return done;
 }
@@ -246,8 +265,10 @@ static enum sc_status verdict(const struct sc_sandbox_result *r, const struct ra
 			      const struct sc_plugin_host_run_opts *o, const struct sc_tensor *in,
 			      const struct sc_tensor *out, struct sc_err *e)
 {
-	char running[256], how[300], over[200] = "", mem[96] = "";
+	char running[256], how[300], over[200] = "", mem[96] = "", cur[48] = "";
 	ranks_in(st, world, RANK_RUNNING, running, sizeof running);
+	if (st->current >= 0 && st->current < world) /* the rank that was executing (ranks run one at a time) */
+		snprintf(cur, sizeof cur, "%d", st->current);
 	sc_sandbox_describe(r, "rank", how, sizeof how);
 	if (overrun(in, out, world, over, sizeof over) && (r->end != SC_SANDBOX_RETURNED || r->code != 0))
 		strcat(over, ", and then ");
@@ -255,21 +276,15 @@ static enum sc_status verdict(const struct sc_sandbox_result *r, const struct ra
 	if (o->memory && peak >= o->memory / 4 * 3)
 		snprintf(mem, sizeof mem, " (it mapped %zu MiB of its %zu MiB limit, --plugin-memory)", peak >> 20,
 			 o->memory >> 20);
-	if (r->end == SC_SANDBOX_TIMEOUT) {
-		for (int k = 0; k < world; k++)
-			if (st->state[k] == RANK_DONE && st->rc[k] != 0)
-				return SC_ERR(e, SC_E_RUNTIME,
-					      "%srank %d returned %d while ranks %s waited in a collective (killed after %.0f s)",
-					      over, k, st->rc[k], running, o->timeout);
-		return SC_ERR(e, SC_E_RUNTIME, "%sthe plugin hung: no result after %.0f s (ranks still running: %s); killed",
-			      over, o->timeout, running[0] ? running : "none");
-	}
+	if (r->end == SC_SANDBOX_TIMEOUT) /* a rank that neither returned nor reached a collective */
+		return SC_ERR(e, SC_E_RUNTIME, "%sthe plugin hung: no result after %.0f s (%s%s%s); killed", over,
+			      o->timeout, cur[0] ? "rank " : "no rank running", cur,
+			      cur[0] ? " did not return or reach a collective" : "");
 	if (r->end == SC_SANDBOX_SIGNAL)
-		return SC_ERR(e, SC_E_RUNTIME, "%sthe plugin %s%s%s%s", over, how, running[0] ? " on rank " : "",
-			      running, mem);
+		return SC_ERR(e, SC_E_RUNTIME, "%sthe plugin %s%s%s%s", over, how, cur[0] ? " on rank " : "", cur, mem);
 	if (r->end == SC_SANDBOX_EXIT || r->end == SC_SANDBOX_EXITED || r->end == SC_SANDBOX_SANITIZER)
 		return SC_ERR(e, SC_E_RUNTIME, "%sthe plugin %s%s%s%s", over, how,
-			      r->tag < 0 && running[0] ? " while running rank " : "", r->tag < 0 ? running : "", mem);
+			      r->tag < 0 && cur[0] ? " while running rank " : "", r->tag < 0 ? cur : "", mem);
 	if (r->code == 4)
 		return SC_ERR(e, SC_E_RUNTIME, "%s%.255s", over, st->why);
 	if (r->code == 5) { /* the ranks still running wait in collectives no other rank will join */
@@ -368,7 +383,13 @@ enum sc_status sc_plugin_host_run(struct sc_plugin_host *h, const struct sc_plug
 		SC_CHECK(sc_sandbox_run(host_main, h, &so, &r, e));
 	}
 	const enum sc_status st = verdict(&r, &h->b->st, world, o, in, out, e);
-	if (r.end == SC_SANDBOX_TIMEOUT && key) {
+	if (w && r.end == SC_SANDBOX_RETURNED && r.code == 5) { /* abandoned ranks hold stacks and locks */
+		sc_sandbox_worker_stop(h->w);
+		h->w = NULL;
+	}
+	/* a hang is remembered from fresh runs only: a warm one may come
+	 * from earlier calls, and its confirmation must run */
+	if (r.end == SC_SANDBOX_TIMEOUT && key && o->fresh) {
 		const int k = h->nhung++ % HUNG_SLOTS;
 		h->hung[k] = key;
 		snprintf(h->hung_msg[k], sizeof h->hung_msg[k], "%s", e->msg);

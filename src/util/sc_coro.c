@@ -95,7 +95,12 @@ enum sc_status sc_coro_new(size_t stack, struct sc_coro **out, struct sc_err *e)
 		free(c);
 		return SC_ERR(e, SC_E_NOMEM, "cannot map a stack of %zu KiB: %s", stack >> 10, strerror(err));
 	}
-	mprotect(c->map, page, PROT_NONE);
+	if (mprotect(c->map, page, PROT_NONE) != 0) { /* no guard: an overflow would write over memory below */
+		const int err = errno;
+		munmap(c->map, c->mapped);
+		free(c);
+		return SC_ERR(e, SC_E_NOMEM, "cannot protect a stack's guard page: %s", strerror(err));
+	}
 	c->stack = stack;
 	*out = c;
 	return SC_OK;
@@ -176,6 +181,8 @@ int sc_coro_start(struct sc_coro *c, void (*fn)(void *), void *arg)
 }
 
 int sc_coro_resume(struct sc_coro *c) { return c->done ? 1 : enter(c); }
+
+int sc_coro_inside(void) { return current != NULL; }
 
 void sc_coro_yield(void)
 {

@@ -28,5 +28,7 @@ int sc_coro_resume(struct sc_coro *c);
 /* In a coroutine: back to the scheduler (sc_coro_start/resume returns 0).
  * Outside one: does nothing. */
 void sc_coro_yield(void);
+/* Whether the calling thread runs a coroutine now. */
+int sc_coro_inside(void);
 
 #endif

@@ -105,10 +105,12 @@ static size_t peak_mapped(void)
 	return p ? (size_t)strtoull(p + 7, NULL, 10) * 1024 : 0;
 }
 
-static void child_setup(struct page *pg, const struct sc_sandbox_opts *o)
+static void child_setup(struct page *pg, const struct sc_sandbox_opts *o, pid_t parent)
 {
 	setpgid(0, 0);
 	prctl(PR_SET_PDEATHSIG, SIGKILL); /* shardcheck killed: so is the child */
+	if (getppid() != parent) /* ... already, before the line above */
+		_exit(1);
 	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGALRM, SIGPIPE, SIGCHLD};
 	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
 		signal(sigs[i], SIG_DFL); /* shardcheck's handlers are not the child's */
@@ -165,12 +167,13 @@ static void ended(pid_t pid, int status, const struct rusage *ru, const struct p
 	r->tag = pg->exit_called || pg->sanitizer ? pg->tag : -1;
 }
 
+/* Once per process: a fork (a --jobs process) does not inherit it. */
 static void become_subreaper(void)
 {
-	static int done;
-	if (!done) {
+	static pid_t done;
+	if (done != getpid()) {
 		prctl(PR_SET_CHILD_SUBREAPER, 1);
-		done = 1;
+		done = getpid();
 	}
 }
 
@@ -185,13 +188,14 @@ enum sc_status sc_sandbox_run(int (*fn)(void *), void *arg, const struct sc_sand
 	pg->tag = -1;
 	fflush(NULL);
 	const double t0 = sc_clock_now();
+	const pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		munmap(pg, sizeof *pg);
 		return SC_ERR(e, SC_E_INTERNAL, "fork failed: %s", strerror(errno));
 	}
 	if (pid == 0) {
-		child_setup(pg, o);
+		child_setup(pg, o, parent);
 		child_arg = arg;
 		const int rc = fn(arg);
 		const size_t peak = peak_mapped();
@@ -255,6 +259,7 @@ struct handshake {
 };
 
 struct sc_sandbox_worker {
+	struct sc_sandbox_worker *next; /* this process's workers (sc_sandbox_workers_end) */
 	pid_t pid, owner; /* the child; the process that started it */
 	int pfd;          /* pidfd of the child, -1 without one */
 	struct page *pg;
@@ -289,6 +294,26 @@ static int spin(_Atomic unsigned *word, unsigned seen)
 		__asm__ __volatile__("yield");
 #endif
 	}
+}
+
+static struct sc_sandbox_worker *workers; /* started here, not yet stopped */
+
+/* Kills the worker's group and reaps it; it is gone, w stays. */
+static void worker_kill(struct sc_sandbox_worker *w)
+{
+	kill(-w->pid, SIGKILL);
+	kill(w->pid, SIGKILL);
+	while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	kill_group(w->pid);
+	w->alive = 0;
+}
+
+void sc_sandbox_workers_end(void)
+{
+	for (struct sc_sandbox_worker *w = workers; w; w = w->next)
+		if (sc_sandbox_worker_alive(w))
+			worker_kill(w);
 }
 
 /* Reaps the children that ended; 1 when some are still running. */
@@ -346,6 +371,7 @@ enum sc_status sc_sandbox_worker_start(int (*fn)(void *), void *arg, const struc
 	w->pg->tag = -1;
 	w->pg->done = 1;
 	fflush(NULL);
+	const pid_t parent = getpid();
 	const pid_t pid = fork();
 	if (pid < 0) {
 		const int err = errno;
@@ -355,7 +381,7 @@ enum sc_status sc_sandbox_worker_start(int (*fn)(void *), void *arg, const struc
 	}
 	if (pid == 0) {
 		child_worker = w;
-		child_setup(w->pg, o);
+		child_setup(w->pg, o, parent);
 		worker_main(w->hs, fn, arg, w->pg);
 	}
 	setpgid(pid, pid);
@@ -363,6 +389,8 @@ enum sc_status sc_sandbox_worker_start(int (*fn)(void *), void *arg, const struc
 	w->owner = getpid();
 	w->pfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	w->alive = 1;
+	w->next = workers;
+	workers = w;
 	*out = w;
 	return SC_OK;
 }
@@ -457,13 +485,13 @@ void sc_sandbox_worker_stop(struct sc_sandbox_worker *w)
 {
 	if (!w)
 		return;
-	if (sc_sandbox_worker_alive(w)) {
-		kill(-w->pid, SIGKILL);
-		kill(w->pid, SIGKILL);
-		while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
-			;
-		kill_group(w->pid);
-	}
+	if (sc_sandbox_worker_alive(w))
+		worker_kill(w);
+	for (struct sc_sandbox_worker **p = &workers; *p; p = &(*p)->next)
+		if (*p == w) {
+			*p = w->next;
+			break;
+		}
 	if (w->pfd >= 0)
 		close(w->pfd);
 	munmap(w->pg, 4096);

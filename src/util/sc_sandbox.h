@@ -63,6 +63,10 @@ int sc_sandbox_worker_alive(const struct sc_sandbox_worker *w);
 /* Ends the worker (its group killed, reaped) and frees w; in a process that
  * does not own it, only this process's handles are dropped. NULL-safe. */
 void sc_sandbox_worker_stop(struct sc_sandbox_worker *w);
+/* Ends every worker this process started and still runs (kept as handles
+ * that say they are gone): before a process that started workers exits,
+ * so none is left for its parent to reap. */
+void sc_sandbox_workers_end(void);
 /* Inside fn: tags the calling thread (a rank), for exit() reports. */
 void sc_sandbox_tag(int tag);
 /* The default memory limit: half the machine's physical memory. */

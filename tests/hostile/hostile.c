@@ -7,6 +7,7 @@
  * HOSTILE_PIDFILE names a file where `fork_leave` appends the pid of the
  * process it leaves behind. */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,6 +127,30 @@ static int skip_collective(const struct sc_plugin_call *call)
 	return rc ? rc : copy(call);
 }
 
+/* Calls the all_gather from a thread it starts, not from run: refused
+ * (-1), so it returns 9. */
+struct in_thread {
+	const struct sc_plugin_call *call;
+	int rc;
+};
+
+static void *gather_in_thread(void *p)
+{
+	struct in_thread *t = p;
+	t->rc = meet(t->call);
+	return NULL;
+}
+
+static int coll_in_thread(const struct sc_plugin_call *call)
+{
+	struct in_thread t = {call, 0};
+	pthread_t th;
+	if (pthread_create(&th, NULL, gather_in_thread, &t) != 0)
+		return 12;
+	pthread_join(th, NULL);
+	return t.rc ? 9 : copy(call);
+}
+
 /* Keeps 16 MiB of address space per call and never frees it: a process
  * that runs many calls runs out under --plugin-memory, a fresh one never. */
 static int leak(const struct sc_plugin_call *call)
@@ -142,7 +167,7 @@ static const struct {
 } transforms[] = {
 	T(over64_zero), T(over64_a5), T(over4k_ff), T(over4k_inc), T(over1m_zero), T(over1m_a5),
 	T(fork_leave), T(print_stdout), T(exit_in_run), T(sigkill_self), T(hog), T(copy),
-	T(early_return), T(skip_collective), T(leak),
+	T(early_return), T(skip_collective), T(leak), T(coll_in_thread),
 };
 
 int sc_plugin_register(struct sc_plugin_registry *reg)
