@@ -53,15 +53,17 @@ static int fork_leave(const struct sc_plugin_call *call)
 	if (call->rank == 0) {
 		pid_t p = fork();
 		if (p == 0) {
-			const char *f = getenv("HOSTILE_PIDFILE");
-			FILE *o = f ? fopen(f, "a") : NULL;
-			if (o) {
-				fprintf(o, "%ld\n", (long)getpid());
-				fclose(o);
-			}
 			for (int i = 0; i < 600; i++)
 				sleep(1);
 			_exit(0);
+		}
+		/* the pid is written here, before run returns: the child may be
+		 * killed before it could write anything */
+		const char *f = getenv("HOSTILE_PIDFILE");
+		FILE *o = f && p > 0 ? fopen(f, "a") : NULL;
+		if (o) {
+			fprintf(o, "%ld\n", (long)p);
+			fclose(o);
 		}
 	}
 	return copy(call);
