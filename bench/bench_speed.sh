@@ -25,7 +25,7 @@ echo "bench_speed: building the baseline $base beside this build (build output: 
 git worktree add --detach "$tmp/base" "$base" >"$tmp/base.log" 2>&1
 cmake -S "$tmp/base" -B "$tmp/base/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >>"$tmp/base.log" 2>&1
 cmake --build "$tmp/base/build" -j"$(nproc)" --target shardcheck >>"$tmp/base.log" 2>&1
-exec python3 - "$sc" "$tmp/base/build/shardcheck" "$runs" "$(git rev-parse --short HEAD)" "$base" <<'PY'
+python3 - "$sc" "$tmp/base/build/shardcheck" "$runs" "$(git rev-parse --short HEAD)" "$base" <<'PY'
 import json, os, statistics, subprocess, sys, tempfile, time
 sc, base, runs, head, base_ref = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
 cores = len(os.sched_getaffinity(0))
