@@ -267,7 +267,6 @@ static enum sc_status check_exhaustive(struct sc_ctx *ctx, struct sc_target *t, 
 		return SC_OK;
 	}
 	res->exhaustive_total = total;
-	t->fresh = 0;
 	struct exh x = {ctx, t, p, o, res, t0, {0, 1}, SC_V_PASS};
 	long visited = 0;
 	if (sc_exhaust_walk(t, &o->gen, o->max_dim, exh_case, &x, &visited, &e) != SC_OK) {
@@ -323,13 +322,9 @@ enum sc_status sc_check_run(struct sc_ctx *ctx, struct sc_target *t, const struc
 		res->seconds = sc_clock_now() - t0;
 		return SC_OK;
 	}
-	if (o->exhaustive) {
-		const enum sc_status st = check_exhaustive(ctx, t, p, o, res, t0);
-		t->fresh = 0;
-		return st;
-	}
-	t->fresh = 0; /* a warm process until a failure */
-	enum sc_status st = check_random(ctx, t, p, o, res, t0);
+	t->fresh = 0; /* a warm process until a failure (confirmed() sets it) */
+	const enum sc_status st = o->exhaustive ? check_exhaustive(ctx, t, p, o, res, t0)
+						: check_random(ctx, t, p, o, res, t0);
 	t->fresh = 0;
 	return st;
 }
