@@ -26,6 +26,28 @@ static int one_per_width(const struct sc_ctx *ctx, const struct sc_target *t)
 	return !(ctx->be->ops->flags & SC_BACKEND_TYPED_MOVES) && !(t->ops->flags & SC_TARGET_TYPED);
 }
 
+/* Element `flat` of rank's output held bits no element of X had there. */
+static void wrong_bits(struct sc_failure *f, const struct sc_case *cd, int rank, const struct sc_tensor *tt,
+		       int64_t flat, uint64_t g, uint64_t want, uint64_t got)
+{
+	if (!f->wrong)
+		snprintf(f->msg, sizeof f->msg,
+			 "with dtype %s, rank %d element %lld holds bits that no element of X had there in the provenance run",
+			 sc_dtype_name(cd->dtype), rank, (long long)flat);
+	if (f->nfirst < SC_MAX_FIRST) {
+		struct sc_wrong *w = &f->first[f->nfirst++];
+		memset(w, 0, sizeof *w);
+		w->rank = rank;
+		w->ndim = tt->ndim;
+		sc_shape_unravel(tt->shape, tt->ndim, flat, w->index);
+		w->expected_from = g;
+		w->actual_from = g;
+		w->expected_bits = want;
+		w->actual_bits = got;
+	}
+	f->wrong++;
+}
+
 static enum sc_verdict check(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c,
 			     struct sc_failure *f)
 {
@@ -64,7 +86,7 @@ static enum sc_verdict check(struct sc_ctx *ctx, struct sc_target *t, const stru
 			memcpy(&nd, snap + k, 8);
 			k += 8 * (size_t)(nd + 1);
 			struct sc_iter it;
-			sc_iter_init(&it, tt->shape, tt->stride, tt->ndim, tt->offset);
+			sc_iter_init_runs(&it, tt->shape, tt->stride, tt->ndim, tt->offset);
 			const int64_t n = sc_tensor_numel(tt);
 			const unsigned es = tt->buf->esize;
 			const unsigned char *base = sc_tensor_host(&ctx->arena, tt);
@@ -72,33 +94,29 @@ static enum sc_verdict check(struct sc_ctx *ctx, struct sc_target *t, const stru
 				snprintf(ctx->err.msg, sizeof ctx->err.msg, "could not read rank %d's output from the device", x->first + r);
 				return SC_V_ERROR;
 			}
-			const uint64_t key = sc_hd_value_key(cd.seed);
-			const unsigned w = 8 * sc_dtype_size(cd.dtype);
-			for (int64_t i = 0; i < n; i++) {
-				uint64_t g;
-				memcpy(&g, snap + k + (size_t)i * 8, 8);
-				uint64_t want = sc_hd_value_bits_key(w, key, g);
-				uint64_t got = sc_load_bits(base + (size_t)it.off * es, es);
-				if (SC_PROV_IS_INDEX(g) && got != want) {
-					if (!f->wrong)
-						snprintf(f->msg, sizeof f->msg,
-							 "with dtype %s, rank %d element %lld holds bits that no element of X had there in the provenance run",
-							 sc_dtype_name(cd.dtype), x->first + r, (long long)i);
-					if (f->nfirst < SC_MAX_FIRST) {
-						struct sc_wrong *w = &f->first[f->nfirst++];
-						memset(w, 0, sizeof *w);
-						w->rank = x->first + r;
-						w->ndim = tt->ndim;
-						memcpy(w->index, it.idx, sizeof(int64_t) * (size_t)tt->ndim);
-						w->expected_from = g;
-						w->actual_from = g;
-						w->expected_bits = want;
-						w->actual_bits = got;
-					}
-					f->wrong++;
+			struct sc_hd_values vals = sc_hd_values_of(cd.seed);
+			const uint64_t *gp = (const uint64_t *)(const void *)(snap + k);
+			/* the value's width a constant in each loop */
+#define DTYPE_RUN(W)                                                                                         \
+	for (int64_t j = 0; j < len; j++) {                                                                    \
+		const uint64_t g = gp[i + j], want = sc_hd_values_bits(&vals, (W), g);                       \
+		const uint64_t got = sc_load_bits(a0 + (size_t)(j * ts) * es, es);                            \
+		if (SC_PROV_IS_INDEX(g) && got != want)                                                        \
+			wrong_bits(f, &cd, x->first + r, tt, i + j, g, want, got);                             \
+	}
+			for (int64_t i = 0; i < n;) {
+				const int64_t len = sc_iter_run(&it), ts = sc_iter_step(&it);
+				const unsigned char *a0 = base + (size_t)it.off * es;
+				switch (sc_dtype_size(cd.dtype)) {
+				case 1: DTYPE_RUN(8) break;
+				case 2: DTYPE_RUN(16) break;
+				case 4: DTYPE_RUN(32) break;
+				default: DTYPE_RUN(64) break;
 				}
-				sc_iter_next(&it);
+				i += len;
+				sc_iter_skip(&it, len);
 			}
+#undef DTYPE_RUN
 			k += (size_t)n * 8;
 		}
 		if (sc_any(ctx, c, f->wrong > 0))

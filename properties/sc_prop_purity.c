@@ -35,32 +35,39 @@ static int64_t input_changed(struct sc_ctx *ctx, struct sc_target *t, const stru
 		/* a partial input's summand: the rank's index in the partial group */
 		const int prank = s[0]->in.nent ? sc_mesh_group_index(&lcm, &s[0]->in.partial, x->first + r) : x->first + r;
 		struct sc_iter mi;
-		sc_iter_init(&mi, m.shape, m.stride, m.ndim, m.offset);
+		sc_iter_init_runs(&mi, m.shape, m.stride, m.ndim, m.offset);
 		const unsigned es = in[r].buf->esize;
 		const int64_t n = sc_tensor_numel(&in[r]);
 		const unsigned char *base = sc_tensor_host(x->arena, &in[r]);
 		if (!base)
 			return n ? n : 1;
-		const uint64_t key = sc_hd_value_key(c->seed);
+		struct sc_hd_values vals = sc_hd_values_of(c->seed);
 		const unsigned w = 8 * sc_dtype_size(c->dtype);
-		for (int64_t k = 0; k < n; k++) {
-			uint64_t g = (uint64_t)mi.off, want;
-			if (x->prov)
-				want = g;
-			else if (!red)
-				want = sc_hd_value_bits_key(w, key, g);
-			else if (s[0]->in.kind == SC_PARTIAL)
-				want = sc_int_to_bits(c->dtype, sc_small_int(c->dtype, s[0]->in.op, c->seed, prank, g));
-			else
-				want = sc_int_to_bits(c->dtype, sc_small_int(c->dtype, SC_MAX, c->seed, -1, g));
-			if (sc_load_bits(base + (size_t)k * es, es) != want) {
-				if (!bad)
-					snprintf(f->msg, sizeof f->msg,
-						 "the input of rank %d was modified (element %lld of its local tensor)",
-						 x->first + r, (long long)k);
-				bad++;
+		const enum sc_redop op = s[0]->in.kind == SC_PARTIAL ? s[0]->in.op : SC_MAX;
+		const int summand = s[0]->in.kind == SC_PARTIAL ? prank : -1;
+		for (int64_t k = 0; k < n;) {
+			const int64_t len = sc_iter_run(&mi), gs = sc_iter_step(&mi);
+			const uint64_t g0 = (uint64_t)mi.off;
+			const unsigned char *p = base + (size_t)k * es;
+			for (int64_t j = 0; j < len; j++) {
+				const uint64_t g = g0 + (uint64_t)(j * gs);
+				uint64_t want;
+				if (x->prov)
+					want = g;
+				else if (!red)
+					want = sc_hd_values_bits(&vals, w, g);
+				else
+					want = sc_int_to_bits(c->dtype, sc_small_int(c->dtype, op, c->seed, summand, g));
+				if (sc_load_bits(p + (size_t)j * es, es) != want) {
+					if (!bad)
+						snprintf(f->msg, sizeof f->msg,
+							 "the input of rank %d was modified (element %lld of its local tensor)",
+							 x->first + r, (long long)(k + j));
+					bad++;
+				}
 			}
-			sc_iter_next(&mi);
+			k += len;
+			sc_iter_skip(&mi, len);
 		}
 	}
 	return bad;
@@ -95,22 +102,27 @@ static enum sc_verdict check(struct sc_ctx *ctx, struct sc_target *t, const stru
 		for (int r = 0; r < x->nlocal; r++) {
 			struct sc_tensor *tt = &x->t[r];
 			struct sc_iter it;
-			sc_iter_init(&it, tt->shape, tt->stride, tt->ndim, tt->offset);
+			sc_iter_init_runs(&it, tt->shape, tt->stride, tt->ndim, tt->offset);
 			const int64_t n = sc_tensor_numel(tt);
-			const unsigned char *base = sc_tensor_host(&ctx->arena, tt);
-			for (int64_t k = 0; base && k < n; k++) {
-				uint64_t v64 = sc_load_bits(base + (size_t)it.off * 8, 8);
-				if (v64 == SC_PROV_POISON) {
+			const uint64_t *base = (const uint64_t *)(const void *)sc_tensor_host(&ctx->arena, tt);
+			for (int64_t k = 0; base && k < n;) {
+				const int64_t len = sc_iter_run(&it), ts = sc_iter_step(&it);
+				for (int64_t j = 0; j < len; j++) {
+					if (base[it.off + j * ts] != SC_PROV_POISON)
+						continue;
 					if (!f->wrong) {
+						int64_t at[SC_MAX_DIMS];
 						char idx[160];
-						sc_shape_format(it.idx, tt->ndim, idx, sizeof idx);
+						sc_shape_unravel(tt->shape, tt->ndim, k + j, at);
+						sc_shape_format(at, tt->ndim, idx, sizeof idx);
 						snprintf(f->msg, sizeof f->msg,
 							 "rank %d output element %s was never written",
 							 x->first + r, idx);
 					}
 					f->wrong++;
 				}
-				sc_iter_next(&it);
+				k += len;
+				sc_iter_skip(&it, len);
 			}
 		}
 		if (sc_any(ctx, c, f->wrong > 0))

@@ -69,42 +69,43 @@ uint64_t sc_verify_expected_bits(struct sc_target *t, const struct sc_case *c, u
 	return sc_hd_fill_bits(&f, g);
 }
 
-/* Row by row along the map's last dim, with the fill's mode decided once
- * (the value key too): the per-element work is the value itself. */
-#define FILL_ROWS(BITS)                                                                                      \
-	for (int64_t r_ = 0; r_ < rows; r_++, sc_iter_next(&it))                                               \
-		for (int64_t k_ = 0; k_ < inner; k_++, p += es) {                                              \
-			const uint64_t g = (uint64_t)(it.off + k_ * istr);                                     \
-			sc_store_bits(p, es, (BITS));                                                          \
-		}
-/* The value encoding with its width a constant: shifts and masks by
- * immediates, one store per element. */
-#define FILL_VALUES(T, W)                                                                                    \
-	for (int64_t r_ = 0; r_ < rows; r_++, sc_iter_next(&it))                                               \
-		for (int64_t k_ = 0; k_ < inner; k_++, p += sizeof(T))                                         \
-			*(T *)(void *)p = (T)sc_hd_value_bits_key((W), key, (uint64_t)(it.off + k_ * istr));
+/* One run of the map: len elements whose global indices are g0, g0 + gs,
+ * ...; EXPR (of g) stored as T. */
+#define FILL_RUN(T, EXPR)                                                                                    \
+	for (int64_t j_ = 0; j_ < len; j_++) {                                                                 \
+		const uint64_t g = g0 + (uint64_t)(j_ * gs);                                                   \
+		((T *)(void *)p)[j_] = (T)(EXPR);                                                              \
+	}
 
+/* Run by run along the map, the fill's mode and width decided once per
+ * run: the per-element work is the value itself. */
 SC_ELEMENT_LOOP static void fill_host(unsigned char *p, unsigned es, const struct sc_hd_fill *f, const struct sc_map *m, int64_t n)
 {
-	const int nd = m->ndim;
-	const int64_t inner = nd ? m->shape[nd - 1] : 1, istr = nd ? m->stride[nd - 1] : 0;
-	const int64_t rows = inner ? n / inner : 0;
 	struct sc_iter it;
-	sc_iter_init(&it, m->shape, m->stride, nd ? nd - 1 : 0, m->offset);
-	if (f->mode == SC_FILL_PROV) {
-		FILL_ROWS(g)
-	} else if (f->mode == SC_FILL_VALUE) {
-		const uint64_t key = sc_hd_value_key(f->seed);
-		switch (es) {
-		case 1: FILL_VALUES(uint8_t, 8) break;
-		case 2: FILL_VALUES(uint16_t, 16) break;
-		case 4: FILL_VALUES(uint32_t, 32) break;
-		default: FILL_VALUES(uint64_t, 64) break;
+	sc_iter_init_runs(&it, m->shape, m->stride, m->ndim, m->offset);
+	struct sc_hd_values v = sc_hd_values_of(f->seed);
+	for (int64_t k = 0; k < n;) {
+		const int64_t len = sc_iter_run(&it), gs = sc_iter_step(&it);
+		const uint64_t g0 = (uint64_t)it.off;
+		if (f->mode == SC_FILL_PROV) {
+			FILL_RUN(uint64_t, g)
+		} else if (f->mode == SC_FILL_VALUE) {
+			switch (es) {
+			case 1: FILL_RUN(uint8_t, sc_hd_values_bits(&v, 8, g)) break;
+			case 2: FILL_RUN(uint16_t, sc_hd_values_bits(&v, 16, g)) break;
+			case 4: FILL_RUN(uint32_t, sc_hd_values_bits(&v, 32, g)) break;
+			default: FILL_RUN(uint64_t, sc_hd_values_bits(&v, 64, g)) break;
+			}
+		} else {
+			for (int64_t j = 0; j < len; j++)
+				sc_store_bits(p + (size_t)j * es, es, sc_hd_fill_bits(f, g0 + (uint64_t)(j * gs)));
 		}
-	} else {
-		FILL_ROWS(sc_hd_fill_bits(f, g))
+		p += (size_t)len * es;
+		k += len;
+		sc_iter_skip(&it, len);
 	}
 }
+#undef FILL_RUN
 
 /* Fills rank r's input tensor (allocated here) on the device or the host. */
 static enum sc_status fill_input(const struct sc_spec *s0, int red, const struct sc_case *c, struct sc_exec *x,
@@ -154,7 +155,8 @@ enum sc_status sc_verify_run(struct sc_target *t, const struct sc_case *c, struc
 	return sc_target_run(t, c, x, e);
 }
 
-static void record(struct sc_failure *f, int rank, const struct sc_iter *ti, int nd, uint64_t g,
+/* Wrong element number `flat` (row-major) of a rank's output of shape. */
+static void record(struct sc_failure *f, int rank, const int64_t *shape, int nd, int64_t flat, uint64_t g,
 		   uint64_t exp, uint64_t act, int prov)
 {
 	if (f->nfirst >= SC_MAX_FIRST)
@@ -163,7 +165,7 @@ static void record(struct sc_failure *f, int rank, const struct sc_iter *ti, int
 	memset(w, 0, sizeof *w);
 	w->rank = rank;
 	w->ndim = nd;
-	memcpy(w->index, ti->idx, sizeof(int64_t) * (size_t)nd);
+	sc_shape_unravel(shape, nd, flat, w->index);
 	w->expected_from = g;
 	w->expected_bits = exp;
 	w->actual_bits = act;
@@ -281,51 +283,59 @@ static enum sc_status check_on_device(const struct sc_tensor *tt, int rank, stru
 	sc_devmem_fail(dm, dm->ops->check(dm, rank, tt->buf->data, &ov, want, sc_tensor_numel(tt), &w, mis, kfirst),
 		       "check", rank);
 	SC_CHECK(sc_devmem_status(dm, 1, e));
-	for (int k = 0; k < kfirst && k < w; k++) {
-		struct sc_iter ti;
-		sc_iter_init(&ti, tt->shape, tt->stride, tt->ndim, 0);
-		for (int64_t rem = mis[k].index, d = tt->ndim - 1; d >= 0; d--) {
-			ti.idx[d] = rem % tt->shape[d];
-			rem /= tt->shape[d];
-		}
-		record(f, rank, &ti, tt->ndim, mis[k].g, mis[k].expected, mis[k].actual, prov);
-	}
+	for (int k = 0; k < kfirst && k < w; k++)
+		record(f, rank, tt->shape, tt->ndim, mis[k].index, mis[k].g, mis[k].expected, mis[k].actual, prov);
 	*wrong += w;
 	return SC_OK;
 }
 
-/* Checks a host output element by element, walking the map beside it. */
+/* Checks a host output run by run, walking the map beside it; the fill's
+ * mode and the element width decided once per run. */
 SC_ELEMENT_LOOP static void check_on_host(const struct sc_tensor *tt, int rank, const struct sc_map *m,
 			  const struct sc_hd_fill *want, int prov, unsigned es, struct sc_failure *f, int64_t *wrong)
 {
 	struct sc_iter mi, ti;
-	sc_iter_init(&mi, m->shape, m->stride, m->ndim, m->offset);
-	sc_iter_init(&ti, tt->shape, tt->stride, tt->ndim, tt->offset);
+	sc_iter_init_runs(&mi, m->shape, m->stride, m->ndim, m->offset);
+	sc_iter_init_runs(&ti, tt->shape, tt->stride, tt->ndim, tt->offset);
 	const unsigned char *base = tt->buf->data;
 	const int64_t n = sc_tensor_numel(tt);
-	/* the fill's mode decided once, the value key computed once */
-#define CHECK_EACH(EXP)                                                                                      \
-	for (int64_t k = 0; k < n; k++) {                                                                      \
-		const uint64_t g = (uint64_t)mi.off;                                                           \
-		const uint64_t act = sc_load_bits(base + (size_t)ti.off * es, es);                             \
+	struct sc_hd_values v = sc_hd_values_of(want->seed);
+#define CHECK_RUN(T, EXP)                                                                                    \
+	for (int64_t j = 0; j < len; j++) {                                                                    \
+		const uint64_t g = g0 + (uint64_t)(j * gs);                                                    \
+		const uint64_t act = ((const T *)(const void *)a0)[j * ts];                                   \
 		const uint64_t exp = (EXP);                                                                    \
 		if (act != exp) {                                                                              \
 			(*wrong)++;                                                                            \
-			record(f, rank, &ti, tt->ndim, g, exp, act, prov);                                     \
+			record(f, rank, tt->shape, tt->ndim, k + j, g, exp, act, prov);                       \
 		}                                                                                              \
-		sc_iter_next(&mi);                                                                             \
-		sc_iter_next(&ti);                                                                             \
 	}
-	if (want->mode == SC_FILL_PROV) {
-		CHECK_EACH(g)
-	} else if (want->mode == SC_FILL_VALUE) {
-		const uint64_t key = sc_hd_value_key(want->seed);
-		const unsigned w = 8 * sc_hd_dtype_size(want->dtype);
-		CHECK_EACH(sc_hd_value_bits_key(w, key, g))
-	} else {
-		CHECK_EACH(sc_hd_fill_bits(want, g))
+	for (int64_t k = 0; k < n;) {
+		const int64_t len = sc_iter_run2(&mi, &ti), gs = sc_iter_step(&mi), ts = sc_iter_step(&ti);
+		const uint64_t g0 = (uint64_t)mi.off;
+		const unsigned char *a0 = base + (size_t)ti.off * es;
+		if (want->mode == SC_FILL_PROV) {
+			CHECK_RUN(uint64_t, g)
+		} else if (want->mode == SC_FILL_VALUE) {
+			switch (es) {
+			case 1: CHECK_RUN(uint8_t, sc_hd_values_bits(&v, 8, g)) break;
+			case 2: CHECK_RUN(uint16_t, sc_hd_values_bits(&v, 16, g)) break;
+			case 4: CHECK_RUN(uint32_t, sc_hd_values_bits(&v, 32, g)) break;
+			default: CHECK_RUN(uint64_t, sc_hd_values_bits(&v, 64, g)) break;
+			}
+		} else {
+			switch (es) {
+			case 1: CHECK_RUN(uint8_t, sc_hd_fill_bits(want, g)) break;
+			case 2: CHECK_RUN(uint16_t, sc_hd_fill_bits(want, g)) break;
+			case 4: CHECK_RUN(uint32_t, sc_hd_fill_bits(want, g)) break;
+			default: CHECK_RUN(uint64_t, sc_hd_fill_bits(want, g)) break;
+			}
+		}
+		k += len;
+		sc_iter_skip(&mi, len);
+		sc_iter_skip(&ti, len);
 	}
-#undef CHECK_EACH
+#undef CHECK_RUN
 }
 
 /* With a reference: each output element against the element of Y its
@@ -339,19 +349,23 @@ SC_ELEMENT_LOOP static enum sc_status check_ref(struct sc_exec *x, const struct 
 		return SC_ERR(e, SC_E_IO, "could not read rank %d's output from the device", rank);
 	const uint64_t *yp = (const uint64_t *)(const void *)y->buf->data + y->offset;
 	struct sc_iter mi, ti;
-	sc_iter_init(&mi, m->shape, m->stride, m->ndim, m->offset);
-	sc_iter_init(&ti, tt->shape, tt->stride, tt->ndim, tt->offset);
+	sc_iter_init_runs(&mi, m->shape, m->stride, m->ndim, m->offset);
+	sc_iter_init_runs(&ti, tt->shape, tt->stride, tt->ndim, tt->offset);
 	const int64_t n = sc_tensor_numel(tt);
-	for (int64_t k = 0; k < n; k++) {
-		const uint64_t g = yp[mi.off];
-		const uint64_t act = sc_load_bits(base + (size_t)ti.off * es, es);
-		const uint64_t exp = g == SC_PROV_PAD ? (prov ? SC_PROV_PAD : 0) : sc_hd_fill_bits(want, g);
-		if (act != exp) {
-			(*wrong)++;
-			record(f, rank, &ti, tt->ndim, g, exp, act, prov);
+	for (int64_t k = 0; k < n;) {
+		const int64_t len = sc_iter_run2(&mi, &ti), gs = sc_iter_step(&mi), ts = sc_iter_step(&ti);
+		for (int64_t j = 0; j < len; j++) {
+			const uint64_t g = yp[mi.off + j * gs];
+			const uint64_t act = sc_load_bits(base + (size_t)(ti.off + j * ts) * es, es);
+			const uint64_t exp = g == SC_PROV_PAD ? (prov ? SC_PROV_PAD : 0) : sc_hd_fill_bits(want, g);
+			if (act != exp) {
+				(*wrong)++;
+				record(f, rank, tt->shape, tt->ndim, k + j, g, exp, act, prov);
+			}
 		}
-		sc_iter_next(&mi);
-		sc_iter_next(&ti);
+		k += len;
+		sc_iter_skip(&mi, len);
+		sc_iter_skip(&ti, len);
 	}
 	return SC_OK;
 }

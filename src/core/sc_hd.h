@@ -43,6 +43,31 @@ SC_HD static inline uint64_t sc_hd_value_bits_key(unsigned w, uint64_t key, uint
 	return sc_hd_perm((g ^ k) & mask, w);
 }
 
+/* sc_hd_value_bits_key for many g in a row: the key of g's high part
+ * (g >> w, which changes once every 2^w indices) is kept between calls
+ * instead of mixed again for every element. Same bits. */
+struct sc_hd_values {
+	uint64_t key, hi, k;
+};
+SC_HD static inline struct sc_hd_values sc_hd_values_of(uint64_t seed)
+{
+	struct sc_hd_values v;
+	v.key = v.k = sc_hd_value_key(seed);
+	v.hi = 0;
+	return v;
+}
+SC_HD static inline uint64_t sc_hd_values_bits(struct sc_hd_values *v, unsigned w, uint64_t g)
+{
+	if (w == 64)
+		return sc_mix64(g ^ v->key);
+	const uint64_t hi = g >> w;
+	if (hi != v->hi) {
+		v->hi = hi;
+		v->k = hi ? sc_mix64(v->key ^ sc_mix64(hi)) : v->key;
+	}
+	return sc_hd_perm((g ^ v->k) & ((1ULL << w) - 1), w);
+}
+
 /* Bits of X[g] for an element of `bytes` bytes (1, 2, 4 or 8). */
 SC_HD static inline uint64_t sc_hd_value_bits(unsigned bytes, uint64_t seed, uint64_t g)
 {

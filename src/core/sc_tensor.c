@@ -421,6 +421,34 @@ void sc_iter_init(struct sc_iter *it, const int64_t *shape, const int64_t *strid
 	}
 }
 
+void sc_iter_init_runs(struct sc_iter *it, const int64_t *shape, const int64_t *stride, int ndim, int64_t offset)
+{
+	int n = 0;
+	it->off = offset;
+	for (int d = 0; d < ndim; d++) {
+		if (shape[d] == 1)
+			continue;
+		if (n > 0 && it->shape[n - 1] != 0 && it->stride[n - 1] == shape[d] * stride[d]) {
+			it->shape[n - 1] *= shape[d];
+			it->stride[n - 1] = stride[d];
+			continue;
+		}
+		it->idx[n] = 0;
+		it->shape[n] = shape[d];
+		it->stride[n] = stride[d];
+		n++;
+	}
+	it->ndim = n;
+}
+
+void sc_shape_unravel(const int64_t *shape, int ndim, int64_t flat, int64_t *idx)
+{
+	for (int d = ndim - 1; d >= 0; d--) {
+		idx[d] = shape[d] ? flat % shape[d] : 0;
+		flat = shape[d] ? flat / shape[d] : 0;
+	}
+}
+
 struct sc_pair16 { /* 16-byte elements (compute runs' value and bound) */
 	uint64_t lo, hi;
 };

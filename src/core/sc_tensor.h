@@ -141,6 +141,46 @@ static inline void sc_iter_next(struct sc_iter *it)
 	}
 }
 
+/* Run-wise iteration, for element loops: the view's dims merged first
+ * (size-1 dims dropped, a dim folded into the one before it where that
+ * steps exactly over it), so that idx[] is no longer the view's index
+ * (sc_shape_unravel recovers it from the element's ordinal). Then
+ * sc_iter_run elements from off on are sc_iter_step apart, and
+ * sc_iter_skip moves past len (at most sc_iter_run) of them. */
+void sc_iter_init_runs(struct sc_iter *it, const int64_t *shape, const int64_t *stride, int ndim, int64_t offset);
+static inline int64_t sc_iter_run(const struct sc_iter *it)
+{
+	return it->ndim ? it->shape[it->ndim - 1] - it->idx[it->ndim - 1] : 1;
+}
+static inline int64_t sc_iter_step(const struct sc_iter *it) { return it->ndim ? it->stride[it->ndim - 1] : 0; }
+static inline void sc_iter_skip(struct sc_iter *it, int64_t len)
+{
+	const int last = it->ndim - 1;
+	if (last < 0)
+		return;
+	it->off += len * it->stride[last];
+	if ((it->idx[last] += len) < it->shape[last])
+		return;
+	it->off -= it->stride[last] * it->shape[last];
+	it->idx[last] = 0;
+	for (int d = last - 1; d >= 0; d--) {
+		it->off += it->stride[d];
+		if (++it->idx[d] < it->shape[d])
+			return;
+		it->off -= it->stride[d] * it->shape[d];
+		it->idx[d] = 0;
+	}
+}
+/* Elements two run-wise iterators (of the same element count) can take
+ * together from where they are. */
+static inline int64_t sc_iter_run2(const struct sc_iter *a, const struct sc_iter *b)
+{
+	const int64_t x = sc_iter_run(a), y = sc_iter_run(b);
+	return x < y ? x : y;
+}
+/* The row-major multi-index of element `flat` of shape. */
+void sc_shape_unravel(const int64_t *shape, int ndim, int64_t flat, int64_t *idx);
+
 /* Read/write one element's bits (esize 1, 2, 4 or 8). */
 static inline uint64_t sc_load_bits(const unsigned char *p, unsigned esize)
 {

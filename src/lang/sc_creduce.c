@@ -8,6 +8,26 @@
 
 static void shape_str(const struct sc_tensor *t, char *b, size_t n) { sc_shape_format(t->shape, t->ndim, b, n); }
 
+/* Why two operands cannot be contracted; the shapes are formatted only
+ * here, as contractions run on every case. */
+enum contract_why { NOT_2D, WEIGHT_NOT_2D, BATCH_DIFFERS, INNER_DIFFERS };
+
+static enum sc_status contract_err(const struct sc_cx *k, int linear, const struct sc_tensor *a,
+				   const struct sc_tensor *b, enum contract_why why)
+{
+	char x1[128], x2[128];
+	shape_str(a, x1, sizeof x1);
+	shape_str(b, x2, sizeof x2);
+	switch (why) {
+	case NOT_2D:
+		return sc_cx_err(k, "%s needs a [..., k] and a 2-d (or batched) second operand (shapes %s and %s)",
+				 linear ? "linear" : "matmul", x1, x2);
+	case WEIGHT_NOT_2D: return sc_cx_err(k, "linear: the weight must be 2-d [out, in], got %s", x2);
+	case BATCH_DIFFERS: return sc_cx_err(k, "matmul: batch dims differ (shapes %s and %s)", x1, x2);
+	default: return sc_cx_err(k, "mat1 and mat2 shapes cannot be multiplied (%s and %s)", x1, x2);
+	}
+}
+
 /* a [..., m, k] @ b: linear (b = w [n, k], optional bias [n]) or matmul
  * (b = [k, n], or [..., k, n] with a's batch dims) */
 static enum sc_status contract(const struct sc_cx *k, int linear, const struct sc_tensor *ta,
@@ -18,18 +38,14 @@ static enum sc_status contract(const struct sc_cx *k, int linear, const struct s
 	SC_CHECK(sc_cx_contig(k, tb, &b));
 	if (tbias)
 		SC_CHECK(sc_cx_contig(k, tbias, &bias));
-	char x1[128], x2[128];
-	shape_str(&a, x1, sizeof x1);
-	shape_str(&b, x2, sizeof x2);
 	if (a.ndim < 1 || b.ndim < 2)
-		return sc_cx_err(k, "%s needs a [..., k] and a 2-d (or batched) second operand (shapes %s and %s)",
-				 linear ? "linear" : "matmul", x1, x2);
+		return contract_err(k, linear, &a, &b, NOT_2D);
 	const int64_t K = a.shape[a.ndim - 1];
 	int64_t N, kb;
 	int batched = 0;
 	if (linear) {
 		if (b.ndim != 2)
-			return sc_cx_err(k, "linear: the weight must be 2-d [out, in], got %s", x2);
+			return contract_err(k, linear, &a, &b, WEIGHT_NOT_2D);
 		N = b.shape[0];
 		kb = b.shape[1];
 	} else {
@@ -38,14 +54,14 @@ static enum sc_status contract(const struct sc_cx *k, int linear, const struct s
 		if (b.ndim > 2) {
 			batched = 1;
 			if (a.ndim != b.ndim)
-				return sc_cx_err(k, "matmul: batch dims differ (shapes %s and %s)", x1, x2);
+				return contract_err(k, linear, &a, &b, BATCH_DIFFERS);
 			for (int i = 0; i < a.ndim - 2; i++)
 				if (a.shape[i] != b.shape[i])
-					return sc_cx_err(k, "matmul: batch dims differ (shapes %s and %s)", x1, x2);
+					return contract_err(k, linear, &a, &b, BATCH_DIFFERS);
 		}
 	}
 	if (kb != K)
-		return sc_cx_err(k, "mat1 and mat2 shapes cannot be multiplied (%s and %s)", x1, x2);
+		return contract_err(k, linear, &a, &b, INNER_DIFFERS);
 	const int64_t nb = tbias ? sc_tensor_numel(&bias) : 0; /* [N], or one value broadcast (addmm) */
 	if (tbias && (bias.ndim > 1 || (nb != N && nb != 1)))
 		return sc_cx_err(k, "linear: the bias must be [%lld] (or one value)", (long long)N);
