@@ -9,6 +9,7 @@
 #include "sc_check.h"
 #include "sc_coro.h"
 #include "sc_hd.h"
+#include "sc_hd_dtype.h"
 #include "sc_test.h"
 
 static struct sc_spec spec;
@@ -151,6 +152,126 @@ static void test_dtype(void)
 		sc_reduce((enum sc_dtype)dt, SC_SUM, &a, &b, 1);
 		T_CHECK(a == sc_int_to_bits((enum sc_dtype)dt, 7), "3+4 in %s", sc_dtype_name((enum sc_dtype)dt));
 	}
+}
+
+/* The minifloat encoder against the textbook rounding it replaced (scale
+ * to the exponent's spacing, nearbyintf, scale back): every float whose
+ * low 9 bits are a fixed pattern (2^23 of them, all exponents and signs,
+ * NaNs and infinities included), for f16, e4m3fn and e5m2. */
+static uint32_t ref_mini_encode(float f, int e, int m, int fn)
+{
+	const int bias = (1 << (e - 1)) - 1;
+	const uint32_t sign = (sc_hd_f2u(f) >> 31) << (e + m);
+	const uint32_t all = (1u << (e + m)) - 1;
+	if (f != f)
+		return sign | all | (fn ? 0 : (1u << (m - 1)));
+	const float a = fabsf(f);
+	const float maxf = fn ? sc_hd_mini_decode(all - 1, e, m, fn)
+			      : sc_hd_mini_decode(((1u << e) - 2) << m | ((1u << m) - 1), e, m, 0);
+	if (a == 0.0f)
+		return sign;
+	int ex;
+	frexpf(a, &ex);
+	const int unb = ex - 1 < 1 - bias ? 1 - bias : ex - 1;
+	const float q = ldexpf(1.0f, unb - m);
+	const float r = nearbyintf(a / q) * q;
+	if (r == 0.0f)
+		return sign;
+	if (r > maxf)
+		return fn ? sign | all : sign | (((1u << e) - 1) << m);
+	frexpf(r, &ex);
+	if (ex - 1 < 1 - bias)
+		return sign | (uint32_t)(r / ldexpf(1.0f, 1 - bias - m));
+	return sign | ((uint32_t)(ex - 1 + bias) << m) | ((uint32_t)(r / ldexpf(1.0f, ex - 1 - m)) - (1u << m));
+}
+
+static void test_mini_encode(void)
+{
+	const int fmt[3][3] = {{5, 10, 0}, {4, 3, 1}, {5, 2, 0}};
+	long bad = 0;
+	for (int k = 0; k < 3; k++)
+		for (uint32_t hi = 0; hi < (1u << 23); hi++) {
+			const float f = sc_hd_u2f(hi << 9 | (hi & 1 ? 0x100u : 0x0ffu & (hi * 37u)));
+			bad += sc_hd_mini_encode(f, fmt[k][0], fmt[k][1], fmt[k][2]) !=
+			       ref_mini_encode(f, fmt[k][0], fmt[k][1], fmt[k][2]);
+		}
+	T_CHECK(bad == 0, "%ld minifloat encodings differ from the reference rounding", bad);
+}
+
+/* The REDUCED fill (integers reduced exactly where dt holds every partial
+ * result) against the reduction rank by rank in dt's own arithmetic, for
+ * every dtype, op and world; and the values cache against the plain
+ * encoding across 2^w boundaries. A wrong exactness bound (e5m2 sums past
+ * 8, bf16 past 256, i8 past 127) differs here. */
+static void test_reduced_fill(void)
+{
+	int bad = 0, checked = 0;
+	for (int dt = 0; dt < SC_NDTYPES; dt++)
+		for (int op = 0; op < SC_NREDOPS; op++)
+			for (int world = 1; world <= SC_MAX_WORLD; world += world < 20 ? 1 : 17) {
+				struct sc_hd_fill f;
+				memset(&f, 0, sizeof f);
+				f.mode = SC_FILL_REDUCED;
+				f.dtype = dt;
+				f.op = op;
+				f.world = world;
+				for (uint64_t g = 0; g < 200; g++) {
+					f.seed = 1000003 * g + (uint64_t)world;
+					uint64_t acc = sc_hd_int_to_bits(dt, sc_hd_small_int(dt, op, f.seed, 0, g));
+					for (int r = 1; r < world; r++)
+						acc = sc_hd_reduce1(dt, op, acc,
+								    sc_hd_int_to_bits(dt, sc_hd_small_int(dt, op, f.seed, r, g)));
+					bad += sc_hd_fill_bits(&f, g) != acc;
+					checked++;
+				}
+			}
+	T_CHECK(bad == 0, "%d of %d reduced fills differ from the rank-by-rank reduction", bad, checked);
+	bad = 0;
+	for (unsigned w = 8; w <= 64; w *= 2) {
+		struct sc_hd_values v = sc_hd_values_of(77);
+		const uint64_t starts[] = {0, 250, 65530, (1ULL << 32) - 3, 5};
+		for (int i = 0; i < 5; i++)
+			for (uint64_t g = starts[i]; g < starts[i] + 600; g++)
+				bad += sc_hd_values_bits(&v, w, g) != sc_hd_value_bits(w / 8, 77, g);
+	}
+	T_CHECK(bad == 0, "%d cached value encodings differ", bad);
+}
+
+/* Run-wise iteration visits the same offsets as the element odometer,
+ * for merged, unmerged, broadcast and empty views. */
+static void test_iter_runs(void)
+{
+	const struct {
+		int nd;
+		int64_t shape[4], stride[4];
+	} views[] = {
+		{3, {2, 3, 4}, {12, 4, 1}}, {3, {3, 2, 4}, {4, 12, 1}}, {4, {2, 1, 3, 2}, {6, 6, 2, 1}},
+		{2, {4, 5}, {0, 1}},        {2, {3, 0}, {0, 1}},        {0, {0}, {0}},
+		{2, {1, 1}, {1, 1}},        {3, {2, 2, 2}, {1, 2, 4}},
+	};
+	int bad = 0;
+	for (size_t v = 0; v < sizeof views / sizeof views[0]; v++) {
+		struct sc_iter e, r;
+		sc_iter_init(&e, views[v].shape, views[v].stride, views[v].nd, 7);
+		sc_iter_init_runs(&r, views[v].shape, views[v].stride, views[v].nd, 7);
+		const int64_t n = sc_shape_numel(views[v].shape, views[v].nd);
+		for (int64_t k = 0; k < n;) {
+			const int64_t len = sc_iter_run(&r);
+			bad += len < 1;
+			for (int64_t j = 0; j < len && len > 0; j++, k++) {
+				int64_t idx[SC_MAX_DIMS];
+				sc_shape_unravel(views[v].shape, views[v].nd, k, idx);
+				for (int d = 0; d < views[v].nd; d++)
+					bad += idx[d] != e.idx[d];
+				bad += r.off + j * sc_iter_step(&r) != e.off;
+				sc_iter_next(&e);
+			}
+			if (len < 1)
+				break;
+			sc_iter_skip(&r, len);
+		}
+	}
+	T_CHECK(bad == 0, "%d run-wise offsets or indices differ from the odometer's", bad);
 }
 
 static void test_views(void)
@@ -415,6 +536,9 @@ int main(void)
 	ctx = sc_ctx_new(be, 0);
 	test_expr();
 	test_dtype();
+	test_reduced_fill();
+	test_mini_encode();
+	test_iter_runs();
 	test_views();
 	test_steps();
 	test_strided();

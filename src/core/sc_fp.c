@@ -6,12 +6,12 @@
 double sc_fp_unit(enum sc_dtype d)
 {
 	switch (d) {
-	case SC_F64: return ldexp(1.0, -53);
-	case SC_F32: return ldexp(1.0, -24);
-	case SC_F16: return ldexp(1.0, -11);
-	case SC_BF16: return ldexp(1.0, -8);
-	case SC_F8E4M3: return ldexp(1.0, -4);
-	case SC_F8E5M2: return ldexp(1.0, -3);
+	case SC_F64: return 0x1p-53;
+	case SC_F32: return 0x1p-24;
+	case SC_F16: return 0x1p-11;
+	case SC_BF16: return 0x1p-8;
+	case SC_F8E4M3: return 0x1p-4;
+	case SC_F8E5M2: return 0x1p-3;
 	default: return 0.5;
 	}
 }
@@ -19,12 +19,12 @@ double sc_fp_unit(enum sc_dtype d)
 double sc_fp_eta(enum sc_dtype d)
 {
 	switch (d) {
-	case SC_F64: return ldexp(1.0, -1075);
-	case SC_F32: return ldexp(1.0, -150);
-	case SC_F16: return ldexp(1.0, -25);
-	case SC_BF16: return ldexp(1.0, -134);
-	case SC_F8E4M3: return ldexp(1.0, -10);
-	case SC_F8E5M2: return ldexp(1.0, -17);
+	case SC_F64: return 0.0; /* 2^-1075, below the least subnormal: rounds to 0 */
+	case SC_F32: return 0x1p-150;
+	case SC_F16: return 0x1p-25;
+	case SC_BF16: return 0x1p-134;
+	case SC_F8E4M3: return 0x1p-10;
+	case SC_F8E5M2: return 0x1p-17;
 	default: return 0.5;
 	}
 }

@@ -98,31 +98,35 @@ SC_HD static inline uint32_t sc_hd_mini_encode(float f, int e, int m, int fn)
 	const int bias = (1 << (e - 1)) - 1;
 	const uint32_t sign = (sc_hd_f2u(f) >> 31) << (e + m);
 	const uint32_t all = (1u << (e + m)) - 1;
+	const uint32_t overflow = fn ? sign | all /* e4m3fn saturates overflow to NaN */
+				     : sign | (((1u << e) - 1) << m);
 	if (f != f)
 		return sign | all | (fn ? 0 : (1u << (m - 1)));
 	const float a = f < 0 ? -f : f;
-	/* the largest finite value */
-	const float maxf = fn ? sc_hd_mini_decode(all - 1, e, m, fn)
-			      : sc_hd_mini_decode(((1u << e) - 2) << m | ((1u << m) - 1), e, m, 0);
 	if (a == 0.0f)
 		return sign;
 	int unb = sc_hd_frexp_exp(a) - 1;
+	if (unb > bias + 1)
+		return overflow; /* at least 2^(bias + 2), past the largest finite value (infinity too) */
 	if (unb < 1 - bias)
 		unb = 1 - bias; /* the subnormal range */
-	const float q = sc_hd_pow2f(unb - m); /* spacing at this exponent */
-	const float r = nearbyintf(a / q) * q;  /* nearest, ties to even */
+	/* a rounded to a multiple of 2^(unb - m) (nearest, ties to even, as
+	 * nearbyintf): added to 2^(unb - m + 23), whose float spacing that is,
+	 * a keeps no bits below it; subtracting back is exact */
+	const float big = sc_hd_pow2f(unb - m + 23);
+	const float r = (a + big) - big;
 	if (r == 0.0f)
 		return sign;
-	if (r > maxf) {
-		if (fn)
-			return sign | all; /* e4m3fn saturates overflow to NaN */
-		return sign | (((1u << e) - 1) << m);
-	}
+	/* the largest finite value */
+	const float maxf = fn ? sc_hd_mini_decode(all - 1, e, m, fn)
+			      : sc_hd_mini_decode(((1u << e) - 2) << m | ((1u << m) - 1), e, m, 0);
+	if (r > maxf)
+		return overflow;
 	const int unb2 = sc_hd_frexp_exp(r) - 1;
-	if (unb2 < 1 - bias)
-		return sign | (uint32_t)(r / sc_hd_pow2f(1 - bias - m));
-	const uint32_t man = (uint32_t)(r / sc_hd_pow2f(unb2 - m)) - (1u << m);
-	return sign | ((uint32_t)(unb2 + bias) << m) | man;
+	if (unb2 < 1 - bias) /* a subnormal: r is a multiple of 2^(1 - bias - m) */
+		return sign | (uint32_t)(r * sc_hd_pow2f(bias + m - 1));
+	/* r has at most m + 1 significant bits: its float mantissa's top m */
+	return sign | ((uint32_t)(unb2 + bias) << m) | ((sc_hd_f2u(r) >> (23 - m)) & ((1u << m) - 1));
 }
 
 SC_HD static inline float sc_hd_bf16_to_float(uint32_t h) { return sc_hd_u2f(h << 16); }
@@ -169,12 +173,15 @@ SC_HD static inline int sc_hd_dtype_signed(int dt)
 	return !(dt == SC_U8 || dt == SC_U32 || dt == SC_U64);
 }
 
+/* The key of a case's small integers (its seed's), for sc_hd_small_int_key. */
+SC_HD static inline uint64_t sc_hd_small_key(uint64_t seed) { return sc_mix64(seed ^ 0x5851f42d4c957f2dULL); }
+
 /* Small integer (exact in dt) a rank contributes to a reduction at index
- * g; rank < 0: the value of a tensor that is not partial. */
-SC_HD static inline int sc_hd_small_int(int dt, int op, uint64_t seed, int rank, uint64_t g)
+ * g under a case's small key; rank < 0: the value of a tensor that is not
+ * partial. */
+SC_HD static inline int sc_hd_small_int_key(int dt, int op, uint64_t key, int rank, uint64_t g)
 {
-	const uint64_t h = sc_mix64(sc_mix64(seed ^ 0x5851f42d4c957f2dULL) ^
-				       ((uint64_t)(int64_t)rank << 48) ^ g);
+	const uint64_t h = sc_mix64(key ^ ((uint64_t)(int64_t)rank << 48) ^ g);
 	const int sgn = sc_hd_dtype_signed(dt);
 	switch (op) {
 	case SC_SUM: /* |sum| <= P stays exact in every dtype for P <= 8 */
@@ -183,6 +190,27 @@ SC_HD static inline int sc_hd_small_int(int dt, int op, uint64_t seed, int rank,
 		return sgn ? ((h & 1) ? 1 : -1) : (int)(h % 2);
 	default: /* max, min */
 		return sgn ? (int)(h % 9) - 4 : (int)(h % 9);
+	}
+}
+
+SC_HD static inline int sc_hd_small_int(int dt, int op, uint64_t seed, int rank, uint64_t g)
+{
+	return sc_hd_small_int_key(dt, op, sc_hd_small_key(seed), rank, g);
+}
+
+/* The largest n such that every integer of magnitude at most n is exact in
+ * dt: neither rounded nor wrapped around. */
+SC_HD static inline int64_t sc_hd_int_exact(int dt)
+{
+	switch (dt) {
+	case SC_I8: return 127;
+	case SC_U8: return 255;
+	case SC_F16: return 2048;
+	case SC_BF16: return 256;
+	case SC_F8E4M3: return 16;
+	case SC_F8E5M2: return 8;
+	case SC_F32: return 1 << 24;
+	default: return INT32_MAX; /* i32, u32, and wider */
 	}
 }
 
@@ -280,19 +308,42 @@ struct sc_hd_fill {
 	int mode, dtype, op, rank, world;
 };
 
+/* REDUCED: the summands are small integers, so every partial result of
+ * prod, max and min is one of them, and every partial sum is at most the
+ * world in magnitude. While those are exact in dt (sc_hd_int_exact), the
+ * reduction in dt's arithmetic is the integer one: reduced in int64 and
+ * encoded once (no -0.0 arises: x + -x is +0.0). Otherwise rank by rank in
+ * dt, rounding as the backends do. */
+SC_HD static inline uint64_t sc_hd_reduced_bits(const struct sc_hd_fill *f, uint64_t g)
+{
+	const uint64_t key = sc_hd_small_key(f->seed);
+	if (f->op != SC_SUM || f->world <= sc_hd_int_exact(f->dtype)) {
+		int64_t acc = sc_hd_small_int_key(f->dtype, f->op, key, 0, g);
+		for (int r = 1; r < f->world; r++) {
+			const int64_t v = sc_hd_small_int_key(f->dtype, f->op, key, r, g);
+			switch (f->op) {
+			case SC_SUM: acc += v; break;
+			case SC_PROD: acc *= v; break;
+			case SC_MAX: acc = v > acc ? v : acc; break;
+			default: acc = v < acc ? v : acc; break;
+			}
+		}
+		return sc_hd_int_to_bits(f->dtype, acc);
+	}
+	uint64_t acc = sc_hd_int_to_bits(f->dtype, sc_hd_small_int_key(f->dtype, f->op, key, 0, g));
+	for (int r = 1; r < f->world; r++)
+		acc = sc_hd_reduce1(f->dtype, f->op, acc,
+				    sc_hd_int_to_bits(f->dtype, sc_hd_small_int_key(f->dtype, f->op, key, r, g)));
+	return acc;
+}
+
 SC_HD static inline uint64_t sc_hd_fill_bits(const struct sc_hd_fill *f, uint64_t g)
 {
 	switch (f->mode) {
 	case SC_FILL_PROV: return g;
 	case SC_FILL_VALUE: return sc_hd_value_bits(sc_hd_dtype_size(f->dtype), f->seed, g);
 	case SC_FILL_SMALL: return sc_hd_int_to_bits(f->dtype, sc_hd_small_int(f->dtype, f->op, f->seed, f->rank, g));
-	default: {
-		uint64_t acc = sc_hd_int_to_bits(f->dtype, sc_hd_small_int(f->dtype, f->op, f->seed, 0, g));
-		for (int r = 1; r < f->world; r++)
-			acc = sc_hd_reduce1(f->dtype, f->op, acc,
-					    sc_hd_int_to_bits(f->dtype, sc_hd_small_int(f->dtype, f->op, f->seed, r, g)));
-		return acc;
-	}
+	default: return sc_hd_reduced_bits(f, g);
 	}
 }
 
