@@ -48,6 +48,9 @@ static int has_slot(const struct sc_builtin_family *f, enum sc_builtin_slot slot
 	return 0;
 }
 
+/* The cache's mark of a parameter set that has no spec. */
+static struct sc_spec no_spec; /* never touched: a zero page of .bss at most */
+
 enum sc_status sc_builtin_spec(struct sc_target *t, int n, int i, int j, enum sc_redop op, int p2,
 			       const struct sc_spec **out, struct sc_err *e)
 {
@@ -62,6 +65,9 @@ enum sc_status sc_builtin_spec(struct sc_target *t, int n, int i, int j, enum sc
 	if (!has_slot(f, SC_BUILTIN_P2))
 		p2 = 0;
 	const int key = (((n * 8 + i) * 8 + j) * SC_NREDOPS + (int)op) * NCHOICES + p2;
+	if (t->cache[key] == &no_spec) /* known not to exist (drawn again and again) */
+		return SC_ERR(e, SC_E_USAGE, "builtin:%s: mesh=%d needs a dim besides the collective's (dims %d)", f->name,
+			      p2, n);
 	if (t->cache[key]) {
 		*out = t->cache[key];
 		return SC_OK;
@@ -73,8 +79,8 @@ enum sc_status sc_builtin_spec(struct sc_target *t, int n, int i, int j, enum sc
 	sc_str_put(&b, "\n");
 	if (f->base && !sc_builtin_mesh_text(f, &b, n, i, j, op, p2)) {
 		sc_str_free(&b);
-		return SC_ERR(e, SC_E_USAGE, "builtin:%s: mesh=%d needs a dim besides the collective's (dims %d)", f->name,
-			      p2, n);
+		t->cache[key] = &no_spec;
+		return sc_builtin_spec(t, n, i, j, op, p2, out, e);
 	}
 	if (!f->base)
 		f->text(&b, n, i, j, op);
@@ -188,7 +194,8 @@ static void bi_free(struct sc_target *t)
 	if (!t->cache)
 		return;
 	for (int i = 0; i < CACHE_N; i++)
-		free(t->cache[i]);
+		if (t->cache[i] != &no_spec)
+			free(t->cache[i]);
 	free(t->cache);
 }
 
