@@ -79,11 +79,20 @@ static enum sc_verdict check(struct sc_ctx *ctx, struct sc_target *t, const stru
 			return v;
 		}
 		struct sc_exec *x = &ctx->x;
-		size_t k = 0;
+		size_t k = 0, kright = 0, pright = 0;
+		int right = -1; /* the last rank found right: its part of the snapshot, pright bytes at kright */
 		for (int r = 0; r < x->nlocal; r++) {
 			struct sc_tensor *tt = &x->t[r];
 			int64_t nd;
 			memcpy(&nd, snap + k, 8);
+			const size_t k0 = k, part = 8 * (size_t)(nd + 1) + 8 * (size_t)sc_tensor_numel(tt);
+			/* a replicated output: the same elements and bits as a rank found right */
+			if (right >= 0 && pright == part && memcmp(snap + kright, snap + k0, part) == 0 &&
+			    sc_tensor_same_bytes(tt, &x->t[right])) {
+				k += part;
+				continue;
+			}
+			const int64_t wrong_before = f->wrong;
 			k += 8 * (size_t)(nd + 1);
 			struct sc_iter it;
 			sc_iter_init_runs(&it, tt->shape, tt->stride, tt->ndim, tt->offset);
@@ -118,6 +127,11 @@ static enum sc_verdict check(struct sc_ctx *ctx, struct sc_target *t, const stru
 			}
 #undef DTYPE_RUN
 			k += (size_t)n * 8;
+			if (f->wrong == wrong_before) {
+				right = r;
+				kright = k0;
+				pright = part;
+			}
 		}
 		if (sc_any(ctx, c, f->wrong > 0))
 			return f->wrong ? SC_V_FAIL : SC_V_PASS;

@@ -43,6 +43,21 @@ static void f_swap(struct sc_exec *x, const struct sc_case *c, int prov, void *u
 	memcpy(tmp, a, es); memcpy(a, b, es); memcpy(b, tmp, es);
 }
 
+/* flips a bit of the last rank's last output element: on a replicated
+ * output, ranks that hold the same bytes as a rank found right are taken
+ * as right, so this must still be found */
+static void f_last_rank(struct sc_exec *x, const struct sc_case *c, int prov, void *u)
+{
+	(void)c;
+	struct sc_tensor *t = &x->t[x->nlocal - 1];
+	if (x->nlocal < 2 || sc_tensor_numel(t) < 1 || (prov && u)) /* u: data runs only */
+		return;
+	int64_t idx[SC_MAX_DIMS];
+	for (int d = 0; d < t->ndim; d++)
+		idx[d] = t->shape[d] - 1;
+	sc_tensor_at(t, idx)[0] ^= 0x1;
+}
+
 /* writes one byte past the end of rank 0's output buffer */
 static void f_overrun(struct sc_exec *x, const struct sc_case *c, int prov, void *u)
 {
@@ -170,6 +185,33 @@ int main(void)
 	a2a.fault_ctx = &calls;
 	T_CHECK(run(&a2a, "determinism", 100) == SC_V_FAIL, "determinism misses a flaky output");
 	a2a.fault = NULL;
+
+	/* a replicated input (filled once, copied to the other ranks) and a
+	 * replicated output (ranks with a right rank's bytes taken as right):
+	 * a fault on the last rank only is still caught, by every property
+	 * that reads the output */
+	{
+		struct sc_target rep = spec_target("dims s b\ninput replicate\noutput replicate\ncontiguous\n");
+		const char *reads[] = {"semantics", "purity", "dtype", "determinism"};
+		for (size_t i = 0; i < sizeof reads / sizeof reads[0]; i++)
+			T_CHECK(run(&rep, reads[i], 200) == SC_V_PASS, "a clean replicated copy fails %s", reads[i]);
+		rep.fault = f_last_rank;
+		T_CHECK(run(&rep, "semantics", 200) == SC_V_FAIL, "semantics misses the last rank of a replicated output");
+		T_CHECK(run(&rep, "dtype", 200) == SC_V_FAIL, "dtype misses the last rank of a replicated output");
+		rep.fault_ctx = &rep; /* the provenance run right: the last rank's elements are the same as rank 0's */
+		T_CHECK(run(&rep, "dtype", 200) == SC_V_FAIL, "dtype misses bits of the last rank of a replicated output");
+		rep.fault_ctx = NULL;
+		struct sc_target ag;
+		sc_target_builtin(&ag, sc_builtin_named("all_gather"), NULL);
+		ag.fault = f_last_rank;
+		T_CHECK(run(&ag, "semantics", 200) == SC_V_FAIL, "semantics misses the last rank of an all_gather");
+		sc_target_free(&ag);
+		struct sc_target ar;
+		sc_target_builtin(&ar, sc_builtin_named("all_reduce"), NULL);
+		ar.fault = f_last_rank;
+		T_CHECK(run(&ar, "semantics", 200) == SC_V_FAIL, "semantics misses the last rank of an all_reduce");
+		sc_target_free(&ar);
+	}
 
 	/* compose: a chain whose second half is wrong */
 	{

@@ -441,6 +441,19 @@ void sc_iter_init_runs(struct sc_iter *it, const int64_t *shape, const int64_t *
 	it->ndim = n;
 }
 
+int sc_tensor_same_bytes(const struct sc_tensor *a, const struct sc_tensor *b)
+{
+	if (a->buf->dm || b->buf->dm || a->buf->esize != b->buf->esize || a->ndim != b->ndim ||
+	    !sc_tensor_is_contig(a) || !sc_tensor_is_contig(b))
+		return 0;
+	for (int d = 0; d < a->ndim; d++)
+		if (a->shape[d] != b->shape[d])
+			return 0;
+	const size_t es = a->buf->esize;
+	return memcmp(a->buf->data + (size_t)a->offset * es, b->buf->data + (size_t)b->offset * es,
+		      (size_t)sc_tensor_numel(a) * es) == 0;
+}
+
 void sc_shape_unravel(const int64_t *shape, int ndim, int64_t flat, int64_t *idx)
 {
 	for (int d = ndim - 1; d >= 0; d--) {

@@ -117,6 +117,10 @@ enum sc_status sc_tensor_copy_to_host(struct sc_arena *a, struct sc_tensor *dst,
 /* t's view as a struct sc_strided (offsets in elements). */
 struct sc_strided;
 void sc_tensor_strided(const struct sc_tensor *t, struct sc_strided *out);
+/* 1 when two contiguous host tensors of one shape and element size hold
+ * the same bytes; 0 otherwise (a device or strided tensor included: the
+ * caller then compares element by element). */
+int sc_tensor_same_bytes(const struct sc_tensor *a, const struct sc_tensor *b);
 /* Element pointer at a multi-index. */
 unsigned char *sc_tensor_at(const struct sc_tensor *t, const int64_t *idx);
 
