@@ -27,11 +27,18 @@ static int64_t input_changed(struct sc_ctx *ctx, struct sc_target *t, const stru
 		return 0;
 	const int red = sc_target_has_reduction(t, c);
 	int64_t bad = 0;
+	/* a rank's values depend on its rank only as a partial input's summand */
+	const int by_rank = red && s[0]->in.kind == SC_PARTIAL;
+	struct sc_map m, right; /* right: the map of the last rank found unchanged (prev that rank) */
+	int prev = -1;
 	for (int r = 0; r < x->nlocal; r++) {
-		struct sc_map m;
 		struct sc_mesh lcm;
 		const struct sc_layout_ctx lc = sc_layout_ctx_case(s[0], &c->counts, c->sizes, c->world, &lcm);
 		sc_layout_map_in(&s[0]->in, &lc, c->sizes, c->ndims, c->world, x->first + r, &m);
+		/* a replicated input: the same bits as an unchanged rank's are unchanged */
+		if (prev >= 0 && !by_rank && sc_layout_map_same(&m, &right) && sc_tensor_same_bytes(&in[r], &in[prev]))
+			continue;
+		const int64_t bad_before = bad;
 		/* a partial input's summand: the rank's index in the partial group */
 		const int prank = s[0]->in.nent ? sc_mesh_group_index(&lcm, &s[0]->in.partial, x->first + r) : x->first + r;
 		struct sc_iter mi;
@@ -68,6 +75,10 @@ static int64_t input_changed(struct sc_ctx *ctx, struct sc_target *t, const stru
 			}
 			k += len;
 			sc_iter_skip(&mi, len);
+		}
+		if (bad == bad_before) {
+			prev = r;
+			right = m;
 		}
 	}
 	return bad;

@@ -351,17 +351,6 @@ SC_ELEMENT_LOOP static void check_on_host(const struct sc_tensor *tt, int rank, 
 #undef CHECK_RUN
 }
 
-/* Two maps that give every element the same global index. */
-static int same_map(const struct sc_map *a, const struct sc_map *b)
-{
-	if (a->ndim != b->ndim || a->offset != b->offset)
-		return 0;
-	for (int d = 0; d < a->ndim; d++)
-		if (a->shape[d] != b->shape[d] || a->stride[d] != b->stride[d])
-			return 0;
-	return 1;
-}
-
 /* With a reference: each output element against the element of Y its
  * placement names, that is the element of X (or the padding) Y holds. */
 SC_ELEMENT_LOOP static enum sc_status check_ref(struct sc_exec *x, const struct sc_tensor *tt, int rank, const struct sc_map *m,
@@ -444,7 +433,7 @@ enum sc_status sc_verify_output(struct sc_target *t, const struct sc_case *c, st
 		const struct sc_layout_ctx lc = sc_layout_ctx_case(s[ns - 1], &c->counts, c->sizes, c->world, &lcm);
 		sc_layout_map_in(&whole, &lc, ysizes, c->ndims, c->world, x->first + r, &m);
 		/* a replicated output: the same bits as a rank found right are right */
-		if (prev >= 0 && same_map(&m, &right) && sc_tensor_same_bytes(&chk[r], &chk[prev]))
+		if (prev >= 0 && sc_layout_map_same(&m, &right) && sc_tensor_same_bytes(&chk[r], &chk[prev]))
 			continue;
 		const int64_t before = n;
 		if (s[ns - 1]->ref_line)

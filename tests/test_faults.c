@@ -58,6 +58,15 @@ static void f_last_rank(struct sc_exec *x, const struct sc_case *c, int prov, vo
 	sc_tensor_at(t, idx)[0] ^= 0x1;
 }
 
+/* modifies the last rank's input (the inputs are the first buffers, one per
+ * rank in order) */
+static void f_touch_last_input(struct sc_exec *x, const struct sc_case *c, int prov, void *u)
+{
+	(void)c; (void)prov; (void)u;
+	if (x->nlocal >= 2 && x->arena->bufs[x->nlocal - 1]->nelem > 0)
+		x->arena->bufs[x->nlocal - 1]->data[0] ^= 0x1;
+}
+
 /* writes one byte past the end of rank 0's output buffer */
 static void f_overrun(struct sc_exec *x, const struct sc_case *c, int prov, void *u)
 {
@@ -201,6 +210,8 @@ int main(void)
 		rep.fault_ctx = &rep; /* the provenance run right: the last rank's elements are the same as rank 0's */
 		T_CHECK(run(&rep, "dtype", 200) == SC_V_FAIL, "dtype misses bits of the last rank of a replicated output");
 		rep.fault_ctx = NULL;
+		rep.fault = f_touch_last_input;
+		T_CHECK(run(&rep, "purity", 200) == SC_V_FAIL, "purity misses the last rank's replicated input modified");
 		struct sc_target ag;
 		sc_target_builtin(&ag, sc_builtin_named("all_gather"), NULL);
 		ag.fault = f_last_rank;

@@ -785,3 +785,13 @@ enum sc_status sc_layout_resolve(struct sc_parse *p, struct sc_layout *l, const 
 	}
 	return SC_OK;
 }
+
+int sc_layout_map_same(const struct sc_map *a, const struct sc_map *b)
+{
+	if (a->ndim != b->ndim || a->offset != b->offset)
+		return 0;
+	for (int d = 0; d < a->ndim; d++)
+		if (a->shape[d] != b->shape[d] || a->stride[d] != b->stride[d])
+			return 0;
+	return 1;
+}

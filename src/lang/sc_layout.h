@@ -27,6 +27,8 @@ struct sc_map {
 };
 void sc_layout_map(const struct sc_layout *l, const int64_t *xsizes, int ndims, int world,
 		   int rank, struct sc_map *m);
+/* 1 when two maps give every element the same global index. */
+int sc_layout_map_same(const struct sc_map *a, const struct sc_map *b);
 /* What a `sizes=E` placement needs to be mapped: its spec, the case's counts. */
 struct sc_layout_ctx {
 	const struct sc_spec *s;
