@@ -212,6 +212,7 @@ int main(void)
 		rep.fault_ctx = NULL;
 		rep.fault = f_touch_last_input;
 		T_CHECK(run(&rep, "purity", 200) == SC_V_FAIL, "purity misses the last rank's replicated input modified");
+		sc_target_free(&rep);
 		struct sc_target ag;
 		sc_target_builtin(&ag, sc_builtin_named("all_gather"), NULL);
 		ag.fault = f_last_rank;
