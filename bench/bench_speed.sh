@@ -3,7 +3,8 @@
 #  1. the default `check builtin:all corpus/` (one process), cases/s of this
 #     build against a baseline version built beside it (BASE, a git ref),
 #     each on its own checkout's corpus;
-#  2. `check --jobs N` against `--jobs 1` on the cores of this machine;
+#  2. `check --jobs N` against `--jobs 1` on the cores of this machine, and
+#     the default check (whose --jobs is the cores) against the baseline's;
 #  3. `gate` on the example plugin against the same transform as a spec;
 #  4. start-up (`shardcheck --version`) against the baseline, and whether
 #     the binary links Open MPI, CUDA or NCCL at load time;
@@ -60,7 +61,8 @@ print(f"1. check builtin:all corpus/, one process: {ca:8.0f} cases/s ({ta:.2f} s
 
 ja, tja, j1, tj1 = median_pair(lambda: run(sc, default, jobs=cores), lambda: run(sc, default, jobs=1))
 print(f"2. check --jobs {cores}: {ja:8.0f} cases/s ({tja:.2f} s) against --jobs 1 {j1:8.0f} cases/s ({tj1:.2f} s): "
-      f"{ja / j1:.2f}x on {cores} cores")
+      f"{ja / j1:.2f}x on {cores} cores; the default check (--jobs {cores}, the cores here) against the "
+      f"baseline's: {ja / cb:.2f}x")
 
 plugin = "build/examples/libheads_to_seq.so"
 if os.path.exists(plugin):

@@ -65,6 +65,10 @@ gate 0 stale --plugin "$ex/libfaulty.so" stale --property semantics --cases 200 
 has stale "warning: [0-9]* failed only after earlier cases ran in the same process"
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; assert r["verdict"] == "pass" and r["failed_only_warm"] > 0, r' \
 	"$tmp/stale.json" && ok || bad "stale: failed_only_warm not in the JSON"
+# a kernel wrong for f32 only: i32 and u32 (the same width, the same bits)
+# pass first, so f32 is compared element by element when its bytes differ
+gate 1 f32path --plugin "$ex/libfaulty.so" f32path --property dtype --cases 300
+has f32path "with dtype f32"
 gate 0 same --plugin "$ex/libheads_to_seq.so" --baseline "$ex/libheads_to_seq.so" --property differential --cases 100
 for p in c99 old cxx; do
 	[ -e "$abi/libabi_$p.so" ] || { [ $p = cxx ] && echo "abi: no C++ compiler; the C++ plugin is skipped" && continue; }

@@ -6,7 +6,11 @@
  *            in the all-to-all forever);
  *   stale:   plans its layout on the first call in its process (a plan
  *            cache without a key) and keeps that plan: right in a fresh
- *            process, wrong after a call with another number of heads. */
+ *            process, wrong after a call with another number of heads;
+ *   f32path: moves f32 through a lossy path that clears the lowest
+ *            mantissa bit: right for every other dtype, i32 and u32 of the
+ *            same width included. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -77,6 +81,24 @@ static int stale(const struct sc_plugin_call *call)
 	return rc;
 }
 
+static int f32path(const struct sc_plugin_call *call)
+{
+	const int rc = a2a(call);
+	if (call->dtype != SC_PLUGIN_F32)
+		return rc;
+	size_t n = 1;
+	for (int k = 0; k < call->output.ndim; k++)
+		n *= (size_t)call->output.shape[k];
+	unsigned char *out = (unsigned char *)call->output.data;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t v;
+		memcpy(&v, out + 4 * i, 4);
+		v &= ~1u;
+		memcpy(out + 4 * i, &v, 4);
+	}
+	return rc;
+}
+
 int sc_plugin_register(struct sc_plugin_registry *reg)
 {
 	static const char contract[] = "dims s b h d\ninput shard h\noutput shard s\n";
@@ -99,5 +121,9 @@ int sc_plugin_register(struct sc_plugin_registry *reg)
 		return 1;
 	t.name = "stale";
 	t.run = stale;
+	if (reg->add(reg, &t) != 0)
+		return 1;
+	t.name = "f32path";
+	t.run = f32path;
 	return reg->add(reg, &t);
 }
