@@ -50,8 +50,10 @@ static int64_t input_changed(struct sc_ctx *ctx, struct sc_target *t, const stru
 			return n ? n : 1;
 		struct sc_hd_values vals = sc_hd_values_of(c->seed);
 		const unsigned w = 8 * sc_dtype_size(c->dtype);
-		const enum sc_redop op = s[0]->in.kind == SC_PARTIAL ? s[0]->in.op : SC_MAX;
-		const int summand = s[0]->in.kind == SC_PARTIAL ? prank : -1;
+		struct sc_hd_small sm = {0};
+		if (red && !x->prov)
+			sc_hd_small_init(&sm, (int)c->dtype, s[0]->in.kind == SC_PARTIAL ? (int)s[0]->in.op : SC_MAX, c->seed,
+					 s[0]->in.kind == SC_PARTIAL ? prank : -1);
 		for (int64_t k = 0; k < n;) {
 			const int64_t len = sc_iter_run(&mi), gs = sc_iter_step(&mi);
 			const uint64_t g0 = (uint64_t)mi.off;
@@ -64,7 +66,7 @@ static int64_t input_changed(struct sc_ctx *ctx, struct sc_target *t, const stru
 				else if (!red)
 					want = sc_hd_values_bits(&vals, w, g);
 				else
-					want = sc_int_to_bits(c->dtype, sc_small_int(c->dtype, op, c->seed, summand, g));
+					want = sc_hd_small_bits(&sm, g);
 				if (sc_load_bits(p + (size_t)j * es, es) != want) {
 					if (!bad)
 						snprintf(f->msg, sizeof f->msg,

@@ -2,6 +2,7 @@
  * the case's shape and dtype: all_gather(reduce_scatter(T)) == all_reduce(T)
  * and all_to_all twice is the identity. Applies to the built-ins, whose
  * correctness rests on these collectives. */
+#include "sc_hd_dtype.h"
 #include "sc_property.h"
 
 #include <stdio.h>
@@ -43,9 +44,10 @@ static enum sc_verdict check(struct sc_ctx *ctx, struct sc_target *t, const stru
 			}
 		in[r] = b[0]->data; rs[r] = b[1]->data; ag[r] = b[2]->data;
 		ar[r] = b[3]->data; a1[r] = b[4]->data; a2[r] = b[5]->data;
+		struct sc_hd_small sm;
+		sc_hd_small_init(&sm, (int)dt, (int)op, c->seed, first + r);
 		for (int64_t i = 0; i < n; i++)
-			sc_store_bits(b[0]->data + (size_t)i * es, es,
-				      sc_int_to_bits(dt, sc_small_int(dt, op, c->seed, first + r, (uint64_t)i)));
+			sc_store_bits(b[0]->data + (size_t)i * es, es, sc_hd_small_bits(&sm, (uint64_t)i));
 	}
 	struct sc_err e;
 	if (be->ops->reduce_scatter(be, P, in, rs, (size_t)(n / P), dt, op, &e) != SC_OK ||

@@ -84,6 +84,9 @@ SC_ELEMENT_LOOP static void fill_host(unsigned char *p, unsigned es, const struc
 	struct sc_iter it;
 	sc_iter_init_runs(&it, m->shape, m->stride, m->ndim, m->offset);
 	struct sc_hd_values v = sc_hd_values_of(f->seed);
+	struct sc_hd_small sm = {0};
+	if (f->mode == SC_FILL_SMALL)
+		sc_hd_small_init(&sm, f->dtype, f->op, f->seed, f->rank);
 	for (int64_t k = 0; k < n;) {
 		const int64_t len = sc_iter_run(&it), gs = sc_iter_step(&it);
 		const uint64_t g0 = (uint64_t)it.off;
@@ -95,6 +98,13 @@ SC_ELEMENT_LOOP static void fill_host(unsigned char *p, unsigned es, const struc
 			case 2: FILL_RUN(uint16_t, sc_hd_values_bits(&v, 16, g)) break;
 			case 4: FILL_RUN(uint32_t, sc_hd_values_bits(&v, 32, g)) break;
 			default: FILL_RUN(uint64_t, sc_hd_values_bits(&v, 64, g)) break;
+			}
+		} else if (f->mode == SC_FILL_SMALL) {
+			switch (es) {
+			case 1: FILL_RUN(uint8_t, sc_hd_small_bits(&sm, g)) break;
+			case 2: FILL_RUN(uint16_t, sc_hd_small_bits(&sm, g)) break;
+			case 4: FILL_RUN(uint32_t, sc_hd_small_bits(&sm, g)) break;
+			default: FILL_RUN(uint64_t, sc_hd_small_bits(&sm, g)) break;
 			}
 		} else {
 			for (int64_t j = 0; j < len; j++)
@@ -313,6 +323,9 @@ SC_ELEMENT_LOOP static void check_on_host(const struct sc_tensor *tt, int rank, 
 	const unsigned char *base = tt->buf->data;
 	const int64_t n = sc_tensor_numel(tt);
 	struct sc_hd_values v = sc_hd_values_of(want->seed);
+	struct sc_hd_small sm = {0};
+	if (want->mode == SC_FILL_SMALL)
+		sc_hd_small_init(&sm, want->dtype, want->op, want->seed, want->rank);
 #define CHECK_RUN(T, EXP)                                                                                    \
 	for (int64_t j = 0; j < len; j++) {                                                                    \
 		const uint64_t g = g0 + (uint64_t)(j * gs);                                                    \
@@ -335,6 +348,13 @@ SC_ELEMENT_LOOP static void check_on_host(const struct sc_tensor *tt, int rank, 
 			case 2: CHECK_RUN(uint16_t, sc_hd_values_bits(&v, 16, g)) break;
 			case 4: CHECK_RUN(uint32_t, sc_hd_values_bits(&v, 32, g)) break;
 			default: CHECK_RUN(uint64_t, sc_hd_values_bits(&v, 64, g)) break;
+			}
+		} else if (want->mode == SC_FILL_SMALL) {
+			switch (es) {
+			case 1: CHECK_RUN(uint8_t, sc_hd_small_bits(&sm, g)) break;
+			case 2: CHECK_RUN(uint16_t, sc_hd_small_bits(&sm, g)) break;
+			case 4: CHECK_RUN(uint32_t, sc_hd_small_bits(&sm, g)) break;
+			default: CHECK_RUN(uint64_t, sc_hd_small_bits(&sm, g)) break;
 			}
 		} else {
 			switch (es) {

@@ -226,6 +226,18 @@ static void test_reduced_fill(void)
 				}
 			}
 	T_CHECK(bad == 0, "%d of %d reduced fills differ from the rank-by-rank reduction", bad, checked);
+	/* SMALL fills from the precomputed table, against each integer converted */
+	bad = 0;
+	for (int dt = 0; dt < SC_NDTYPES; dt++)
+		for (int op = 0; op < SC_NREDOPS; op++)
+			for (int rank = -1; rank < 9; rank++) {
+				struct sc_hd_small sm;
+				sc_hd_small_init(&sm, dt, op, 1234567 + (uint64_t)rank, rank);
+				for (uint64_t g = 0; g < 500; g++)
+					bad += sc_hd_small_bits(&sm, g) !=
+					       sc_hd_int_to_bits(dt, sc_hd_small_int(dt, op, 1234567 + (uint64_t)rank, rank, g));
+			}
+	T_CHECK(bad == 0, "%d small-integer fills differ from the integers converted", bad);
 	bad = 0;
 	for (unsigned w = 8; w <= 64; w *= 2) {
 		struct sc_hd_values v = sc_hd_values_of(77);

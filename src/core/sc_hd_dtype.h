@@ -179,10 +179,8 @@ SC_HD static inline uint64_t sc_hd_small_key(uint64_t seed) { return sc_mix64(se
 /* Small integer (exact in dt) a rank contributes to a reduction at index
  * g under a case's small key; rank < 0: the value of a tensor that is not
  * partial. */
-SC_HD static inline int sc_hd_small_int_key(int dt, int op, uint64_t key, int rank, uint64_t g)
+SC_HD static inline int sc_hd_small_from(int sgn, int op, uint64_t h)
 {
-	const uint64_t h = sc_mix64(key ^ ((uint64_t)(int64_t)rank << 48) ^ g);
-	const int sgn = sc_hd_dtype_signed(dt);
 	switch (op) {
 	case SC_SUM: /* |sum| <= P stays exact in every dtype for P <= 8 */
 		return sgn ? (int)(h % 3) - 1 : (int)(h % 2);
@@ -191,6 +189,10 @@ SC_HD static inline int sc_hd_small_int_key(int dt, int op, uint64_t key, int ra
 	default: /* max, min */
 		return sgn ? (int)(h % 9) - 4 : (int)(h % 9);
 	}
+}
+SC_HD static inline int sc_hd_small_int_key(int dt, int op, uint64_t key, int rank, uint64_t g)
+{
+	return sc_hd_small_from(sc_hd_dtype_signed(dt), op, sc_mix64(key ^ ((uint64_t)(int64_t)rank << 48) ^ g));
 }
 
 SC_HD static inline int sc_hd_small_int(int dt, int op, uint64_t seed, int rank, uint64_t g)
@@ -307,6 +309,28 @@ struct sc_hd_fill {
 	uint64_t seed;
 	int mode, dtype, op, rank, world;
 };
+
+/* A SMALL fill with what is the same for every element computed once: the
+ * key, and the bits in dt of every small integer (-4 .. 8). Same bits as
+ * sc_hd_fill_bits. */
+struct sc_hd_small {
+	uint64_t key, rank_bits;
+	int sgn, op;
+	uint64_t bits[13]; /* of v at v + 4 */
+};
+SC_HD static inline void sc_hd_small_init(struct sc_hd_small *sm, int dt, int op, uint64_t seed, int rank)
+{
+	sm->key = sc_hd_small_key(seed);
+	sm->rank_bits = (uint64_t)(int64_t)rank << 48;
+	sm->sgn = sc_hd_dtype_signed(dt);
+	sm->op = op;
+	for (int v = -4; v <= 8; v++)
+		sm->bits[v + 4] = sc_hd_int_to_bits(dt, v);
+}
+SC_HD static inline uint64_t sc_hd_small_bits(const struct sc_hd_small *sm, uint64_t g)
+{
+	return sm->bits[sc_hd_small_from(sm->sgn, sm->op, sc_mix64(sm->key ^ sm->rank_bits ^ g)) + 4];
+}
 
 /* REDUCED: the summands are small integers, so every partial result of
  * prod, max and min is one of them, and every partial sum is at most the
