@@ -238,6 +238,30 @@ static void test_reduced_fill(void)
 					       sc_hd_int_to_bits(dt, sc_hd_small_int(dt, op, 1234567 + (uint64_t)rank, rank, g));
 			}
 	T_CHECK(bad == 0, "%d small-integer fills differ from the integers converted", bad);
+	/* sc_reduce's loops per dtype and op against the one-element reduction,
+	 * on every bit pattern of the 8-bit formats and random ones of the rest
+	 * (NaNs, infinities and subnormals among them) */
+	bad = 0;
+	uint64_t st = 99;
+	for (int dt = 0; dt < SC_NDTYPES; dt++)
+		for (int op = 0; op < SC_NREDOPS; op++) {
+			uint64_t a[512], b[512], want[512];
+			const unsigned es = sc_hd_dtype_size(dt);
+			unsigned char pa[512 * 8], pb[512 * 8];
+			for (int i = 0; i < 512; i++) {
+				a[i] = es == 1 ? (uint64_t)(i & 255) : sc_mix_next(&st);
+				b[i] = es == 1 ? (uint64_t)((i * 37 + (i >> 8)) & 255) : sc_mix_next(&st);
+				a[i] &= es == 8 ? ~0ULL : (1ULL << (8 * es)) - 1;
+				b[i] &= es == 8 ? ~0ULL : (1ULL << (8 * es)) - 1;
+				want[i] = sc_hd_reduce1(dt, op, a[i], b[i]);
+				sc_store_bits(pa + (size_t)i * es, es, a[i]);
+				sc_store_bits(pb + (size_t)i * es, es, b[i]);
+			}
+			sc_reduce((enum sc_dtype)dt, (enum sc_redop)op, pa, pb, 512);
+			for (int i = 0; i < 512; i++)
+				bad += sc_load_bits(pa + (size_t)i * es, es) != want[i];
+		}
+	T_CHECK(bad == 0, "%d elements of sc_reduce differ from the one-element reduction", bad);
 	bad = 0;
 	for (unsigned w = 8; w <= 64; w *= 2) {
 		struct sc_hd_values v = sc_hd_values_of(77);

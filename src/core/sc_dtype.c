@@ -108,13 +108,30 @@ uint16_t sc_float_to_bf16(float f) { return (uint16_t)sc_hd_float_to_mini(SC_BF1
 		}                                                              \
 	} while (0)
 
-#define RED_MINI(T)                                                            \
+/* A minifloat reduction in float, rounded back per element: one loop per
+ * format and op, so the format's constants (bias, largest value) fold. */
+#define RED_MINI_OP(T, DEC, ENC)                                               \
 	do {                                                                   \
 		T *a_ = (T *)acc;                                              \
 		const T *b_ = (const T *)in;                                   \
-		for (size_t i_ = 0; i_ < count; i_++)                          \
-			a_[i_] = (T)sc_hd_reduce1((int)dt, (int)op, a_[i_], b_[i_]); \
+		switch (op) {                                                  \
+		case SC_SUM: RED_MINI_LOOP(T, DEC, ENC, x + y); break;         \
+		case SC_PROD: RED_MINI_LOOP(T, DEC, ENC, x * y); break;        \
+		case SC_MAX: RED_MINI_LOOP(T, DEC, ENC, x > y ? x : y); break; \
+		default: RED_MINI_LOOP(T, DEC, ENC, x < y ? x : y); break;     \
+		}                                                              \
 	} while (0)
+#define RED_MINI_LOOP(T, DEC, ENC, OPEXPR)                                     \
+	for (size_t i_ = 0; i_ < count; i_++) {                                \
+		const float x = DEC(a_[i_]), y = DEC(b_[i_]);                  \
+		a_[i_] = (T)ENC(OPEXPR);                                       \
+	}
+#define DEC_F16(v) sc_hd_mini_decode((v), 5, 10, 0)
+#define ENC_F16(f) sc_hd_mini_encode((f), 5, 10, 0)
+#define DEC_E4M3(v) sc_hd_mini_decode((v), 4, 3, 1)
+#define ENC_E4M3(f) sc_hd_mini_encode((f), 4, 3, 1)
+#define DEC_E5M2(v) sc_hd_mini_decode((v), 5, 2, 0)
+#define ENC_E5M2(f) sc_hd_mini_encode((f), 5, 2, 0)
 
 void sc_reduce(enum sc_dtype dt, enum sc_redop op, void *acc, const void *in,
 	       size_t count)
@@ -130,8 +147,10 @@ void sc_reduce(enum sc_dtype dt, enum sc_redop op, void *acc, const void *in,
 	case SC_U64: RED_TYPED(uint64_t, uint64_t); break;
 	case SC_F32: RED_TYPED(float, float); break;
 	case SC_F64: RED_TYPED(double, double); break;
-	case SC_F16: case SC_BF16: RED_MINI(uint16_t); break;
-	case SC_F8E4M3: case SC_F8E5M2: RED_MINI(uint8_t); break;
+	case SC_F16: RED_MINI_OP(uint16_t, DEC_F16, ENC_F16); break;
+	case SC_BF16: RED_MINI_OP(uint16_t, sc_hd_bf16_to_float, sc_hd_float_to_bf16); break;
+	case SC_F8E4M3: RED_MINI_OP(uint8_t, DEC_E4M3, ENC_E4M3); break;
+	case SC_F8E5M2: RED_MINI_OP(uint8_t, DEC_E5M2, ENC_E5M2); break;
 	case SC_NDTYPES: break;
 	}
 }
