@@ -69,6 +69,15 @@ uint64_t sc_verify_expected_bits(struct sc_target *t, const struct sc_case *c, u
 	return sc_hd_fill_bits(&f, g);
 }
 
+/* RUN(T, W) for the element type T of es bytes (W bits). */
+#define BY_WIDTH(es, RUN)                                                                                    \
+	switch (es) {                                                                                          \
+	case 1: RUN(uint8_t, 8) break;                                                                         \
+	case 2: RUN(uint16_t, 16) break;                                                                       \
+	case 4: RUN(uint32_t, 32) break;                                                                       \
+	default: RUN(uint64_t, 64) break;                                                                      \
+	}
+
 /* One run of the map: len elements whose global indices are g0, g0 + gs,
  * ...; EXPR (of g) stored as T. */
 #define FILL_RUN(T, EXPR)                                                                                    \
@@ -90,22 +99,14 @@ SC_ELEMENT_LOOP static void fill_host(unsigned char *p, unsigned es, const struc
 	for (int64_t k = 0; k < n;) {
 		const int64_t len = sc_iter_run(&it), gs = sc_iter_step(&it);
 		const uint64_t g0 = (uint64_t)it.off;
+#define FILL_VALUE(T, W) FILL_RUN(T, sc_hd_values_bits(&v, (W), g))
+#define FILL_SMALL(T, W) FILL_RUN(T, sc_hd_small_bits(&sm, g))
 		if (f->mode == SC_FILL_PROV) {
 			FILL_RUN(uint64_t, g)
 		} else if (f->mode == SC_FILL_VALUE) {
-			switch (es) {
-			case 1: FILL_RUN(uint8_t, sc_hd_values_bits(&v, 8, g)) break;
-			case 2: FILL_RUN(uint16_t, sc_hd_values_bits(&v, 16, g)) break;
-			case 4: FILL_RUN(uint32_t, sc_hd_values_bits(&v, 32, g)) break;
-			default: FILL_RUN(uint64_t, sc_hd_values_bits(&v, 64, g)) break;
-			}
+			BY_WIDTH(es, FILL_VALUE)
 		} else if (f->mode == SC_FILL_SMALL) {
-			switch (es) {
-			case 1: FILL_RUN(uint8_t, sc_hd_small_bits(&sm, g)) break;
-			case 2: FILL_RUN(uint16_t, sc_hd_small_bits(&sm, g)) break;
-			case 4: FILL_RUN(uint32_t, sc_hd_small_bits(&sm, g)) break;
-			default: FILL_RUN(uint64_t, sc_hd_small_bits(&sm, g)) break;
-			}
+			BY_WIDTH(es, FILL_SMALL)
 		} else {
 			for (int64_t j = 0; j < len; j++)
 				sc_store_bits(p + (size_t)j * es, es, sc_hd_fill_bits(f, g0 + (uint64_t)(j * gs)));
@@ -115,6 +116,8 @@ SC_ELEMENT_LOOP static void fill_host(unsigned char *p, unsigned es, const struc
 		sc_iter_skip(&it, len);
 	}
 }
+#undef FILL_VALUE
+#undef FILL_SMALL
 #undef FILL_RUN
 
 /* Fills rank r's input tensor (allocated here) on the device or the host;
@@ -340,34 +343,25 @@ SC_ELEMENT_LOOP static void check_on_host(const struct sc_tensor *tt, int rank, 
 		const int64_t len = sc_iter_run2(&mi, &ti), gs = sc_iter_step(&mi), ts = sc_iter_step(&ti);
 		const uint64_t g0 = (uint64_t)mi.off;
 		const unsigned char *a0 = base + (size_t)ti.off * es;
+#define CHECK_VALUE(T, W) CHECK_RUN(T, sc_hd_values_bits(&v, (W), g))
+#define CHECK_SMALL(T, W) CHECK_RUN(T, sc_hd_small_bits(&sm, g))
+#define CHECK_OTHER(T, W) CHECK_RUN(T, sc_hd_fill_bits(want, g))
 		if (want->mode == SC_FILL_PROV) {
 			CHECK_RUN(uint64_t, g)
 		} else if (want->mode == SC_FILL_VALUE) {
-			switch (es) {
-			case 1: CHECK_RUN(uint8_t, sc_hd_values_bits(&v, 8, g)) break;
-			case 2: CHECK_RUN(uint16_t, sc_hd_values_bits(&v, 16, g)) break;
-			case 4: CHECK_RUN(uint32_t, sc_hd_values_bits(&v, 32, g)) break;
-			default: CHECK_RUN(uint64_t, sc_hd_values_bits(&v, 64, g)) break;
-			}
+			BY_WIDTH(es, CHECK_VALUE)
 		} else if (want->mode == SC_FILL_SMALL) {
-			switch (es) {
-			case 1: CHECK_RUN(uint8_t, sc_hd_small_bits(&sm, g)) break;
-			case 2: CHECK_RUN(uint16_t, sc_hd_small_bits(&sm, g)) break;
-			case 4: CHECK_RUN(uint32_t, sc_hd_small_bits(&sm, g)) break;
-			default: CHECK_RUN(uint64_t, sc_hd_small_bits(&sm, g)) break;
-			}
+			BY_WIDTH(es, CHECK_SMALL)
 		} else {
-			switch (es) {
-			case 1: CHECK_RUN(uint8_t, sc_hd_fill_bits(want, g)) break;
-			case 2: CHECK_RUN(uint16_t, sc_hd_fill_bits(want, g)) break;
-			case 4: CHECK_RUN(uint32_t, sc_hd_fill_bits(want, g)) break;
-			default: CHECK_RUN(uint64_t, sc_hd_fill_bits(want, g)) break;
-			}
+			BY_WIDTH(es, CHECK_OTHER)
 		}
 		k += len;
 		sc_iter_skip(&mi, len);
 		sc_iter_skip(&ti, len);
 	}
+#undef CHECK_VALUE
+#undef CHECK_SMALL
+#undef CHECK_OTHER
 #undef CHECK_RUN
 }
 
