@@ -25,10 +25,9 @@ static int64_t input_changed(struct sc_ctx *ctx, struct sc_target *t, const stru
 	int ns;
 	if (sc_target_specs(t, c, s, &ns, NULL) != SC_OK)
 		return 0;
-	const int red = sc_target_has_reduction(t, c);
-	int64_t bad = 0;
 	/* a rank's values depend on its rank only as a partial input's summand */
-	const int by_rank = red && s[0]->in.kind == SC_PARTIAL;
+	const int by_rank = sc_target_has_reduction(t, c) && s[0]->in.kind == SC_PARTIAL;
+	int64_t bad = 0;
 	struct sc_map m, right; /* right: the map of the last rank found unchanged (prev that rank) */
 	int prev = -1;
 	for (int r = 0; r < x->nlocal; r++) {
@@ -38,47 +37,13 @@ static int64_t input_changed(struct sc_ctx *ctx, struct sc_target *t, const stru
 		/* a replicated input: the same bits as an unchanged rank's are unchanged */
 		if (prev >= 0 && !by_rank && sc_layout_map_same(&m, &right) && sc_tensor_same_bytes(&in[r], &in[prev]))
 			continue;
-		const int64_t bad_before = bad;
-		/* a partial input's summand: the rank's index in the partial group */
-		const int prank = s[0]->in.nent ? sc_mesh_group_index(&lcm, &s[0]->in.partial, x->first + r) : x->first + r;
-		struct sc_iter mi;
-		sc_iter_init_runs(&mi, m.shape, m.stride, m.ndim, m.offset);
-		const unsigned es = in[r].buf->esize;
-		const int64_t n = sc_tensor_numel(&in[r]);
-		const unsigned char *base = sc_tensor_host(x->arena, &in[r]);
-		if (!base)
-			return n ? n : 1;
-		struct sc_hd_values vals = sc_hd_values_of(c->seed);
-		const unsigned w = 8 * sc_dtype_size(c->dtype);
-		struct sc_hd_small sm = {0};
-		if (red && !x->prov)
-			sc_hd_small_init(&sm, (int)c->dtype, s[0]->in.kind == SC_PARTIAL ? (int)s[0]->in.op : SC_MAX, c->seed,
-					 s[0]->in.kind == SC_PARTIAL ? prank : -1);
-		for (int64_t k = 0; k < n;) {
-			const int64_t len = sc_iter_run(&mi), gs = sc_iter_step(&mi);
-			const uint64_t g0 = (uint64_t)mi.off;
-			const unsigned char *p = base + (size_t)k * es;
-			for (int64_t j = 0; j < len; j++) {
-				const uint64_t g = g0 + (uint64_t)(j * gs);
-				uint64_t want;
-				if (x->prov)
-					want = g;
-				else if (!red)
-					want = sc_hd_values_bits(&vals, w, g);
-				else
-					want = sc_hd_small_bits(&sm, g);
-				if (sc_load_bits(p + (size_t)j * es, es) != want) {
-					if (!bad)
-						snprintf(f->msg, sizeof f->msg,
-							 "the input of rank %d was modified (element %lld of its local tensor)",
-							 x->first + r, (long long)(k + j));
-					bad++;
-				}
-			}
-			k += len;
-			sc_iter_skip(&mi, len);
-		}
-		if (bad == bad_before) {
+		int64_t first = 0;
+		const int64_t changed = sc_verify_input_changed(t, c, x, r, &in[r], &first);
+		if (changed && !bad)
+			snprintf(f->msg, sizeof f->msg, "the input of rank %d was modified (element %lld of its local tensor)",
+				 x->first + r, (long long)first);
+		bad += changed;
+		if (!changed) {
 			prev = r;
 			right = m;
 		}

@@ -365,6 +365,39 @@ SC_ELEMENT_LOOP static void check_on_host(const struct sc_tensor *tt, int rank, 
 #undef CHECK_RUN
 }
 
+int64_t sc_verify_input_changed(struct sc_target *t, const struct sc_case *c, struct sc_exec *x, int r,
+				const struct sc_tensor *in, int64_t *first)
+{
+	const struct sc_spec *s[SC_MAX_CHAIN];
+	int ns;
+	const int64_t n = sc_tensor_numel(in);
+	if (sc_target_specs(t, c, s, &ns, NULL) != SC_OK)
+		return 0;
+	struct sc_map m;
+	struct sc_mesh lcm;
+	const struct sc_layout_ctx lc = sc_layout_ctx_case(s[0], &c->counts, c->sizes, c->world, &lcm);
+	sc_layout_map_in(&s[0]->in, &lc, c->sizes, c->ndims, c->world, x->first + r, &m);
+	struct sc_hd_fill want; /* what fill_input wrote */
+	input_fill(s[0], sc_target_has_reduction(t, c), c, x->first + r, x->prov, &want);
+	struct sc_failure f;
+	f.nfirst = 0;
+	int64_t wrong = 0;
+	if (in->buf->dm) {
+		struct sc_err e;
+		if (check_on_device(in, x->first + r, &m, &want, x->prov, &f, &wrong, &e) != SC_OK)
+			return n ? n : 1; /* not read back: nothing is known unchanged */
+	} else {
+		check_on_host(in, x->first + r, &m, &want, x->prov, in->buf->esize, &f, &wrong);
+	}
+	if (wrong && f.nfirst) { /* the first recorded is the first in row-major order */
+		int64_t k = 0;
+		for (int d = 0; d < in->ndim; d++)
+			k = k * in->shape[d] + f.first[0].index[d];
+		*first = k;
+	}
+	return wrong;
+}
+
 /* With a reference: each output element against the element of Y its
  * placement names, that is the element of X (or the padding) Y holds. */
 SC_ELEMENT_LOOP static enum sc_status check_ref(struct sc_exec *x, const struct sc_tensor *tt, int rank, const struct sc_map *m,

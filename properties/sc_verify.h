@@ -52,6 +52,13 @@ enum sc_status sc_verify_run(struct sc_target *t, const struct sc_case *c, struc
 enum sc_status sc_verify_output(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
 				struct sc_failure *f, int64_t *wrong, struct sc_err *e);
 
+/* How many elements of rank r's input in (a tensor sc_verify_run filled
+ * for this case) no longer hold what the fill put there; *first: the first
+ * such element's row-major number (when any). 0 on a device read failure
+ * is not possible: that counts every element. */
+int64_t sc_verify_input_changed(struct sc_target *t, const struct sc_case *c, struct sc_exec *x, int r,
+				const struct sc_tensor *in, int64_t *first);
+
 /* Bits X[g] must have in a data run of this target and case. */
 uint64_t sc_verify_expected_bits(struct sc_target *t, const struct sc_case *c, uint64_t g);
 
