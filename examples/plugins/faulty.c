@@ -107,23 +107,15 @@ int sc_plugin_register(struct sc_plugin_registry *reg)
 	t.size = sizeof t;
 	t.abi_version = SC_PLUGIN_ABI_VERSION;
 	t.contract = contract;
-	t.name = "overrun";
-	t.run = overrun;
-	if (reg->add(reg, &t) != 0)
-		return 1;
-	t.name = "crash";
-	t.run = crash;
-	if (reg->add(reg, &t) != 0)
-		return 1;
-	t.name = "hang";
-	t.run = hang;
-	if (reg->add(reg, &t) != 0)
-		return 1;
-	t.name = "stale";
-	t.run = stale;
-	if (reg->add(reg, &t) != 0)
-		return 1;
-	t.name = "f32path";
-	t.run = f32path;
-	return reg->add(reg, &t);
+	static const struct {
+		const char *name;
+		int (*run)(const struct sc_plugin_call *);
+	} kernels[] = {{"overrun", overrun}, {"crash", crash}, {"hang", hang}, {"stale", stale}, {"f32path", f32path}};
+	for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
+		t.name = kernels[i].name;
+		t.run = kernels[i].run;
+		if (reg->add(reg, &t) != 0)
+			return 1;
+	}
+	return 0;
 }
