@@ -107,19 +107,37 @@ int main()
 		int64_t n, n2;
 		sc_strided sv = random_view(&n);
 		sc_strided dv = random_view(&n2);
-		dv.ndim = sv.ndim; // same shape, destination strides row-major or permuted
+		// same shape; the destination row-major, or (odd trials) laid out
+		// in memory with neighbouring dims swapped: a permutation of the
+		// same n elements either way
+		dv.ndim = sv.ndim;
+		int order[8];
+		for (int d = 0; d < dv.ndim; d++)
+			order[d] = d;
+		if (trial % 2)
+			for (int d = 0; d + 1 < dv.ndim; d += 2) {
+				order[d] = d + 1;
+				order[d + 1] = d;
+			}
 		int64_t s = 1;
-		for (int d = sv.ndim - 1; d >= 0; d--) {
+		for (int k = dv.ndim - 1; k >= 0; k--) {
+			const int d = order[k];
 			dv.shape[d] = sv.shape[d];
 			dv.stride[d] = s;
 			s *= sv.shape[d];
 		}
-		if (trial % 2) // a permuted destination
-			for (int d = 0; d + 1 < dv.ndim; d += 2) {
-				int64_t t = dv.stride[d];
-				dv.stride[d] = dv.stride[d + 1];
-				dv.stride[d + 1] = t;
-			}
+		std::vector<char> hit(n, 0);
+		int64_t inside = 0;
+		for (int64_t i = 0; i < n; i++) {
+			const int64_t o = sc_strided_offset(&dv, i);
+			inside += o >= 0 && o < n && !hit[o];
+			if (o >= 0 && o < n)
+				hit[o] = 1;
+		}
+		CHECK(inside == n, "copy trial %d: the destination view is a permutation of its %lld elements", trial,
+		      (long long)n);
+		if (inside != n)
+			continue;
 		const unsigned es = sizes[trial % 5];
 		std::vector<unsigned char> src(n * es), want(n * es, 0), got(n * es, 0);
 		for (auto &b : src)
