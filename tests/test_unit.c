@@ -262,6 +262,16 @@ static void test_reduced_fill(void)
 				bad += sc_load_bits(pa + (size_t)i * es, es) != want[i];
 		}
 	T_CHECK(bad == 0, "%d elements of sc_reduce differ from the one-element reduction", bad);
+	/* the NaN rule every backend reduces by: the first NaN operand quieted,
+	 * else the default NaN (a GPU's canonical 0x7fffffff would differ) */
+	const uint32_t snan = 0x7f800123u, qnan = 0xffc00456u, one = 0x3f800000u;
+	T_CHECK(sc_hd_reduce1(SC_F32, SC_SUM, snan, one) == (snan | 0x400000u) &&
+			sc_hd_reduce1(SC_F32, SC_SUM, one, qnan) == qnan &&
+			sc_hd_reduce1(SC_F32, SC_PROD, qnan, snan) == qnan &&
+			sc_hd_reduce1(SC_F32, SC_SUM, 0x7f800000u, 0xff800000u) == 0xffc00000u &&
+			sc_hd_reduce1(SC_F64, SC_PROD, 0x7ff0000000000000ull, 0) == 0xfff8000000000000ull &&
+			sc_hd_reduce1(SC_F64, SC_SUM, 1, 0x7ff0000000000009ull) == 0x7ff8000000000009ull,
+		"float sums and products with NaNs follow the one NaN rule");
 	bad = 0;
 	for (unsigned w = 8; w <= 64; w *= 2) {
 		struct sc_hd_values v = sc_hd_values_of(77);

@@ -108,6 +108,18 @@ uint16_t sc_float_to_bf16(float f) { return (uint16_t)sc_hd_float_to_mini(SC_BF1
 		}                                                              \
 	} while (0)
 
+/* Float sums and products with one NaN rule on every backend (sc_hd_nan_f). */
+#define RED_FLOAT(T, NAN)                                                      \
+	do {                                                                   \
+		switch (op) {                                                  \
+		case SC_SUM: RED_LOOP(T, NAN(x, y, x + y)); break;             \
+		case SC_PROD: RED_LOOP(T, NAN(x, y, x * y)); break;            \
+		case SC_MAX: RED_LOOP(T, x > y ? x : y); break;                \
+		case SC_MIN: RED_LOOP(T, x < y ? x : y); break;                \
+		default: break;                                                \
+		}                                                              \
+	} while (0)
+
 /* A minifloat reduction in float, rounded back per element: one loop per
  * format and op, so the format's constants (bias, largest value) fold. */
 #define RED_MINI_OP(T, DEC, ENC)                                               \
@@ -115,8 +127,8 @@ uint16_t sc_float_to_bf16(float f) { return (uint16_t)sc_hd_float_to_mini(SC_BF1
 		T *a_ = (T *)acc;                                              \
 		const T *b_ = (const T *)in;                                   \
 		switch (op) {                                                  \
-		case SC_SUM: RED_MINI_LOOP(T, DEC, ENC, x + y); break;         \
-		case SC_PROD: RED_MINI_LOOP(T, DEC, ENC, x * y); break;        \
+		case SC_SUM: RED_MINI_LOOP(T, DEC, ENC, sc_hd_nan_f(x, y, x + y)); break; \
+		case SC_PROD: RED_MINI_LOOP(T, DEC, ENC, sc_hd_nan_f(x, y, x * y)); break; \
 		case SC_MAX: RED_MINI_LOOP(T, DEC, ENC, x > y ? x : y); break; \
 		default: RED_MINI_LOOP(T, DEC, ENC, x < y ? x : y); break;     \
 		}                                                              \
@@ -145,8 +157,8 @@ void sc_reduce(enum sc_dtype dt, enum sc_redop op, void *acc, const void *in,
 	case SC_U32: RED_TYPED(uint32_t, uint32_t); break;
 	case SC_I64: RED_TYPED(int64_t, uint64_t); break;
 	case SC_U64: RED_TYPED(uint64_t, uint64_t); break;
-	case SC_F32: RED_TYPED(float, float); break;
-	case SC_F64: RED_TYPED(double, double); break;
+	case SC_F32: RED_FLOAT(float, sc_hd_nan_f); break;
+	case SC_F64: RED_FLOAT(double, sc_hd_nan_d); break;
 	case SC_F16: RED_MINI_OP(uint16_t, DEC_F16, ENC_F16); break;
 	case SC_BF16: RED_MINI_OP(uint16_t, sc_hd_bf16_to_float, sc_hd_float_to_bf16); break;
 	case SC_F8E4M3: RED_MINI_OP(uint8_t, DEC_E4M3, ENC_E4M3); break;

@@ -251,11 +251,36 @@ SC_HD static inline uint64_t sc_hd_int_to_bits(int dt, int64_t v)
 	return b >= 0 ? (uint64_t)b : sc_hd_float_to_mini(dt, (float)v);
 }
 
+/* A float sum or product that is NaN has the same bits everywhere: the
+ * first NaN operand, quieted, else (an invalid operation such as inf - inf)
+ * the default NaN of x86's SSE. That is what the CPU gives for x OP y;
+ * GPUs would give their own canonical NaN, so the kernels, the emulated
+ * device and the CPU all reduce through these. */
+SC_HD static inline double sc_hd_nan_d(double x, double y, double r)
+{
+	if (r == r)
+		return r;
+	if (x != x)
+		return sc_hd_u2d(sc_hd_d2u(x) | 0x0008000000000000ull);
+	if (y != y)
+		return sc_hd_u2d(sc_hd_d2u(y) | 0x0008000000000000ull);
+	return sc_hd_u2d(0xfff8000000000000ull);
+}
+SC_HD static inline float sc_hd_nan_f(float x, float y, float r)
+{
+	if (r == r)
+		return r;
+	if (x != x)
+		return sc_hd_u2f(sc_hd_f2u(x) | 0x00400000u);
+	if (y != y)
+		return sc_hd_u2f(sc_hd_f2u(y) | 0x00400000u);
+	return sc_hd_u2f(0xffc00000u);
+}
 SC_HD static inline double sc_hd_op_d(int op, double x, double y)
 {
 	switch (op) {
-	case SC_SUM: return x + y;
-	case SC_PROD: return x * y;
+	case SC_SUM: return sc_hd_nan_d(x, y, x + y);
+	case SC_PROD: return sc_hd_nan_d(x, y, x * y);
 	case SC_MAX: return x > y ? x : y;
 	default: return x < y ? x : y;
 	}
@@ -263,8 +288,8 @@ SC_HD static inline double sc_hd_op_d(int op, double x, double y)
 SC_HD static inline float sc_hd_op_f(int op, float x, float y)
 {
 	switch (op) {
-	case SC_SUM: return x + y;
-	case SC_PROD: return x * y;
+	case SC_SUM: return sc_hd_nan_f(x, y, x + y);
+	case SC_PROD: return sc_hd_nan_f(x, y, x * y);
 	case SC_MAX: return x > y ? x : y;
 	default: return x < y ? x : y;
 	}
