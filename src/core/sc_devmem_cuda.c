@@ -255,16 +255,34 @@ static int cu_check(struct sc_devmem *dm, int rank, const void *out, const struc
 	return 0;
 }
 
+/* Host transfers run on the stream of the device buffer's GPU and are
+ * waited for: that stream is nonblocking, so a plain cudaMemcpy (the legacy
+ * default stream) would neither wait for the kernels still writing the
+ * buffer nor, from pageable memory, have finished its copy when the next
+ * kernel on the stream reads it. */
+static int host_copy(struct cu *c, void *dst, const void *src, size_t bytes, const void *devp,
+		     enum cudaMemcpyKind kind)
+{
+	struct cudaPointerAttributes a;
+	int err;
+	if (!bytes)
+		return 0;
+	if ((err = (int)cudaPointerGetAttributes(&a, devp)) || a.device < 0 || a.device >= c->ndev)
+		return err ? err : (int)cudaErrorInvalidDevicePointer;
+	cudaStream_t s = on(c, (a.device - c->base + c->ndev) % c->ndev, &err);
+	if (!err)
+		err = (int)cudaMemcpyAsync(dst, src, bytes, kind, s);
+	return err ? err : (int)cudaStreamSynchronize(s);
+}
+
 static int cu_download(struct sc_devmem *dm, void *host, const void *dev, size_t bytes)
 {
-	(void)dm;
-	return bytes ? (int)cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost) : 0;
+	return host_copy(C(dm), host, dev, bytes, dev, cudaMemcpyDeviceToHost);
 }
 
 static int cu_upload(struct sc_devmem *dm, void *dev, const void *host, size_t bytes)
 {
-	(void)dm;
-	return bytes ? (int)cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice) : 0;
+	return host_copy(C(dm), dev, host, bytes, dev, cudaMemcpyHostToDevice);
 }
 
 static const char *cu_strerror(struct sc_devmem *dm, int err)
