@@ -14,7 +14,10 @@
  * the rank and call, and its communicator is aborted (ncclCommAbort).
  * all_to_allv is one group of ncclSend/ncclRecv pairs, one per nonempty
  * block. Host buffers (compute specs, plugins) are staged through the
- * device.
+ * device. A mesh's sub-groups run on communicators split from the world's
+ * (ncclCommSplit, colour the group, key the index in it), made the first
+ * time a partition is used: every process reaches the same grouped steps
+ * in the same order, as under the mpi backend.
  *
  * Planted fault for tests: SC_NCCL_FAULT=hang:R makes rank R skip its
  * first collective of a world of 2 or more, so the others time out. */
@@ -22,6 +25,7 @@
 #include "sc_clock.h"
 #include "sc_devmem.h"
 #include "sc_limits.h"
+#include "sc_log.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +34,8 @@
 
 #include <cuda_runtime_api.h>
 #include <nccl.h>
+
+struct nccl_group;
 
 struct nccl_impl {
 	struct sc_devmem *dm;
@@ -40,9 +46,30 @@ struct nccl_impl {
 	ncclUniqueId *ids;                  /* several processes: one per world size */
 	double timeout;
 	int fault_rank, fault_armed;
+	const int *map;            /* a group's handle: the world rank of each index; NULL: the world */
+	struct nccl_group *groups; /* the world's handle: the groups split so far */
 };
 
+/* A group's handle: the world's device memory and streams, a communicator
+ * per local member split from the world's, ranks numbered within the
+ * group (its world is the group's size). */
+struct nccl_group {
+	uint64_t key;
+	int world, g;
+	struct sc_backend be;
+	struct nccl_impl n;
+	int map[SC_MAX_WORLD];
+	struct nccl_group *next;
+};
+
+static const struct sc_backend_ops nccl_ops;
+
 static struct nccl_impl *N(struct sc_backend *be) { return be->impl; }
+
+/* The world rank (and device-memory rank) of index i of n's world. */
+static int W(const struct nccl_impl *n, int i) { return n->map ? n->map[i] : i; }
+
+static int pending_ok(ncclResult_t r) { return r == ncclSuccess || r == ncclInProgress; }
 
 static int local_count(struct nccl_impl *n, int world, int *first)
 {
@@ -91,8 +118,10 @@ static void abort_world(struct nccl_impl *n, int world)
 {
 	int first, k = local_count(n, world, &first);
 	for (int r = 0; n->comm[world] && r < k; r++)
-		if (n->comm[world][r])
+		if (n->comm[world][r]) {
 			ncclCommAbort(n->comm[world][r]);
+			n->comm[world][r] = NULL; /* gone: not aborted again at the end */
+		}
 	n->state[world] = -1;
 }
 
@@ -107,7 +136,13 @@ static enum sc_status wait_all(struct nccl_impl *n, int world, const char *call,
 		int pending = 0;
 		for (int r = 0; r < k; r++) {
 			ncclResult_t res = ncclSuccess;
-			ncclCommGetAsyncError(n->comm[world][r], &res);
+			/* a split's new communicator appears when NCCL's thread stores it */
+			ncclComm_t c = __atomic_load_n(&n->comm[world][r], __ATOMIC_ACQUIRE);
+			if (!c) {
+				pending = 1;
+				continue;
+			}
+			ncclCommGetAsyncError(c, &res);
 			if (res == ncclInProgress) {
 				pending = 1;
 				continue;
@@ -115,12 +150,12 @@ static enum sc_status wait_all(struct nccl_impl *n, int world, const char *call,
 			if (res != ncclSuccess) {
 				abort_world(n, world);
 				return SC_ERR(e, SC_E_INTERNAL, "nccl: rank %d: %s on a world of %d failed: %s (%s)",
-					      first + r, call, world, ncclGetErrorString(res), ncclGetLastError(NULL));
+					      W(n, first + r), call, world, ncclGetErrorString(res), ncclGetLastError(NULL));
 			}
 			if (!check_streams)
 				continue;
 			int dev;
-			cudaStream_t s = sc_devmem_cuda_stream(n->dm, first + r, &dev);
+			cudaStream_t s = sc_devmem_cuda_stream(n->dm, W(n, first + r), &dev);
 			cudaSetDevice(dev);
 			cudaError_t ce = cudaStreamQuery(s);
 			if (ce == cudaErrorNotReady) {
@@ -128,7 +163,7 @@ static enum sc_status wait_all(struct nccl_impl *n, int world, const char *call,
 			} else if (ce != cudaSuccess) {
 				abort_world(n, world);
 				return SC_ERR(e, SC_E_INTERNAL, "nccl: rank %d: %s on a world of %d: CUDA error %s",
-					      first + r, call, world, cudaGetErrorString(ce));
+					      W(n, first + r), call, world, cudaGetErrorString(ce));
 			}
 		}
 		if (!pending)
@@ -137,7 +172,7 @@ static enum sc_status wait_all(struct nccl_impl *n, int world, const char *call,
 			abort_world(n, world);
 			return SC_ERR(e, SC_E_INTERNAL,
 				      "nccl: rank %d: %s on a world of %d did not finish within %.0f s (a rank is missing or hung); the communicator was aborted",
-				      first, call, world, n->timeout);
+				      W(n, first), call, world, n->timeout);
 		}
 		struct timespec ts = {0, 50000};
 		nanosleep(&ts, NULL);
@@ -152,6 +187,8 @@ static enum sc_status comms(struct nccl_impl *n, int world, struct sc_err *e)
 	if (n->state[world] < 0)
 		return SC_ERR(e, SC_E_INTERNAL, "nccl: the communicator of world %d was aborted after an earlier error",
 			      world);
+	if (n->map)
+		return SC_ERR(e, SC_E_INTERNAL, "nccl: a group's handle has no communicator for a world of %d", world);
 	int first, k = local_count(n, world, &first);
 	if (!k)
 		return SC_OK;
@@ -166,16 +203,16 @@ static enum sc_status comms(struct nccl_impl *n, int world, struct sc_err *e)
 	ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
 	cfg.blocking = 0;
 	ncclResult_t res = ncclGroupStart();
-	for (int r = 0; r < k && (res == ncclSuccess || res == ncclInProgress); r++) {
+	for (int r = 0; r < k && pending_ok(res); r++) {
 		int dev;
 		sc_devmem_cuda_stream(n->dm, first + r, &dev);
 		cudaSetDevice(dev);
 		res = ncclCommInitRankConfig(&n->comm[world][r], world, id, first + r, &cfg);
 	}
 	ncclResult_t end = ncclGroupEnd();
-	if (res == ncclSuccess || res == ncclInProgress)
+	if (pending_ok(res))
 		res = end;
-	if (res != ncclSuccess && res != ncclInProgress) {
+	if (!pending_ok(res)) {
 		n->state[world] = -1;
 		return SC_ERR(e, SC_E_INTERNAL, "nccl: rank %d: ncclCommInitRankConfig (world %d) failed: %s (%s)", first,
 			      world, ncclGetErrorString(res), ncclGetLastError(NULL));
@@ -208,12 +245,13 @@ static enum sc_status stage(struct nccl_impl *n, int first, int k, void *const *
 		dr[r] = recv[r];
 		if (!*host)
 			continue;
-		ds[r] = n->dm->ops->alloc(n->dm, first + r, sb[r] ? sb[r] : 1);
-		dr[r] = n->dm->ops->alloc(n->dm, first + r, rb[r] ? rb[r] : 1);
+		ds[r] = n->dm->ops->alloc(n->dm, W(n, first + r), sb[r] ? sb[r] : 1);
+		dr[r] = n->dm->ops->alloc(n->dm, W(n, first + r), rb[r] ? rb[r] : 1);
 		if (!ds[r] || !dr[r])
-			return SC_ERR(e, SC_E_NOMEM, "nccl: out of device memory staging host buffers (rank %d)", first + r);
+			return SC_ERR(e, SC_E_NOMEM, "nccl: out of device memory staging host buffers (rank %d)",
+				      W(n, first + r));
 		if (sb[r] && n->dm->ops->upload(n->dm, ds[r], send[r], sb[r]))
-			return SC_ERR(e, SC_E_INTERNAL, "nccl: rank %d: staging a host buffer failed", first + r);
+			return SC_ERR(e, SC_E_INTERNAL, "nccl: rank %d: staging a host buffer failed", W(n, first + r));
 	}
 	return SC_OK;
 }
@@ -224,17 +262,18 @@ static enum sc_status finish(struct nccl_impl *n, int world, int first, int k, n
 			     int host, void *const *recv, void *const *dr, const size_t *rb, struct sc_err *e)
 {
 	ncclResult_t end = ncclGroupEnd();
-	if (res == ncclSuccess || res == ncclInProgress)
+	if (pending_ok(res))
 		res = end;
-	if (res != ncclSuccess && res != ncclInProgress) {
+	if (!pending_ok(res)) {
 		abort_world(n, world);
-		return SC_ERR(e, SC_E_INTERNAL, "nccl: rank %d: %s on a world of %d failed: %s (%s)", first, call, world,
-			      ncclGetErrorString(res), ncclGetLastError(NULL));
+		return SC_ERR(e, SC_E_INTERNAL, "nccl: rank %d: %s on a world of %d failed: %s (%s)", W(n, first), call,
+			      world, ncclGetErrorString(res), ncclGetLastError(NULL));
 	}
 	SC_CHECK(wait_all(n, world, call, 1, e));
 	for (int r = 0; host && r < k; r++)
 		if (rb[r] && n->dm->ops->download(n->dm, recv[r], dr[r], rb[r]))
-			return SC_ERR(e, SC_E_INTERNAL, "nccl: rank %d: reading a staged buffer back failed", first + r);
+			return SC_ERR(e, SC_E_INTERNAL, "nccl: rank %d: reading a staged buffer back failed",
+				      W(n, first + r));
 	return SC_OK;
 }
 
@@ -268,9 +307,9 @@ static enum sc_status coll(struct sc_backend *be, enum kind kind, int world, voi
 	SC_CHECK(stage(n, first, k, send, recv, sb, rb, ds, dr, &host, e));
 	/* the buffers' producers are queued on the same streams: no host wait */
 	ncclResult_t res = ncclGroupStart();
-	for (int r = 0; r < k && (res == ncclSuccess || res == ncclInProgress); r++) {
+	for (int r = 0; r < k && pending_ok(res); r++) {
 		int dev;
-		cudaStream_t s = sc_devmem_cuda_stream(n->dm, first + r, &dev);
+		cudaStream_t s = sc_devmem_cuda_stream(n->dm, W(n, first + r), &dev);
 		ncclComm_t c = n->comm[world][r];
 		if (skip_planted(n, first + r, world))
 			continue;
@@ -305,18 +344,18 @@ static enum sc_status nccl_a2av(struct sc_backend *be, int world, void *const *s
 		}
 	SC_CHECK(stage(n, first, k, send, recv, sb, rb, ds, dr, &host, e));
 	ncclResult_t res = ncclGroupStart();
-	for (int r = 0; r < k && (res == ncclSuccess || res == ncclInProgress); r++) {
+	for (int r = 0; r < k && pending_ok(res); r++) {
 		int dev;
-		cudaStream_t s = sc_devmem_cuda_stream(n->dm, first + r, &dev);
+		cudaStream_t s = sc_devmem_cuda_stream(n->dm, W(n, first + r), &dev);
 		ncclComm_t c = n->comm[world][r];
 		const size_t *srow = sbytes + (size_t)r * (size_t)world, *rrow = rbytes + (size_t)r * (size_t)world;
 		size_t so = 0, ro = 0;
 		if (skip_planted(n, first + r, world))
 			continue;
-		for (int j = 0; j < world && (res == ncclSuccess || res == ncclInProgress); j++) {
+		for (int j = 0; j < world && pending_ok(res); j++) {
 			if (srow[j])
 				res = ncclSend((const char *)ds[r] + so, srow[j], ncclUint8, j, c, s);
-			if (rrow[j] && (res == ncclSuccess || res == ncclInProgress))
+			if (rrow[j] && pending_ok(res))
 				res = ncclRecv((char *)dr[r] + ro, rrow[j], ncclUint8, j, c, s);
 			so += srow[j];
 			ro += rrow[j];
@@ -376,16 +415,27 @@ static int nccl_proc(struct sc_backend *be) { return N(be)->proc; }
 static int nccl_max_world(struct sc_backend *be) { return N(be)->max_world; }
 static struct sc_devmem *nccl_devmem(struct sc_backend *be) { return N(be)->dm; }
 
+/* Ends the communicators of n's world w (aborted ones by abort). */
+static void close_comms(struct nccl_impl *n, int w)
+{
+	int first, k = local_count(n, w, &first);
+	for (int r = 0; n->comm[w] && r < k; r++)
+		if (n->comm[w][r])
+			n->state[w] < 0 ? ncclCommAbort(n->comm[w][r]) : ncclCommDestroy(n->comm[w][r]);
+	free(n->comm[w]);
+	n->comm[w] = NULL;
+}
+
 static void nccl_destroy(struct sc_backend *be)
 {
 	struct nccl_impl *n = N(be);
-	for (int w = 1; w <= SC_MAX_WORLD; w++) {
-		int first, k = local_count(n, w, &first);
-		for (int r = 0; n->comm[w] && r < k; r++)
-			if (n->comm[w][r])
-				n->state[w] < 0 ? ncclCommAbort(n->comm[w][r]) : ncclCommDestroy(n->comm[w][r]);
-		free(n->comm[w]);
+	for (struct nccl_group *k = n->groups, *next; k; k = next) {
+		next = k->next;
+		close_comms(&k->n, k->n.max_world);
+		free(k);
 	}
+	for (int w = 1; w <= SC_MAX_WORLD; w++)
+		close_comms(n, w);
 	sc_devmem_close(n->dm);
 	sc_backend_close(n->mpi);
 	free(n->ids);
@@ -393,17 +443,119 @@ static void nccl_destroy(struct sc_backend *be)
 	free(be);
 }
 
-/* Sub-groups need communicators split per group (ncclCommSplit), which
- * this backend does not create yet: a grouped step is refused rather than
- * run on the world's communicators. */
+/* A handle for group g of gs, its communicators still to be filled in:
+ * world the group's size, the world's devices, the group's processes for
+ * the bootstrap operations (the mpi backend's handle for the group). */
+static enum sc_status group_new(struct nccl_impl *n, const struct sc_groups *gs, int g, struct nccl_group **out,
+				struct sc_err *e)
+{
+	struct nccl_group *k = calloc(1, sizeof *k);
+	if (!k)
+		return SC_ERR(e, SC_E_NOMEM, "out of memory");
+	k->key = gs->key;
+	k->world = gs->world;
+	k->g = g;
+	memcpy(k->map, &gs->member[g * gs->size], sizeof(int) * (size_t)gs->size);
+	struct nccl_impl *gn = &k->n;
+	gn->dm = n->dm;
+	gn->ndev = n->ndev;
+	gn->max_world = gs->size;
+	gn->timeout = n->timeout;
+	gn->map = k->map;
+	gn->nprocs = 1;
+	if (n->mpi) {
+		enum sc_status st = sc_backend_group(n->mpi, gs, g, &gn->mpi, e);
+		if (st != SC_OK) {
+			free(k);
+			return st;
+		}
+		gn->proc = gs->index[n->proc];
+		gn->nprocs = gs->size;
+	}
+	int first, kk = local_count(gn, gs->size, &first);
+	gn->comm[gs->size] = calloc((size_t)(kk > 0 ? kk : 1), sizeof(ncclComm_t));
+	if (!gn->comm[gs->size]) {
+		free(k);
+		return SC_ERR(e, SC_E_NOMEM, "out of memory");
+	}
+	gn->state[gs->size] = 1;
+	k->be.ops = &nccl_ops;
+	k->be.impl = gn;
+	k->next = n->groups;
+	n->groups = k;
+	*out = k;
+	return SC_OK;
+}
+
+/* The first time a partition is used, every local rank of its world splits
+ * the world's communicator (collective over it): one process holding every
+ * rank makes all the groups at once, a process of mpirun its own. */
 static enum sc_status nccl_group(struct sc_backend *be, const struct sc_groups *gs, int g, struct sc_backend **sub,
 				 struct sc_err *e)
 {
-	(void)be;
-	(void)g;
-	(void)sub;
-	return SC_ERR(e, SC_E_UNAVAIL, "nccl: collectives on sub-groups of a mesh (groups of %d of %d ranks) are not supported by this backend yet; use sim, emu, cuda or mpi",
-		      gs->size, gs->world);
+	struct nccl_impl *n = N(be);
+	if (n->map)
+		return SC_ERR(e, SC_E_INTERNAL, "nccl: a group of a group (%d of %d ranks) was asked for", gs->size,
+			      gs->world);
+	for (struct nccl_group *k = n->groups; k; k = k->next)
+		if (k->key == gs->key && k->world == gs->world && k->g == g) {
+			*sub = &k->be;
+			return SC_OK;
+		}
+	int first, k = local_count(n, gs->world, &first), mine = 0;
+	for (int r = 0; r < k; r++)
+		mine |= gs->color[first + r] == g;
+	if (!mine)
+		return SC_ERR(e, SC_E_INTERNAL, "nccl: group %d of a world of %d has no rank here", g, gs->world);
+	SC_CHECK(comms(n, gs->world, e));
+	/* each new communicator lands straight in its group's handle: with
+	 * nonblocking communicators NCCL stores it from its own thread when the
+	 * split is done, so the place must outlive this call */
+	struct nccl_group *made[SC_MAX_WORLD] = {0};
+	ncclComm_t *slot[SC_MAX_WORLD];
+	enum sc_status st = SC_OK;
+	for (int r = 0; r < k && st == SC_OK; r++) {
+		const int w = first + r, c = gs->color[w];
+		if (!made[c])
+			st = group_new(n, gs, c, &made[c], e);
+		if (st == SC_OK) {
+			int gfirst;
+			local_count(&made[c]->n, gs->size, &gfirst);
+			slot[r] = &made[c]->n.comm[gs->size][gs->index[w] - gfirst];
+		}
+	}
+	ncclResult_t res = ncclSuccess;
+	if (st == SC_OK) {
+		ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+		cfg.blocking = 0;
+		res = ncclGroupStart();
+		for (int r = 0; r < k && pending_ok(res); r++) {
+			int dev;
+			sc_devmem_cuda_stream(n->dm, first + r, &dev);
+			cudaSetDevice(dev);
+			res = ncclCommSplit(n->comm[gs->world][r], gs->color[first + r], gs->index[first + r], slot[r], &cfg);
+		}
+		ncclResult_t end = ncclGroupEnd();
+		if (pending_ok(res))
+			res = end;
+		if (!pending_ok(res))
+			st = SC_ERR(e, SC_E_INTERNAL,
+				    "nccl: rank %d: ncclCommSplit (groups of %d of %d ranks) failed: %s (%s)", first,
+				    gs->size, gs->world, ncclGetErrorString(res), ncclGetLastError(NULL));
+	}
+	for (int c = 0; c < gs->n && st == SC_OK; c++)
+		if (made[c])
+			st = wait_all(&made[c]->n, gs->size, "ncclCommSplit", 0, e);
+	if (st != SC_OK) { /* the handles stay, refusing their collectives */
+		for (int c = 0; c < gs->n; c++)
+			if (made[c])
+				abort_world(&made[c]->n, gs->size);
+		abort_world(n, gs->world);
+		return st;
+	}
+	SC_LOG(BACKEND, "nccl: split the world of %d into %d groups of %d (%d here)", gs->world, gs->n, gs->size, k);
+	*sub = &made[g]->be;
+	return SC_OK;
 }
 
 static const struct sc_backend_ops nccl_ops = {
