@@ -742,12 +742,17 @@ static enum sc_status finish(struct spec_parse *q, const char *path)
 
 enum sc_status sc_spec_parse(const char *text, const char *path, struct sc_spec *s, struct sc_err *e)
 {
+	memset(s, 0, sizeof *s);
+	return sc_spec_parse_zeroed(text, path, s, e);
+}
+
+enum sc_status sc_spec_parse_zeroed(const char *text, const char *path, struct sc_spec *s, struct sc_err *e)
+{
 	struct spec_parse *q = calloc(1, sizeof *q);
 	if (!q)
 		return SC_ERR(e, SC_E_NOMEM, "out of memory");
 	struct sc_parse *p = &q->p;
 	enum sc_status st = SC_OK;
-	memset(s, 0, sizeof *s);
 	s->expect = -1;
 	for (int i = 0; i < SC_MAX_DIMS; i++)
 		s->hint[i].lo = s->hint[i].hi = -1;

@@ -85,13 +85,13 @@ enum sc_status sc_builtin_spec(struct sc_target *t, int n, int i, int j, enum sc
 	if (!f->base)
 		f->text(&b, n, i, j, op);
 	char *text = sc_str_take(&b);
-	struct sc_spec *s = malloc(sizeof *s);
+	struct sc_spec *s = calloc(1, sizeof *s);
 	if (!s || !text) {
 		free(s);
 		free(text);
 		return SC_ERR(e, SC_E_NOMEM, "out of memory");
 	}
-	enum sc_status st = sc_spec_parse(text, t->name, s, e);
+	enum sc_status st = sc_spec_parse_zeroed(text, t->name, s, e);
 	if (st == SC_OK)
 		SC_LOG(CHECK, "builtin:%s spec for dims %d, (%d, %d, %s):\n%s", f->name, n, i, j, sc_redop_name(op),
 		       text);
