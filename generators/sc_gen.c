@@ -501,11 +501,26 @@ static enum sc_status decode_params(struct dec *d, struct sc_case *c, struct sc_
 
 /* ---- sizes ---- */
 
-/* Whether v may be the size of dim (sizes of earlier dims set): the
- * validity range, divisibility of sharded dims, the requires ending at
- * this dim, and the element budget. */
-static int size_ok(const struct dec *d, int dim, int64_t *sizes, int world, int64_t prod, int64_t v,
-		   char *why, size_t n)
+/* What bounds dim's size whatever its value (sizes of earlier dims set):
+ * the sizes range (h: 1 when it binds, 0 none, -1 cannot be evaluated)
+ * and the granule sharded dims must divide by. */
+struct dim_rule {
+	int h;
+	int64_t lo, hi, gran;
+};
+
+static void dim_rule(const struct dec *d, int dim, int64_t *sizes, int world, struct dim_rule *r)
+{
+	r->lo = r->hi = 0;
+	r->h = d->o && d->o->hints_guide_only ? 0 : hint_range(d, dim, sizes, world, &r->lo, &r->hi);
+	r->gran = granule(d, dim, sizes, world);
+}
+
+/* Whether v may be the size of dim under its rule: the validity range,
+ * divisibility of sharded dims, the requires ending at this dim, and the
+ * element budget. */
+static int size_ok_in(const struct dec *d, const struct dim_rule *r, int dim, int64_t *sizes, int world,
+		      int64_t prod, int64_t v, char *why, size_t n)
 {
 	/* drawing asks for no reason: the candidate loop stays cheap */
 #define WHY(...) (why ? snprintf(why, n, __VA_ARGS__) : 0)
@@ -514,13 +529,11 @@ static int size_ok(const struct dec *d, int dim, int64_t *sizes, int world, int6
 		WHY("size of '%s' must be at least 1", s0->dim[dim]);
 		return 0;
 	}
-	int64_t lo, hi;
-	const int h = d->o && d->o->hints_guide_only ? 0 : hint_range(d, dim, sizes, world, &lo, &hi);
-	if (h < 0 || (h > 0 && (v < lo || v > hi))) {
+	if (r->h < 0 || (r->h > 0 && (v < r->lo || v > r->hi))) {
 		WHY("size of '%s' outside its sizes range", s0->dim[dim]);
 		return 0;
 	}
-	const int64_t gran = granule(d, dim, sizes, world);
+	const int64_t gran = r->gran;
 	if (v % gran != 0) {
 		if (s0->nmesh)
 			WHY("sharded dim '%s' (%lld) not divisible by %lld (the sizes of the mesh groups sharding it)",
@@ -552,6 +565,14 @@ static int size_ok(const struct dec *d, int dim, int64_t *sizes, int world, int6
 	sizes[dim] = keep;
 	return holds;
 #undef WHY
+}
+
+static int size_ok(const struct dec *d, int dim, int64_t *sizes, int world, int64_t prod, int64_t v, char *why,
+		   size_t n)
+{
+	struct dim_rule r;
+	dim_rule(d, dim, sizes, world, &r);
+	return size_ok_in(d, &r, dim, sizes, world, prod, v, why, n);
 }
 
 /* Picks among the admitted values: the smallest, 1, P and 2 often. */
@@ -594,7 +615,9 @@ static enum sc_status draw_size(struct dec *d, int dim, int64_t *sizes, int worl
 	const int h = hint_range(d, dim, sizes, world, &lo, &hi);
 	if (h < 0)
 		return reject(d, e, "size range of '%s' cannot be evaluated", d->s[0]->dim[dim]);
-	const int64_t gran = granule(d, dim, sizes, world);
+	struct dim_rule r; /* computed once for every candidate */
+	dim_rule(d, dim, sizes, world, &r);
+	const int64_t gran = r.gran;
 	if (h == 0 && gran > 1) {
 		lo = gran;
 		hi = 4 * lo;
@@ -609,7 +632,7 @@ static enum sc_status draw_size(struct dec *d, int dim, int64_t *sizes, int worl
 	const int64_t step = span > MAX_CAND * 4 ? span / (MAX_CAND * 4) + 1 : 1; /* huge ranges: a sample */
 	int n = 0;
 	for (int64_t v = lo; v <= hi && n < MAX_CAND; v += step)
-		if (!(v % gran) && size_ok(d, dim, sizes, world, prod, v, NULL, 0))
+		if (!(v % gran) && size_ok_in(d, &r, dim, sizes, world, prod, v, NULL, 0))
 			cand[n++] = v; /* (the divisibility test first only saves time) */
 	if (n == 0)
 		return reject(d, e, "no size of '%s' satisfies the constraints for world %d", d->s[0]->dim[dim],
