@@ -210,7 +210,6 @@ static int b_a2av(const struct sc_plugin_collectives *c, const void *send, void 
 
 /* ---- the tables of one run ---- */
 
-#define MAX_SUBSETS (1 << SC_MAX_MESH)
 
 /* One subset of mesh dims (mask 0: the world): its partition, and per
  * group a barrier (every rank here) or a backend handle (one rank here). */
@@ -226,7 +225,7 @@ struct sc_plugin_comms {
 	int world, first, nlocal, here; /* here: every rank in this process, as coroutines */
 	unsigned long moves;
 	struct sc_mesh mesh;
-	struct subset sub[MAX_SUBSETS];
+	struct subset sub[]; /* one per subset of the mesh's dims (1 << mesh.n) */
 };
 
 static void table(struct sc_plugin_collectives *pub, void *impl, int here)
@@ -280,7 +279,9 @@ static enum sc_status subset_new(struct sc_plugin_comms *c, struct sc_backend *b
 enum sc_status sc_plugin_comms_new(struct sc_backend *be, int world, int first, int nlocal, const struct sc_mesh *mesh,
 				   struct sc_plugin_comms **out, struct sc_err *e)
 {
-	struct sc_plugin_comms *c = calloc(1, sizeof *c);
+	/* only the subsets the mesh has: a case's tables are made per call */
+	const size_t nsub = (size_t)1 << (mesh ? mesh->n : 0);
+	struct sc_plugin_comms *c = calloc(1, sizeof *c + nsub * sizeof c->sub[0]);
 	if (!c)
 		return SC_ERR(e, SC_E_NOMEM, "out of memory");
 	c->world = world;
@@ -306,7 +307,7 @@ void sc_plugin_comms_free(struct sc_plugin_comms *c)
 {
 	if (!c)
 		return;
-	for (int k = 0; k < MAX_SUBSETS; k++) {
+	for (int k = 0; k < 1 << c->mesh.n; k++) {
 		struct subset *u = &c->sub[k];
 		free(u->g);
 		free(u->rc);
