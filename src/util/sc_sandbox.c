@@ -254,9 +254,41 @@ enum sc_status sc_sandbox_run(int (*fn)(void *), void *arg, const struct sc_sand
 
 /* The call handshake, in shared memory: the starter raises req, the child
  * runs fn and sets ack to it; each side sleeps on the other's word. */
+static void futex_wait(_Atomic unsigned *word, unsigned seen, double seconds)
+{
+	struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+	syscall(SYS_futex, (unsigned *)word, FUTEX_WAIT, seen, seconds > 0 ? &ts : NULL, NULL, 0);
+}
+
+static void futex_wake(_Atomic unsigned *word) { syscall(SYS_futex, (unsigned *)word, FUTEX_WAKE, 1, NULL, NULL, 0); }
+
+/* req: calls asked; ack: calls answered. A side about to sleep on one
+ * says so in its *_sleeping word first, and the other side makes the
+ * wake-up system call only then: when both sides are spinning, a call and
+ * its answer cost no system call (stores and loads are sequentially
+ * consistent, so either the sleeper sees the new value or the waker sees
+ * the sleeper). */
 struct handshake {
 	_Atomic unsigned req, ack;
+	_Atomic unsigned req_sleeping, ack_sleeping;
 };
+
+/* Sleeps on *word while it holds seen, for up to seconds (0: no limit). */
+static void sleep_on(_Atomic unsigned *word, _Atomic unsigned *sleeping, unsigned seen, double seconds)
+{
+	atomic_store(sleeping, 1);
+	if (atomic_load(word) == seen)
+		futex_wait(word, seen, seconds);
+	atomic_store(sleeping, 0);
+}
+
+/* Sets *word to v and wakes its sleeper, if any. */
+static void post(_Atomic unsigned *word, _Atomic unsigned *sleeping, unsigned v)
+{
+	atomic_store(word, v);
+	if (atomic_load(sleeping))
+		futex_wake(word);
+}
 
 struct sc_sandbox_worker {
 	struct sc_sandbox_worker *next; /* this process's workers (sc_sandbox_workers_end) */
@@ -268,13 +300,6 @@ struct sc_sandbox_worker {
 	int alive;
 };
 
-static void futex_wait(_Atomic unsigned *word, unsigned seen, double seconds)
-{
-	struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
-	syscall(SYS_futex, (unsigned *)word, FUTEX_WAIT, seen, seconds > 0 ? &ts : NULL, NULL, 0);
-}
-
-static void futex_wake(_Atomic unsigned *word) { syscall(SYS_futex, (unsigned *)word, FUTEX_WAKE, 1, NULL, NULL, 0); }
 
 /* Watches *word for a change from seen, for up to SPIN_S: a call and its
  * reply are often that close, and a sleep and wake-up cost more. 1 when
@@ -339,15 +364,14 @@ static __attribute__((noreturn)) void worker_main(struct handshake *hs, int (*fn
 		unsigned req;
 		spin(&hs->req, seen);
 		while ((req = atomic_load(&hs->req)) == seen)
-			futex_wait(&hs->req, seen, 0); /* the starter's death kills this process */
+			sleep_on(&hs->req, &hs->req_sleeping, seen, 0); /* the starter's death kills this process */
 		seen = req;
 		const int rc = fn(arg);
 		pg->added = 0;
 		pg->code = rc;
 		pg->leftovers = children_running();
 		pg->done = 1;
-		atomic_store(&hs->ack, seen);
-		futex_wake(&hs->ack);
+		post(&hs->ack, &hs->ack_sleeping, seen);
 	}
 }
 
@@ -454,8 +478,7 @@ enum sc_status sc_sandbox_worker_call(struct sc_sandbox_worker *w, double timeou
 	struct sc_sandbox_result r = {.end = SC_SANDBOX_RETURNED, .tag = -1};
 	const double t0 = sc_clock_now();
 	const unsigned want = ++w->seq;
-	atomic_store(&w->hs->req, want);
-	futex_wake(&w->hs->req);
+	post(&w->hs->req, &w->hs->req_sleeping, want);
 	int gone = 0;
 	spin(&w->hs->ack, want - 1);
 	for (;;) {
@@ -470,7 +493,7 @@ enum sc_status sc_sandbox_worker_call(struct sc_sandbox_worker *w, double timeou
 			r.end = SC_SANDBOX_TIMEOUT;
 			break;
 		}
-		futex_wait(&w->hs->ack, ack, left < WORKER_LOOK_S ? left : WORKER_LOOK_S);
+		sleep_on(&w->hs->ack, &w->hs->ack_sleeping, ack, left < WORKER_LOOK_S ? left : WORKER_LOOK_S);
 		if (atomic_load(&w->hs->ack) != want && (gone = worker_gone(w)))
 			break;
 	}
