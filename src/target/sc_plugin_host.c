@@ -65,7 +65,7 @@ enum sc_status sc_plugin_host_new(const char *load, sc_plugin_resolve_fn resolve
 	}
 	snprintf(h->load, sizeof h->load, "%s", load);
 	h->resolve = resolve;
-	h->owner = getpid();
+	h->owner = sc_sandbox_self();
 	*out = h;
 	return SC_OK;
 }
@@ -81,7 +81,7 @@ void sc_plugin_host_free(struct sc_plugin_host *h)
 
 struct sc_plugin_job *sc_plugin_host_job(struct sc_plugin_host *h)
 {
-	if (h->owner != getpid()) { /* a forked process (--jobs): a block, and later a worker, of its own */
+	if (h->owner != sc_sandbox_self()) { /* a forked process (--jobs): a block, and later a worker, of its own */
 		struct block *b = mmap(NULL, sizeof *b, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 		if (b == MAP_FAILED)
 			return NULL;
@@ -89,7 +89,7 @@ struct sc_plugin_job *sc_plugin_host_job(struct sc_plugin_host *h)
 		h->b = b;
 		sc_sandbox_worker_stop(h->w); /* the starter's: only this process's handle */
 		h->w = NULL;
-		h->owner = getpid();
+		h->owner = sc_sandbox_self();
 	}
 	return &h->b->job;
 }
@@ -266,6 +266,9 @@ static enum sc_status verdict(const struct sc_sandbox_result *r, const struct ra
 			      const struct sc_tensor *out, struct sc_err *e)
 {
 	char running[256], how[300], over[200] = "", mem[96] = "", cur[48] = "";
+	/* the usual end, told apart before any message is formatted */
+	if (r->end == SC_SANDBOX_RETURNED && r->code == 0 && !r->leftovers && !overrun(in, out, world, over, sizeof over))
+		return SC_OK;
 	ranks_in(st, world, RANK_RUNNING, running, sizeof running);
 	if (st->current >= 0 && st->current < world) /* the rank that was executing (ranks run one at a time) */
 		snprintf(cur, sizeof cur, "%d", st->current);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -167,13 +168,29 @@ static void ended(pid_t pid, int status, const struct rusage *ru, const struct p
 	r->tag = pg->exit_called || pg->sanitizer ? pg->tag : -1;
 }
 
+static _Atomic pid_t self_pid;
+static void self_forget(void) { atomic_store(&self_pid, 0); }
+static void self_watch(void) { pthread_atfork(NULL, NULL, self_forget); }
+
+pid_t sc_sandbox_self(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, self_watch);
+	pid_t p = atomic_load(&self_pid);
+	if (!p) {
+		p = getpid();
+		atomic_store(&self_pid, p);
+	}
+	return p;
+}
+
 /* Once per process: a fork (a --jobs process) does not inherit it. */
 static void become_subreaper(void)
 {
 	static pid_t done;
-	if (done != getpid()) {
+	if (done != sc_sandbox_self()) {
 		prctl(PR_SET_CHILD_SUBREAPER, 1);
-		done = getpid();
+		done = sc_sandbox_self();
 	}
 }
 
@@ -410,7 +427,7 @@ enum sc_status sc_sandbox_worker_start(int (*fn)(void *), void *arg, const struc
 	}
 	setpgid(pid, pid);
 	w->pid = pid;
-	w->owner = getpid();
+	w->owner = sc_sandbox_self();
 	w->pfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	w->alive = 1;
 	w->next = workers;
@@ -421,7 +438,7 @@ enum sc_status sc_sandbox_worker_start(int (*fn)(void *), void *arg, const struc
 
 int sc_sandbox_worker_alive(const struct sc_sandbox_worker *w)
 {
-	return w && w->alive && w->owner == getpid();
+	return w && w->alive && w->owner == sc_sandbox_self();
 }
 
 /* Whether the child has ended (not reaped). */

@@ -12,6 +12,7 @@
 #define SC_SANDBOX_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "sc_status.h"
 
@@ -67,6 +68,10 @@ void sc_sandbox_worker_stop(struct sc_sandbox_worker *w);
  * that say they are gone): before a process that started workers exits,
  * so none is left for its parent to reap. */
 void sc_sandbox_workers_end(void);
+/* This process's id, kept from the first call until a fork (getpid is a
+ * system call; the plugin runner asks once per case whether it is still
+ * in the process that started its worker). */
+pid_t sc_sandbox_self(void);
 /* Inside fn: tags the calling thread (a rank), for exit() reports. */
 void sc_sandbox_tag(int tag);
 /* The default memory limit: half the machine's physical memory. */
