@@ -4,6 +4,7 @@
  * elements is visited once per mesh of the world, as the shrinker's own
  * exhaustive pass does, so both agree on which case is the smallest. */
 #include "sc_exhaust.h"
+#include "sc_gen_fit.h"
 
 #include <stdint.h>
 #include <stdio.h>

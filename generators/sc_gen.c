@@ -504,23 +504,20 @@ static enum sc_status decode_params(struct dec *d, struct sc_case *c, struct sc_
 /* What bounds dim's size whatever its value (sizes of earlier dims set):
  * the sizes range (h: 1 when it binds, 0 none, -1 cannot be evaluated)
  * and the granule sharded dims must divide by. */
-struct dim_rule {
-	int h;
-	int64_t lo, hi, gran;
-};
+struct dim_rule { int h; int64_t lo, hi, gran; };
 
-static void dim_rule(const struct dec *d, int dim, int64_t *sizes, int world, struct dim_rule *r)
+static struct dim_rule dim_rule(const struct dec *d, int dim, int64_t *sizes, int world)
 {
-	r->lo = r->hi = 0;
-	r->h = d->o && d->o->hints_guide_only ? 0 : hint_range(d, dim, sizes, world, &r->lo, &r->hi);
-	r->gran = granule(d, dim, sizes, world);
+	struct dim_rule r = {0, 0, 0, granule(d, dim, sizes, world)};
+	r.h = d->o && d->o->hints_guide_only ? 0 : hint_range(d, dim, sizes, world, &r.lo, &r.hi);
+	return r;
 }
 
 /* Whether v may be the size of dim under its rule: the validity range,
  * divisibility of sharded dims, the requires ending at this dim, and the
  * element budget. */
-static int size_ok_in(const struct dec *d, const struct dim_rule *r, int dim, int64_t *sizes, int world,
-		      int64_t prod, int64_t v, char *why, size_t n)
+static int size_ok(const struct dec *d, const struct dim_rule *r, int dim, int64_t *sizes, int world, int64_t prod,
+		   int64_t v, char *why, size_t n)
 {
 	/* drawing asks for no reason: the candidate loop stays cheap */
 #define WHY(...) (why ? snprintf(why, n, __VA_ARGS__) : 0)
@@ -533,11 +530,10 @@ static int size_ok_in(const struct dec *d, const struct dim_rule *r, int dim, in
 		WHY("size of '%s' outside its sizes range", s0->dim[dim]);
 		return 0;
 	}
-	const int64_t gran = r->gran;
-	if (v % gran != 0) {
+	if (v % r->gran != 0) {
 		if (s0->nmesh)
 			WHY("sharded dim '%s' (%lld) not divisible by %lld (the sizes of the mesh groups sharding it)",
-			    s0->dim[dim], (long long)v, (long long)gran);
+			    s0->dim[dim], (long long)v, (long long)r->gran);
 		else if (sharded(d, dim) == 2)
 			WHY("zigzag dim '%s' (%lld) not divisible by 2 * world %d", s0->dim[dim], (long long)v, world);
 		else
@@ -555,8 +551,7 @@ static int size_ok_in(const struct dec *d, const struct dim_rule *r, int dim, in
 		for (int k = dim + 1; !d->ch && k < d->want->ndims; k++)
 			if (__builtin_mul_overflow(all, d->want->sizes[k], &all))
 				break;
-		WHY("%lld elements exceed --max-elems %lld", (long long)all,
-			 (long long)d->o->max_elems);
+		WHY("%lld elements exceed --max-elems %lld", (long long)all, (long long)d->o->max_elems);
 		return 0;
 	}
 	const int64_t keep = sizes[dim];
@@ -567,15 +562,6 @@ static int size_ok_in(const struct dec *d, const struct dim_rule *r, int dim, in
 #undef WHY
 }
 
-static int size_ok(const struct dec *d, int dim, int64_t *sizes, int world, int64_t prod, int64_t v, char *why,
-		   size_t n)
-{
-	struct dim_rule r;
-	dim_rule(d, dim, sizes, world, &r);
-	return size_ok_in(d, &r, dim, sizes, world, prod, v, why, n);
-}
-
-/* Picks among the admitted values: the smallest, 1, P and 2 often. */
 /* An unevenly sharded dim's size: the edges of its layout half the time,
  * L < P (empty shards), L = P, L mod P != 0, L = 1. */
 static int64_t pick_uneven(struct sc_choices *ch, const int64_t *cand, int n, int64_t world)
@@ -589,6 +575,7 @@ static int64_t pick_uneven(struct sc_choices *ch, const int64_t *cand, int n, in
 	return cand[sc_choice(ch, (uint64_t)n)];
 }
 
+/* Picks among the admitted values: the smallest, 1, P and 2 often. */
 static int64_t pick(struct sc_choices *ch, const int64_t *cand, int n, int64_t world)
 {
 	uint64_t k = sc_choice(ch, 8);
@@ -615,8 +602,7 @@ static enum sc_status draw_size(struct dec *d, int dim, int64_t *sizes, int worl
 	const int h = hint_range(d, dim, sizes, world, &lo, &hi);
 	if (h < 0)
 		return reject(d, e, "size range of '%s' cannot be evaluated", d->s[0]->dim[dim]);
-	struct dim_rule r; /* computed once for every candidate */
-	dim_rule(d, dim, sizes, world, &r);
+	const struct dim_rule r = dim_rule(d, dim, sizes, world); /* once for every candidate */
 	const int64_t gran = r.gran;
 	if (h == 0 && gran > 1) {
 		lo = gran;
@@ -632,7 +618,7 @@ static enum sc_status draw_size(struct dec *d, int dim, int64_t *sizes, int worl
 	const int64_t step = span > MAX_CAND * 4 ? span / (MAX_CAND * 4) + 1 : 1; /* huge ranges: a sample */
 	int n = 0;
 	for (int64_t v = lo; v <= hi && n < MAX_CAND; v += step)
-		if (!(v % gran) && size_ok_in(d, &r, dim, sizes, world, prod, v, NULL, 0))
+		if (!(v % gran) && size_ok(d, &r, dim, sizes, world, prod, v, NULL, 0))
 			cand[n++] = v; /* (the divisibility test first only saves time) */
 	if (n == 0)
 		return reject(d, e, "no size of '%s' satisfies the constraints for world %d", d->s[0]->dim[dim],
@@ -762,7 +748,8 @@ static enum sc_status decode_sizes(struct dec *d, struct sc_case *c, struct sc_e
 		if (d->ch) {
 			SC_CHECK(draw_size(d, k, c->sizes, c->world, prod, e));
 		} else {
-			if (!size_ok(d, k, c->sizes, c->world, prod, d->want->sizes[k], why, sizeof why))
+			const struct dim_rule r = dim_rule(d, k, c->sizes, c->world);
+			if (!size_ok(d, &r, k, c->sizes, c->world, prod, d->want->sizes[k], why, sizeof why))
 				return reject(d, e, "%s", why);
 			c->sizes[k] = d->want->sizes[k];
 		}
@@ -843,72 +830,6 @@ int sc_gen_check(struct sc_target *t, const struct sc_gen_opts *o, const struct 
 	if (part)
 		*part = d.part;
 	return 0;
-}
-
-void sc_gen_fit(struct sc_target *t, struct sc_case *c) { sc_gen_fit_fold(t, c, 0); }
-
-/* A vector's entries to its length: fewer micro-batches fold the rows of
- * the dropped ones into the last one kept (the dim they split keeps its
- * size); more start at 0, outside most ranges, so that growing is not a
- * shrinking move. The dim they split to their sum. */
-static void fit_vectors(const struct sc_spec *s0, struct sc_case *c)
-{
-	const int mb = sc_spec_micro(s0);
-	if (mb < 0)
-		return;
-	const int len = sc_spec_counts_len(s0, mb, c->sizes, c->counts.P);
-	int32_t *v = c->counts.v[mb];
-	for (int i = len; i < SC_COUNTS_MAX_LEN; i++) {
-		if (len > 0)
-			v[len - 1] = v[i] > INT32_MAX - v[len - 1] ? INT32_MAX : v[len - 1] + v[i];
-		v[i] = 0;
-	}
-	sc_counts_derive(s0, &c->counts, c->sizes);
-}
-
-void sc_gen_fit_fold(struct sc_target *t, struct sc_case *c, int clamp)
-{
-	const struct sc_spec *sp[SC_MAX_CHAIN];
-	int ns;
-	const struct sc_spec *ms = sc_gen_mesh_spec(t);
-	if (ms) { /* the world is the mesh's product */
-		const struct sc_mesh m = sc_spec_mesh(ms, c->sizes, 0);
-		c->world = sc_mesh_world(&m);
-	}
-	if (sc_target_specs(t, c, sp, &ns, NULL) != SC_OK || !sp[0]->ncounts ||
-	    sc_spec_counts_P(sp[0], c->sizes, c->world) > SC_COUNTS_MAX_P)
-		return;
-	const struct sc_spec *s0 = sp[0];
-	const int P = sc_spec_counts_P(s0, c->sizes, c->world), old = c->counts.P;
-	if (old != P) {
-		struct sc_countv v;
-		memset(&v, 0, sizeof v);
-		v.P = P;
-		/* a smaller world folds rank i into i mod P (the traffic stays,
-		 * between fewer ranks); a larger one adds ranks that route nothing */
-		for (int k = 0; k < s0->ncounts; k++)
-			for (int i = 0; i < old && s0->counts[k].len_dim < 0; i++)
-				for (int j = 0; j < old; j++) {
-					const int fi = clamp ? (i < P ? i : P - 1) : i % P, fj = clamp ? (j < P ? j : P - 1) : j % P;
-					int32_t *to = &v.v[k][fi * P + fj];
-					const int64_t sum = (int64_t)*to + c->counts.v[k][i * old + j];
-					*to = sum > INT32_MAX ? INT32_MAX : (int32_t)sum;
-				}
-		for (int k = 0; k < s0->ncounts; k++) /* a vector does not depend on the world */
-			if (s0->counts[k].len_dim >= 0)
-				memcpy(v.v[k], c->counts.v[k], sizeof v.v[k]);
-		c->counts = v;
-	}
-	fit_vectors(s0, c);
-	struct sc_mesh lcm;
-	const struct sc_layout_ctx lc = sc_layout_ctx_case(s0, &c->counts, c->sizes, c->world, &lcm);
-	const struct sc_layout *pl[2] = {&s0->in, &s0->out};
-	for (int i = 0; i < 2; i++) {
-		int dim;
-		int64_t total;
-		if (sc_layout_sized_total(pl[i], &lc, c->sizes, P, &dim, &total, NULL) == SC_OK && dim >= 0)
-			c->sizes[dim] = total;
-	}
 }
 
 int sc_gen_valid(struct sc_target *t, const struct sc_gen_opts *o, const struct sc_case *c, char *why,

@@ -42,13 +42,6 @@ enum sc_status sc_gen_case(struct sc_target *t, const struct sc_gen_opts *o,
  * ranges given by hints unless o->hints_guide_only, divisibility,
  * requires, element budget, dtype set); else 0 and the first reason in why
  * (may be NULL). o may be NULL: no --world, --max-elems or --dtypes limits. */
-/* Makes a proposed case (a shrinking move) whole: counts matrices cut or
- * grown (with zeros) to the world, and the dims sizes= placements give
- * recomputed from them. */
-void sc_gen_fit(struct sc_target *t, struct sc_case *c);
-/* sc_gen_fit, a smaller world folding rank i into i mod P (clamp 0) or
- * into min(i, P-1) (clamp 1). */
-void sc_gen_fit_fold(struct sc_target *t, struct sc_case *c, int clamp);
 /* The spec whose mesh the target's cases draw (NULL: a flat world). */
 const struct sc_spec *sc_gen_mesh_spec(struct sc_target *t);
 /* The mesh sizes of s with product world, in lexicographic order (fixed

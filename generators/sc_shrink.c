@@ -10,6 +10,7 @@
  * the simplest dtype, then seed 0. */
 #include "sc_shrink.h"
 #include "sc_exhaust.h"
+#include "sc_gen_fit.h"
 
 #include <stdint.h>
 #include <stdio.h>

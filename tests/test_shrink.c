@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sc_check.h"
+#include "sc_gen_fit.h"
 #include "sc_test.h"
 
 static struct sc_ctx *ctx;

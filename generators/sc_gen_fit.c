@@ -1,0 +1,78 @@
+/* sc_gen_fit: a proposed case (a shrinking move, a walk's step) made
+ * whole again: the world the mesh's product, counts matrices cut or grown
+ * to the world, vectors to their length, and the dims that sizes=
+ * placements give recomputed from them. */
+#include "sc_gen_fit.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "sc_counts.h"
+#include "sc_gen.h"
+#include "sc_layout.h"
+
+void sc_gen_fit(struct sc_target *t, struct sc_case *c) { sc_gen_fit_fold(t, c, 0); }
+
+/* A vector's entries to its length: fewer micro-batches fold the rows of
+ * the dropped ones into the last one kept (the dim they split keeps its
+ * size); more start at 0, outside most ranges, so that growing is not a
+ * shrinking move. The dim they split to their sum. */
+static void fit_vectors(const struct sc_spec *s0, struct sc_case *c)
+{
+	const int mb = sc_spec_micro(s0);
+	if (mb < 0)
+		return;
+	const int len = sc_spec_counts_len(s0, mb, c->sizes, c->counts.P);
+	int32_t *v = c->counts.v[mb];
+	for (int i = len; i < SC_COUNTS_MAX_LEN; i++) {
+		if (len > 0)
+			v[len - 1] = v[i] > INT32_MAX - v[len - 1] ? INT32_MAX : v[len - 1] + v[i];
+		v[i] = 0;
+	}
+	sc_counts_derive(s0, &c->counts, c->sizes);
+}
+
+void sc_gen_fit_fold(struct sc_target *t, struct sc_case *c, int clamp)
+{
+	const struct sc_spec *sp[SC_MAX_CHAIN];
+	int ns;
+	const struct sc_spec *ms = sc_gen_mesh_spec(t);
+	if (ms) { /* the world is the mesh's product */
+		const struct sc_mesh m = sc_spec_mesh(ms, c->sizes, 0);
+		c->world = sc_mesh_world(&m);
+	}
+	if (sc_target_specs(t, c, sp, &ns, NULL) != SC_OK || !sp[0]->ncounts ||
+	    sc_spec_counts_P(sp[0], c->sizes, c->world) > SC_COUNTS_MAX_P)
+		return;
+	const struct sc_spec *s0 = sp[0];
+	const int P = sc_spec_counts_P(s0, c->sizes, c->world), old = c->counts.P;
+	if (old != P) {
+		struct sc_countv v;
+		memset(&v, 0, sizeof v);
+		v.P = P;
+		/* a smaller world folds rank i into i mod P (the traffic stays,
+		 * between fewer ranks); a larger one adds ranks that route nothing */
+		for (int k = 0; k < s0->ncounts; k++)
+			for (int i = 0; i < old && s0->counts[k].len_dim < 0; i++)
+				for (int j = 0; j < old; j++) {
+					const int fi = clamp ? (i < P ? i : P - 1) : i % P, fj = clamp ? (j < P ? j : P - 1) : j % P;
+					int32_t *to = &v.v[k][fi * P + fj];
+					const int64_t sum = (int64_t)*to + c->counts.v[k][i * old + j];
+					*to = sum > INT32_MAX ? INT32_MAX : (int32_t)sum;
+				}
+		for (int k = 0; k < s0->ncounts; k++) /* a vector does not depend on the world */
+			if (s0->counts[k].len_dim >= 0)
+				memcpy(v.v[k], c->counts.v[k], sizeof v.v[k]);
+		c->counts = v;
+	}
+	fit_vectors(s0, c);
+	struct sc_mesh lcm;
+	const struct sc_layout_ctx lc = sc_layout_ctx_case(s0, &c->counts, c->sizes, c->world, &lcm);
+	const struct sc_layout *pl[2] = {&s0->in, &s0->out};
+	for (int i = 0; i < 2; i++) {
+		int dim;
+		int64_t total;
+		if (sc_layout_sized_total(pl[i], &lc, c->sizes, P, &dim, &total, NULL) == SC_OK && dim >= 0)
+			c->sizes[dim] = total;
+	}
+}
