@@ -196,6 +196,24 @@ static void test_mini_encode(void)
 			       ref_mini_encode(f, fmt[k][0], fmt[k][1], fmt[k][2]);
 		}
 	T_CHECK(bad == 0, "%ld minifloat encodings differ from the reference rounding", bad);
+	/* the decoder (bits placed where a float's go, scaled) against the
+	 * textbook value man * 2^(ex - bias - m), on every bit pattern */
+	bad = 0;
+	for (int k = 0; k < 3; k++) {
+		const int e = fmt[k][0], m = fmt[k][1], fn = fmt[k][2], bias = (1 << (e - 1)) - 1;
+		for (uint32_t v = 0; v < (1u << (e + m + 1)); v++) {
+			const uint32_t ex = (v >> m) & ((1u << e) - 1), man = v & ((1u << m) - 1);
+			float want;
+			if (ex == (1u << e) - 1 && (fn ? man == (1u << m) - 1 : 1))
+				want = sc_hd_u2f(fn || man ? 0x7fc00000u : 0x7f800000u);
+			else
+				want = ldexpf((float)(ex ? man | (1u << m) : man), (ex ? (int)ex : 1) - bias - m);
+			if (v >> (e + m))
+				want = -want;
+			bad += sc_hd_f2u(sc_hd_mini_decode(v, e, m, fn)) != sc_hd_f2u(want);
+		}
+	}
+	T_CHECK(bad == 0, "%ld minifloat decodings differ from the textbook value", bad);
 }
 
 /* The REDUCED fill (integers reduced exactly where dt holds every partial

@@ -79,17 +79,12 @@ SC_HD static inline float sc_hd_mini_decode(uint32_t v, int e, int m, int fn)
 {
 	const int bias = (1 << (e - 1)) - 1;
 	const uint32_t sign = (v >> (e + m)) & 1;
-	const uint32_t ex = (v >> m) & ((1u << e) - 1);
-	const uint32_t man = v & ((1u << m) - 1);
+	const uint32_t em = v & ((1u << (e + m)) - 1), inf = ((1u << e) - 1) << m;
 	float r;
-	if (fn && ex == (1u << e) - 1 && man == (1u << m) - 1)
-		r = sc_hd_u2f(0x7fc00000u);
-	else if (!fn && ex == (1u << e) - 1)
-		r = sc_hd_u2f(man ? 0x7fc00000u : 0x7f800000u);
-	else if (ex == 0)
-		r = (float)man * sc_hd_pow2f(1 - bias - m);
-	else
-		r = (float)(man | (1u << m)) * sc_hd_pow2f((int)ex - bias - m);
+	if (fn ? em == (1u << (e + m)) - 1 : em >= inf) /* e4m3fn: NaN at S.1111.111 only, no infinity */
+		r = sc_hd_u2f(fn || em > inf ? 0x7fc00000u : 0x7f800000u);
+	else /* normal or subnormal: its bits where a float's go, scaled by a power of 2 (exact) */
+		r = sc_hd_u2f(em << (23 - m)) * sc_hd_pow2f(127 - bias);
 	return sign ? -r : r;
 }
 
