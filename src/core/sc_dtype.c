@@ -97,28 +97,21 @@ uint16_t sc_float_to_bf16(float f) { return (uint16_t)sc_hd_float_to_mini(SC_BF1
 		}                                                              \
 	} while (0)
 
-#define RED_TYPED(T, UT) /* sums and products wrap in UT */                   \
+/* The four ops on T, a sum and a product given as expressions of x, y. */
+#define RED_OPS(T, SUM, PROD)                                                  \
 	do {                                                                   \
 		switch (op) {                                                  \
-		case SC_SUM: RED_LOOP(T, (UT)x + (UT)y); break;                \
-		case SC_PROD: RED_LOOP(T, (UT)x * (UT)y); break;                       \
+		case SC_SUM: RED_LOOP(T, SUM); break;                          \
+		case SC_PROD: RED_LOOP(T, PROD); break;                        \
 		case SC_MAX: RED_LOOP(T, x > y ? x : y); break;                \
 		case SC_MIN: RED_LOOP(T, x < y ? x : y); break;                \
 		default: break;                                                \
 		}                                                              \
 	} while (0)
-
-/* Float sums and products with one NaN rule on every backend (sc_hd_nan_f). */
-#define RED_FLOAT(T, NAN)                                                      \
-	do {                                                                   \
-		switch (op) {                                                  \
-		case SC_SUM: RED_LOOP(T, NAN(x, y, x + y)); break;             \
-		case SC_PROD: RED_LOOP(T, NAN(x, y, x * y)); break;            \
-		case SC_MAX: RED_LOOP(T, x > y ? x : y); break;                \
-		case SC_MIN: RED_LOOP(T, x < y ? x : y); break;                \
-		default: break;                                                \
-		}                                                              \
-	} while (0)
+/* Integers: sums and products wrap in UT. */
+#define RED_TYPED(T, UT) RED_OPS(T, (UT)x + (UT)y, (UT)x * (UT)y)
+/* Floats: one NaN rule on every backend (sc_hd_nan_f, sc_hd_nan_d). */
+#define RED_FLOAT(T, NAN) RED_OPS(T, NAN(x, y, x + y), NAN(x, y, x * y))
 
 /* A minifloat reduction in float, rounded back per element: one loop per
  * format and op, so the format's constants (bias, largest value) fold. */

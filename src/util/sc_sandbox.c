@@ -269,8 +269,6 @@ enum sc_status sc_sandbox_run(int (*fn)(void *), void *arg, const struct sc_sand
 
 /* ---- a persistent child ---- */
 
-/* The call handshake, in shared memory: the starter raises req, the child
- * runs fn and sets ack to it; each side sleeps on the other's word. */
 static void futex_wait(_Atomic unsigned *word, unsigned seen, double seconds)
 {
 	struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
@@ -279,7 +277,9 @@ static void futex_wait(_Atomic unsigned *word, unsigned seen, double seconds)
 
 static void futex_wake(_Atomic unsigned *word) { syscall(SYS_futex, (unsigned *)word, FUTEX_WAKE, 1, NULL, NULL, 0); }
 
-/* req: calls asked; ack: calls answered. A side about to sleep on one
+/* The call handshake, in shared memory: the starter raises req (calls
+ * asked), the child runs fn and sets ack (calls answered) to it; each side
+ * spins, then sleeps, on the other's word. A side about to sleep on one
  * says so in its *_sleeping word first, and the other side makes the
  * wake-up system call only then: when both sides are spinning, a call and
  * its answer cost no system call (stores and loads are sequentially
