@@ -59,12 +59,16 @@ has mesh_gather "4 checks: 4 pass"
 gate 1 mesh_groupbug --plugin "$ex/libmesh_gather_groupbug.so" --property semantics --cases 100
 has mesh_groupbug "minimal case: world=2 D=1 T=2 s=1 h=2 dtype=i32 seed=0"
 # a plan cached across calls: right in a fresh process, wrong in the warm
-# worker after a case with another head count; each such failure is run
-# again fresh, passes, and is counted in a warning (the verdict stays pass)
-gate 0 stale --plugin "$ex/libfaulty.so" stale --property semantics --cases 200 --json "$tmp/stale.json"
-has stale "warning: [0-9]* failed only after earlier cases ran in the same process"
-python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; assert r["verdict"] == "pass" and r["failed_only_warm"] > 0, r' \
-	"$tmp/stale.json" && ok || bad "stale: failed_only_warm not in the JSON"
+# worker after a case with another head count: a failure (exit 1) with the
+# one earlier case that makes it fail, each shrunk, replayed by repro
+gate 1 stale --plugin "$ex/libfaulty.so" stale --property semantics --cases 200 --json "$tmp/stale.json" --report "$tmp/stale"
+has stale "minimal case: world=1 s=1 b=1 h=1 d=1 dtype=i32 seed=0"
+has stale "fails only after 1 earlier call in the same process (alone, in a new process, it passes): world=1 s=1 b=1 h=2 d=1 dtype=i32 seed=0"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; assert r["verdict"] == "fail" and r["after_earlier_cases"] == ["world=1 s=1 b=1 h=2 d=1 dtype=i32 seed=0"], r' \
+	"$tmp/stale.json" && ok || bad "stale: after_earlier_cases not in the JSON"
+grep -qx "earlier world 1 dtype i32 seed 0 sizes s=1 b=1 h=2 d=1" "$tmp/stale/failures/"*stale-semantics.case && ok || bad "stale: no earlier line in the case file"
+"$sc" repro "$tmp/stale/failures/"*stale-semantics.case >"$tmp/stale_repro.out" 2>&1
+[ $? -eq 1 ] && grep -q "fails after the 1 earlier case of the case file" "$tmp/stale_repro.out" && ok || { bad "stale: repro"; cat "$tmp/stale_repro.out" >&2; }
 # a kernel wrong for f32 only: i32 and u32 (the same width, the same bits)
 # pass first, so f32 is compared element by element when its bytes differ
 gate 1 f32path --plugin "$ex/libfaulty.so" f32path --property dtype --cases 300

@@ -610,11 +610,12 @@ int sc_cli_load_plugins(struct sc_cli *c, struct sc_target *t, int *nt, struct s
 		return 2;
 	if (c->baseline && sc_plugin_load(c->baseline, &libs[1], e) != SC_OK)
 		return 2;
-	for (int i = 0; i < sc_plugin_count(libs[0]) && *nt < SC_CLI_MAX_TARGETS; i++) {
+	_Static_assert(SC_PLUGIN_MAX_TRANSFORMS <= SC_CLI_MAX_TARGETS, "every transform a plugin registers is checked");
+	for (int i = 0; i < sc_plugin_count(libs[0]); i++) {
 		const struct sc_plugin_transform *tr = sc_plugin_get(libs[0], i), *bt = NULL;
 		int wanted = c->ntargets == 0;
 		for (int k = 0; k < c->ntargets; k++)
-			wanted |= strcmp(c->targets[k], sc_plugin_name(tr)) == 0;
+			wanted |= sc_plugin_find(libs[0], c->targets[k]) == tr;
 		if (!wanted)
 			continue;
 		if (libs[1] && !(bt = sc_plugin_find(libs[1], sc_plugin_name(tr)))) {
@@ -631,7 +632,7 @@ int sc_cli_load_plugins(struct sc_cli *c, struct sc_target *t, int *nt, struct s
 	for (int k = 0; k < c->ntargets; k++) {
 		int found = 0;
 		for (int i = 0; i < *nt; i++)
-			found |= strcmp(sc_plugin_name(t[i].plugin), c->targets[k]) == 0;
+			found |= sc_plugin_find(libs[0], c->targets[k]) == t[i].plugin;
 		if (!found) {
 			SC_ERR(e, SC_E_USAGE, "%s: no transform '%s'", c->plugin, c->targets[k]);
 			return 2;

@@ -192,11 +192,6 @@ static int check_one(struct run *r, struct sc_target *t, const struct sc_propert
 	char extra[256] = "";
 	if (res->limited)
 		snprintf(extra, sizeof extra, " (%ld over --case-memory, skipped)", res->limited);
-	if (res->warm_only)
-		snprintf(extra + strlen(extra), sizeof extra - strlen(extra),
-			 " (warning: %ld failed only after earlier cases ran in the same process, and passed in a fresh "
-			 "one: the transform keeps state between calls)",
-			 res->warm_only);
 	if (!c->quiet && c->co.exhaustive && !res->out_of_time)
 		fprintf(r->out, "pass  %-44s %-18s holds for all %ld cases, %.2fs%s\n", res->target, p->name,
 			res->cases, res->seconds, extra);

@@ -21,9 +21,32 @@
 #include "sc_plugin.h"
 #include "sc_property.h"
 
+/* " NAME=SIZE ..." of c (counts included). */
+static void sizes_text(struct sc_str *b, struct sc_target *t, const struct sc_case *c)
+{
+	char tmp[32];
+	for (int i = 0; i < sc_target_size_count(t, c); i++) {
+		int slot;
+		const char *name = sc_target_size_name(t, c, i, &slot, tmp, sizeof tmp);
+		sc_str_printf(b, " %s=%lld", name, (long long)c->sizes[slot]);
+	}
+	if (c->counts.P) {
+		char ct[4096];
+		sc_target_counts_text(t, c, " ", 0, ct, sizeof ct);
+		sc_str_put(b, ct);
+	}
+}
+
 enum sc_status sc_casefile_format(struct sc_target *t, const char *property, const char *backend,
 				  const struct sc_case *c, int expect, char *buf, size_t n,
 				  struct sc_err *e)
+{
+	return sc_casefile_format_after(t, property, backend, NULL, 0, c, expect, buf, n, e);
+}
+
+enum sc_status sc_casefile_format_after(struct sc_target *t, const char *property, const char *backend,
+					const struct sc_case *earlier, int nearlier, const struct sc_case *c, int expect,
+					char *buf, size_t n, struct sc_err *e)
 {
 	const struct sc_spec *s[SC_MAX_CHAIN];
 	int ns;
@@ -34,17 +57,17 @@ enum sc_status sc_casefile_format(struct sc_target *t, const char *property, con
 	sc_str_printf(&b, "shardcheck-case %d\n%s\n", SC_CASEFILE_VERSION, line);
 	if (t->baseline && t->baseline_path[0])
 		sc_str_printf(&b, "baseline %s\n", t->baseline_path);
-	sc_str_printf(&b, "property %s\nbackend %s\nworld %d\nsizes", property, backend, c->world);
-	for (int i = 0; i < sc_target_size_count(t, c); i++) {
-		int slot;
-		const char *name = sc_target_size_name(t, c, i, &slot, tmp, sizeof tmp);
-		sc_str_printf(&b, " %s=%lld", name, (long long)c->sizes[slot]);
+	sc_str_printf(&b, "property %s\nbackend %s\n", property, backend);
+	if (nearlier)
+		sc_str_printf(&b, "# the case fails only after these, run first in the same process\n");
+	for (int k = 0; k < nearlier; k++) {
+		sc_str_printf(&b, "earlier world %d dtype %s seed %llu sizes", earlier[k].world,
+			      sc_dtype_name(earlier[k].dtype), (unsigned long long)earlier[k].seed);
+		sizes_text(&b, t, &earlier[k]);
+		sc_str_put(&b, "\n");
 	}
-	if (c->counts.P) {
-		char ct[4096];
-		sc_target_counts_text(t, c, " ", 0, ct, sizeof ct);
-		sc_str_put(&b, ct);
-	}
+	sc_str_printf(&b, "world %d\nsizes", c->world);
+	sizes_text(&b, t, c);
 	sc_str_put(&b, "\n");
 	struct sc_case_param pa[SC_CASE_MAX_PARAMS];
 	const int np = sc_target_params(t, c, pa);
@@ -170,6 +193,10 @@ struct record {
 	int version_line;
 	int at[NKEYS]; /* the line of each key; 0: not given */
 	struct sc_case c;
+	/* "earlier world W dtype D seed S sizes ...": the cases run before, in order */
+	int nearlier;
+	int earlier_at[SC_CASE_MAX_EARLIER];
+	char earlier[SC_CASE_MAX_EARLIER][CASE_MAX_LINE + 1];
 };
 
 /* s is a non-empty run of decimal digits. */
@@ -310,6 +337,20 @@ static enum sc_status read_version(const char *path, int lineno, const char *s, 
 	return SC_OK;
 }
 
+/* An "earlier" line, kept whole (read once the target is built). */
+static enum sc_status read_earlier(const char *path, int lineno, const char *val, struct record *r,
+				   struct sc_err *e)
+{
+	if (r->nearlier == SC_CASE_MAX_EARLIER)
+		FAIL_("%s:%d: more than %d 'earlier' lines", path, lineno, SC_CASE_MAX_EARLIER);
+	if (r->at[K_WORLD] || r->at[K_SIZES])
+		FAIL_("%s:%d: 'earlier' lines come before the case's own world and sizes (line %d)", path, lineno,
+		      r->at[K_WORLD] ? r->at[K_WORLD] : r->at[K_SIZES]);
+	r->earlier_at[r->nearlier] = lineno;
+	snprintf(r->earlier[r->nearlier++], sizeof r->earlier[0], "%s", val);
+	return SC_OK;
+}
+
 static enum sc_status read_record(const char *path, const char *text, size_t len, struct record *r,
 				  struct sc_err *e)
 {
@@ -334,6 +375,8 @@ static enum sc_status read_record(const char *path, const char *text, size_t len
 		*sp = '\0';
 		if (!r->version_line || strcmp(s, "shardcheck-case") == 0)
 			SC_CHECK(read_version(path, lineno, s, val, r, e));
+		else if (strcmp(s, "earlier") == 0)
+			SC_CHECK(read_earlier(path, lineno, val, r, e));
 		else
 			SC_CHECK(read_key(path, lineno, s, val, r, e));
 	}
@@ -586,6 +629,64 @@ static enum sc_status check_case(const char *path, const struct record *r, struc
 
 #undef FAIL_
 
+/* Earlier case k: "world W dtype D seed S sizes NAME=SIZE ...", checked as
+ * the case itself is, errors on its line. */
+static enum sc_status earlier_case(const char *path, const struct record *r, int k, struct sc_target *t,
+				   struct sc_case *out, struct sc_err *e)
+{
+	const int line = r->earlier_at[k];
+	struct record *q = malloc(sizeof *q);
+	if (!q)
+		return SC_ERR(e, SC_E_NOMEM, "out of memory");
+	*q = *r;
+	memset(&q->c.counts, 0, sizeof q->c.counts);
+	q->at[K_WORLD] = q->at[K_DTYPE] = q->at[K_SEED] = q->at[K_SIZES] = line;
+	q->at[K_PARAMS] = 0;
+	char buf[CASE_MAX_LINE + 1];
+	snprintf(buf, sizeof buf, "%s", r->earlier[k]);
+	static const enum key order[] = {K_WORLD, K_DTYPE, K_SEED};
+	char *rest = buf, *tok;
+	enum sc_status st = SC_OK;
+	for (size_t i = 0; st == SC_OK && i < sizeof order / sizeof order[0]; i++) {
+		char *key = strtok_r(rest, " \t", &rest), *val = key ? strtok_r(rest, " \t", &rest) : NULL;
+		if (!key || !val || strcmp(key, keys[order[i]]) != 0)
+			st = SC_ERR(e, SC_E_SPEC, "%s:%d: expected 'earlier world W dtype D seed S sizes NAME=SIZE ...'", path,
+				    line);
+		else
+			st = read_value(path, line, order[i], val, q, e);
+	}
+	if (st == SC_OK && (!(tok = strtok_r(rest, " \t", &rest)) || strcmp(tok, "sizes") != 0))
+		st = SC_ERR(e, SC_E_SPEC, "%s:%d: expected 'sizes NAME=SIZE ...' after the seed", path, line);
+	if (st == SC_OK) {
+		snprintf(q->sizes, sizeof q->sizes, "%s", rest);
+		st = read_sizes(path, q, t, e);
+	}
+	if (st == SC_OK)
+		st = check_case(path, q, t, e);
+	if (st == SC_OK)
+		*out = q->c;
+	free(q);
+	return st;
+}
+
+/* The case's earlier cases into t (plugin targets only: their worker
+ * keeps state between calls). */
+static enum sc_status earlier_cases(const char *path, const struct record *r, struct sc_target *t,
+				    struct sc_err *e)
+{
+	if (!r->nearlier)
+		return SC_OK;
+	if (!t->plugin)
+		return SC_ERR(e, SC_E_SPEC, "%s:%d: 'earlier' is for plugin targets (LIB.so:NAME) only", path,
+			      r->earlier_at[0]);
+	if (!(t->earlier = calloc((size_t)r->nearlier, sizeof *t->earlier)))
+		return SC_ERR(e, SC_E_NOMEM, "out of memory");
+	for (int k = 0; k < r->nearlier; k++)
+		SC_CHECK(earlier_case(path, r, k, t, &t->earlier[k], e));
+	t->nearlier = r->nearlier;
+	return SC_OK;
+}
+
 enum sc_status sc_casefile_parse(const char *text, size_t len, const char *path, struct sc_target *t,
 				 struct sc_err *e)
 {
@@ -605,6 +706,7 @@ enum sc_status sc_casefile_parse(const char *text, size_t len, const char *path,
 	}
 	SC_CHECK_GOTO(read_sizes(path, r, t, e), st, out);
 	SC_CHECK_GOTO(check_case(path, r, t, e), st, out);
+	SC_CHECK_GOTO(earlier_cases(path, r, t, e), st, out);
 	t->has_case = 1;
 	t->fixed = r->c;
 	t->expect = r->expect;

@@ -13,6 +13,13 @@
  *   seed 0
  *   expect fail                                          (optional: a corpus entry)
  *
+ * A plugin's case that fails only after other calls in the same process
+ * lists them first, in order, each on an `earlier` line before `world`:
+ *
+ *   earlier world 2 dtype f32 seed 0 sizes n=4
+ *
+ * and is replayed after them, in a just-started process.
+ *
  * '#' starts a comment. A relative target path is tried relative to the
  * case file's directory (where shardcheck writes them, sc_casefile_relocate),
  * then as written (from the working directory). Every field is checked:
@@ -38,6 +45,11 @@
 enum sc_status sc_casefile_format(struct sc_target *t, const char *property, const char *backend,
 				  const struct sc_case *c, int expect, char *buf, size_t n,
 				  struct sc_err *e);
+/* The same, for a case that fails only after earlier[0..nearlier) ran in
+ * its process: "earlier world W dtype D seed S sizes ..." lines, in order. */
+enum sc_status sc_casefile_format_after(struct sc_target *t, const char *property, const char *backend,
+					const struct sc_case *earlier, int nearlier, const struct sc_case *c, int expect,
+					char *buf, size_t n, struct sc_err *e);
 /* Rewrites the paths of text's target, chain and baseline lines to be
  * relative to dir, where the case file is written: it then replays from
  * any working directory, and as long as the two move together. */

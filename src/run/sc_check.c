@@ -6,6 +6,7 @@
 #include "sc_check.h"
 #include "sc_clock.h"
 #include "sc_exhaust.h"
+#include "sc_history.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -92,22 +93,37 @@ enum sc_verdict sc_check_case(struct sc_ctx *ctx, struct sc_target *t, const str
 }
 
 /* A failure of a target whose runs reuse a process (SC_TARGET_WARM) is
- * run again in fresh processes, which then also run its shrinking: a
- * verdict and a minimal case never depend on the cases before them. A
- * failure the fresh run does not repeat is counted in *warm_only, and the
- * fresh verdict stands. */
+ * run again in a fresh process, which then also runs its shrinking: a
+ * minimal case never depends on the cases before it. A failure the fresh
+ * run does not repeat needs the earlier calls: *stateful is set, f keeps
+ * the warm failure, and the verdict stays a failure (sc_history_explain
+ * finds the calls). */
 static enum sc_verdict confirmed(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p,
-				 const struct sc_case *c, enum sc_verdict v, struct sc_failure *f, long *warm_only)
+				 const struct sc_case *c, enum sc_verdict v, struct sc_failure *f, int *stateful)
 {
+	*stateful = 0;
 	if ((v != SC_V_FAIL && v != SC_V_ERROR) || !(t->ops->flags & SC_TARGET_WARM) || t->fresh)
 		return v;
 	t->fresh = 1;
-	const enum sc_verdict again = sc_check_case(ctx, t, p, c, f);
-	if (again != SC_V_FAIL && again != SC_V_ERROR) {
-		t->fresh = 0;
-		*warm_only += v == SC_V_FAIL && again == SC_V_PASS;
+	struct sc_failure alone;
+	const enum sc_verdict again = sc_check_case(ctx, t, p, c, &alone);
+	if (again == SC_V_FAIL || again == SC_V_ERROR) {
+		*f = alone;
+		return again;
 	}
-	return again;
+	t->fresh = 0;
+	*stateful = v == SC_V_FAIL && again == SC_V_PASS;
+	return *stateful ? SC_V_FAIL : again;
+}
+
+/* A case a warm target passed joins the worker's history; a full history
+ * starts a new worker with the next case. */
+static void remember(struct sc_target *t, struct sc_history *h, const struct sc_case *c)
+{
+	if (h && !t->fresh && !sc_history_push(h, c)) {
+		sc_history_reset(h);
+		t->restart = 1;
+	}
 }
 
 struct pred {
@@ -220,6 +236,7 @@ struct exh {
 	double t0;
 	struct look lk;
 	enum sc_verdict v;
+	struct sc_history *hist; /* a warm target's cases in its worker, else NULL */
 };
 
 static int exh_case(void *vp, const struct sc_case *c)
@@ -236,7 +253,15 @@ static int exh_case(void *vp, const struct sc_case *c)
 		x->o->on_case(x->o->on_case_ctx, x->t, x->p, c);
 	struct sc_failure f;
 	enum sc_verdict v = sc_check_case(x->ctx, x->t, x->p, c, &f);
-	v = confirmed(x->ctx, x->t, x->p, c, v, &f, &res->warm_only);
+	int stateful;
+	v = confirmed(x->ctx, x->t, x->p, c, v, &f, &stateful);
+	if (stateful) {
+		sc_history_explain(x->ctx, x->t, x->p, x->o, x->hist, c, &f, res);
+		x->v = SC_V_FAIL;
+		return 1;
+	}
+	if (v == SC_V_PASS || v == SC_V_SKIP)
+		remember(x->t, x->hist, c);
 	if (v == SC_V_FAIL) {
 		res->have_cx = 1;
 		res->cx = *c;
@@ -256,7 +281,8 @@ static int exh_case(void *vp, const struct sc_case *c)
 /* --exhaustive: every case within the bounds in the shrinking order; the
  * first failure is the minimal case (nothing to shrink). */
 static enum sc_status check_exhaustive(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p,
-				       const struct sc_check_opts *o, struct sc_result *res, double t0)
+				       const struct sc_check_opts *o, struct sc_result *res, double t0,
+				       struct sc_history *hist)
 {
 	struct sc_err e;
 	long total = 0;
@@ -267,7 +293,7 @@ static enum sc_status check_exhaustive(struct sc_ctx *ctx, struct sc_target *t, 
 		return SC_OK;
 	}
 	res->exhaustive_total = total;
-	struct exh x = {ctx, t, p, o, res, t0, {0, 1}, SC_V_PASS};
+	struct exh x = {ctx, t, p, o, res, t0, {0, 1}, SC_V_PASS, hist};
 	long visited = 0;
 	if (sc_exhaust_walk(t, &o->gen, o->max_dim, exh_case, &x, &visited, &e) != SC_OK) {
 		res->verdict = SC_V_ERROR;
@@ -284,7 +310,42 @@ static enum sc_status check_exhaustive(struct sc_ctx *ctx, struct sc_target *t, 
 }
 
 static enum sc_status check_random(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p,
-				   const struct sc_check_opts *o, struct sc_result *res, double t0);
+				   const struct sc_check_opts *o, struct sc_result *res, double t0,
+				   struct sc_history *hist);
+
+/* A .case file: exactly that case (after its earlier cases, in a new
+ * process, when it has them), already minimal. */
+static void check_fixed(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p,
+			const struct sc_check_opts *o, struct sc_result *res, double t0)
+{
+	snprintf(res->target, sizeof res->target, "%s", t->case_path);
+	res->cases = 1;
+	res->cx = t->fixed;
+	if (o->on_case) /* recorded before it runs, as every case is */
+		o->on_case(o->on_case_ctx, t, p, &t->fixed);
+	if (t->nearlier) {
+		res->nearlier = t->nearlier < SC_CASE_MAX_EARLIER ? t->nearlier : SC_CASE_MAX_EARLIER;
+		memcpy(res->earlier, t->earlier, sizeof *res->earlier * (size_t)res->nearlier);
+		res->verdict = sc_history_replay(ctx, t, p, t->earlier, t->nearlier, &t->fixed, &res->fail);
+		if (res->verdict == SC_V_FAIL)
+			sc_history_note_replay(&res->fail, t->nearlier);
+	} else {
+		t->fresh = 1; /* a replay: as its finding was confirmed */
+		res->verdict = sc_check_case(ctx, t, p, &t->fixed, &res->fail);
+		t->fresh = 0;
+	}
+	if (ctx->limited) {
+		res->verdict = SC_V_ERROR;
+		snprintf(res->error, sizeof res->error,
+			 "the case went over the per-case memory limit (--case-memory %zu MiB)",
+			 (ctx->arena.max_bytes ? ctx->arena.max_bytes : SC_ARENA_DEFAULT_MAX) >> 20);
+	}
+	if (res->verdict == SC_V_FAIL)
+		res->have_cx = 1;
+	if (res->verdict == SC_V_ERROR && !ctx->limited)
+		snprintf(res->error, sizeof res->error, "%s", ctx->err.msg);
+	res->seconds = sc_clock_now() - t0;
+}
 
 enum sc_status sc_check_run(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p,
 			    const struct sc_check_opts *o, struct sc_result *res)
@@ -300,38 +361,25 @@ enum sc_status sc_check_run(struct sc_ctx *ctx, struct sc_target *t, const struc
 		return SC_OK;
 	}
 	if (t->has_case) {
-		/* a .case file: exactly that case, already minimal */
-		snprintf(res->target, sizeof res->target, "%s", t->case_path);
-		res->cases = 1;
-		res->cx = t->fixed;
-		if (o->on_case) /* recorded before it runs, as every case is */
-			o->on_case(o->on_case_ctx, t, p, &t->fixed);
-		t->fresh = 1; /* a replay: as its finding was confirmed */
-		res->verdict = sc_check_case(ctx, t, p, &t->fixed, &res->fail);
-		t->fresh = 0;
-		if (ctx->limited) {
-			res->verdict = SC_V_ERROR;
-			snprintf(res->error, sizeof res->error,
-				 "the case went over the per-case memory limit (--case-memory %zu MiB)",
-				 (ctx->arena.max_bytes ? ctx->arena.max_bytes : SC_ARENA_DEFAULT_MAX) >> 20);
-		}
-		if (res->verdict == SC_V_FAIL)
-			res->have_cx = 1;
-		if (res->verdict == SC_V_ERROR && !ctx->limited)
-			snprintf(res->error, sizeof res->error, "%s", ctx->err.msg);
-		res->seconds = sc_clock_now() - t0;
+		check_fixed(ctx, t, p, o, res, t0);
 		return SC_OK;
 	}
 	t->fresh = 0; /* a warm process until a failure (confirmed() sets it) */
-	const enum sc_status st = o->exhaustive ? check_exhaustive(ctx, t, p, o, res, t0)
-						: check_random(ctx, t, p, o, res, t0);
+	/* a warm target's check starts in a new worker, its cases recorded */
+	struct sc_history hist = {NULL, 0}, *h = (t->ops->flags & SC_TARGET_WARM) ? &hist : NULL;
+	t->restart = h != NULL;
+	const enum sc_status st = o->exhaustive ? check_exhaustive(ctx, t, p, o, res, t0, h)
+						: check_random(ctx, t, p, o, res, t0, h);
 	t->fresh = 0;
+	t->restart = 0;
+	sc_history_free(&hist);
 	return st;
 }
 
 /* Random cases: the first failure is shrunk. */
 static enum sc_status check_random(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p,
-				   const struct sc_check_opts *o, struct sc_result *res, double t0)
+				   const struct sc_check_opts *o, struct sc_result *res, double t0,
+				   struct sc_history *hist)
 {
 	const long ncases = o->cases > 0 ? o->cases : 1000;
 	uint64_t base = o->seed ^ sc_mix_str(t->name) ^ (sc_mix_str(p->name) << 1);
@@ -369,7 +417,14 @@ static enum sc_status check_random(struct sc_ctx *ctx, struct sc_target *t, cons
 		if (o->on_case)
 			o->on_case(o->on_case_ctx, t, p, &c);
 		enum sc_verdict v = sc_check_case(ctx, t, p, &c, &f);
-		v = confirmed(ctx, t, p, &c, v, &f, &res->warm_only);
+		int stateful;
+		v = confirmed(ctx, t, p, &c, v, &f, &stateful);
+		if (stateful) {
+			sc_history_explain(ctx, t, p, o, hist, &c, &f, res);
+			break;
+		}
+		if (v == SC_V_PASS || v == SC_V_SKIP)
+			remember(t, hist, &c);
 		if (v == SC_V_SKIP) {
 			skipped++;
 			res->limited += ctx->limited;

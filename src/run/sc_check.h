@@ -35,7 +35,11 @@ struct sc_result {
 	long cases;
 	long rejected;
 	long limited;      /* cases skipped: over --case-memory */
-	long warm_only;    /* failures in a warm process (a plugin's worker) that a fresh one passed */
+	/* a failure that needs earlier calls in the same process (a plugin's
+	 * worker keeps state between calls): cx fails after earlier[0..n),
+	 * run in that order in a just-started process, and passes alone */
+	int nearlier;
+	struct sc_case earlier[SC_CASE_MAX_EARLIER];
 	long exhaustive_total; /* --exhaustive: the cases within the bounds (cases: those run) */
 	int shrink_cut;    /* shrinking stopped at the deadline: the case may not be minimal */
 	int out_of_time;   /* the deadline came before the cases were done */

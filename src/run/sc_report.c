@@ -47,6 +47,27 @@ static void coords(struct sc_str *b, const struct sc_case *c, uint64_t g)
 	sc_str_printf(b, "]");
 }
 
+/* s as one shell word: as it is when it holds only characters no shell
+ * treats specially, else in single quotes (each ' as '\'') */
+static const char *shell_word(const char *s, char *out, size_t n)
+{
+	if (s[0] && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.,:/+=@%-") == strlen(s))
+		return s;
+	size_t k = 0;
+	out[k++] = '\'';
+	for (; *s && k + 6 < n; s++) {
+		if (*s == '\'') {
+			memcpy(out + k, "'\\''", 4);
+			k += 4;
+		} else {
+			out[k++] = *s;
+		}
+	}
+	out[k++] = '\'';
+	out[k] = '\0';
+	return out;
+}
+
 void sc_report_replay_cmd(const struct sc_result *r, char *buf, size_t n)
 {
 	char sizes[4096], params[96] = "";
@@ -69,10 +90,11 @@ void sc_report_replay_cmd(const struct sc_result *r, char *buf, size_t n)
 			      pa[i].is_op ? sc_redop_name((enum sc_redop)pa[i].value) : v);
 	}
 	if (r->tgt->plugin) { /* same seed, same cases: the gate replays it */
+		char lib[1100], base[1100], name[600];
 		snprintf(buf, n, "shardcheck gate --plugin %s%s%s %s --property %s --world %d..%d --report DIR  (then shardcheck repro DIR/failures/...)",
-			 r->tgt->plugin_path, r->tgt->baseline ? " --baseline " : "",
-			 r->tgt->baseline ? r->tgt->baseline_path : "", sc_plugin_name(r->tgt->plugin), r->property,
-			 c->world, c->world);
+			 shell_word(r->tgt->plugin_path, lib, sizeof lib), r->tgt->baseline ? " --baseline " : "",
+			 r->tgt->baseline ? shell_word(r->tgt->baseline_path, base, sizeof base) : "",
+			 shell_word(sc_plugin_name(r->tgt->plugin), name, sizeof name), r->property, c->world, c->world);
 		return;
 	}
 	const char *tname = r->tgt->name;
@@ -173,8 +195,16 @@ static char *json_doc(const struct sc_report_meta *m, const struct sc_result *re
 		}
 		if (r->limited)
 			sc_str_printf(&b, ", \"over_case_memory\": %ld", r->limited);
-		if (r->warm_only) /* failed in a plugin's worker only: state kept between calls */
-			sc_str_printf(&b, ", \"failed_only_warm\": %ld", r->warm_only);
+		if (r->nearlier) { /* the failure needs these earlier calls in its process, in order */
+			sc_str_put(&b, ", \"after_earlier_cases\": [");
+			for (int k = 0; k < r->nearlier; k++) {
+				char one[600];
+				sc_target_case_format(r->tgt, &r->earlier[k], one, sizeof one);
+				sc_str_put(&b, k ? ", " : "");
+				sc_str_json(&b, one);
+			}
+			sc_str_put(&b, "]");
+		}
 		if (r->exhaustive_total) /* --exhaustive: a pass with cases == this holds for every case */
 			sc_str_printf(&b, ", \"exhaustive_cases\": %ld", r->exhaustive_total);
 		if (r->shrink_cut)
@@ -328,9 +358,9 @@ enum sc_status sc_report_write_failure(const char *dir, struct sc_result *r, con
 	snprintf(fdir, sizeof fdir, "%.1000s/failures", dir);
 	SC_CHECK(sc_fs_mkdirs(fdir, e));
 	failure_name(r, name, sizeof name);
-	char text[4096];
-	SC_CHECK(sc_casefile_format(r->tgt, r->property, backend, &r->cx,
-				    r->tgt->corpus ? r->expected : -1, text, sizeof text, e));
+	char text[8192];
+	SC_CHECK(sc_casefile_format_after(r->tgt, r->property, backend, r->earlier, r->nearlier, &r->cx,
+					  r->tgt->corpus ? r->expected : -1, text, sizeof text, e));
 	SC_CHECK(sc_casefile_relocate(text, sizeof text, fdir, e));
 	snprintf(path, sizeof path, "%s/%s.case", fdir, name);
 	SC_CHECK(sc_fs_write_atomic(path, text, strlen(text), e));

@@ -29,6 +29,10 @@ struct sc_case {
 
 #define SC_CASE_MAX_PARAMS 4
 
+/* A failure that needs earlier calls in its process is kept with at most
+ * this many earlier cases (its shortest sequence found). */
+#define SC_CASE_MAX_EARLIER 8
+
 enum sc_param_kind {
 	SC_PARAM_DIM,       /* a dim index in [0, ndims) */
 	SC_PARAM_OTHER_DIM, /* a dim index in [0, ndims), not the value of parameter `other` */

@@ -8,6 +8,7 @@
 #include "sc_plugin.h"
 
 #include <dlfcn.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,7 @@ _Static_assert(offsetof(struct sc_plugin_collectives, impl) == sizeof(size_t) + 
 struct entry {
 	struct sc_plugin_transform t;
 	struct sc_plugin_lib *lib;
+	char *shown; /* the name as printed (sc_plugin_name) */
 };
 
 struct sc_plugin_lib {
@@ -45,10 +47,10 @@ struct sc_plugin_lib {
 	char load[600]; /* as dlopen'd */
 	int n;
 	struct entry e[SC_PLUGIN_MAX_TRANSFORMS];
-	char *strings[3 * SC_PLUGIN_MAX_TRANSFORMS];
+	char *strings[4 * SC_PLUGIN_MAX_TRANSFORMS];
 	int nstrings;
-	int bad;
-	char why[256];
+	int bad;      /* add() calls refused (each one fails the loading) */
+	char why[512]; /* why the first was */
 	struct sc_plugin_host *host; /* runs its transforms in children (made on first use) */
 };
 
@@ -58,29 +60,78 @@ void sc_plugin_set_limits(const struct sc_plugin_limits *l) { limits = *l; }
 
 static char *keep(struct sc_plugin_lib *lib, const char *s)
 {
-	if (!s || lib->nstrings >= 3 * SC_PLUGIN_MAX_TRANSFORMS)
+	if (!s || lib->nstrings >= 4 * SC_PLUGIN_MAX_TRANSFORMS)
 		return NULL;
 	return lib->strings[lib->nstrings++] = strdup(s);
+}
+
+/* name with the bytes outside printable ASCII, and backslashes, escaped;
+ * NULL when it needs no escape or memory is short. */
+static char *escaped(const char *name)
+{
+	size_t n = 0, raw = 1;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+		const int plain = *p >= 0x20 && *p < 0x7f && *p != '\\';
+		n += plain ? 1 : 4;
+		raw &= plain;
+	}
+	char *out = raw ? NULL : malloc(n + 1);
+	if (!out)
+		return NULL;
+	char *o = out;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+		static const char named[][2] = {{'\n', 'n'}, {'\t', 't'}, {'\r', 'r'}, {'\\', '\\'}};
+		size_t k = 0;
+		while (k < sizeof named / sizeof named[0] && (unsigned char)named[k][0] != *p)
+			k++;
+		if (k < sizeof named / sizeof named[0])
+			o += sprintf(o, "\\%c", named[k][1]);
+		else if (*p >= 0x20 && *p < 0x7f)
+			*o++ = (char)*p;
+		else
+			o += sprintf(o, "\\x%02x", *p);
+	}
+	*o = '\0';
+	return out;
+}
+
+/* A refused add(): the loading fails, naming the first refusal and
+ * counting the rest. */
+static int refuse(struct sc_plugin_lib *lib, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int refuse(struct sc_plugin_lib *lib, int rc, const char *fmt, ...)
+{
+	if (lib->bad++ == 0) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(lib->why, sizeof lib->why, fmt, ap);
+		va_end(ap);
+	}
+	return rc;
 }
 
 static int reg_add(struct sc_plugin_registry *reg, const struct sc_plugin_transform *t)
 {
 	struct sc_plugin_lib *lib = reg->impl;
 	const size_t need = offsetof(struct sc_plugin_transform, run) + sizeof t->run;
-	if (!t || t->size < need || !t->name || !t->contract || !t->run) {
-		lib->bad = 1;
-		snprintf(lib->why, sizeof lib->why, "a transform lacks name, contract or run (size %zu)",
-			 t ? t->size : (size_t)0);
-		return -1;
+	if (!t || t->size < need || !t->name || !t->contract || !t->run)
+		return refuse(lib, -1, "a transform lacks name, contract or run (size %zu)", t ? t->size : (size_t)0);
+	char *shown = escaped(t->name);
+	const char *as = shown ? shown : t->name;
+	int rc = 0;
+	if (t->abi_version > SC_PLUGIN_ABI_VERSION)
+		rc = refuse(lib, -2, "transform '%.64s' needs plugin ABI %u; this shardcheck has %u", as, t->abi_version,
+			    SC_PLUGIN_ABI_VERSION);
+	else if (!t->name[0])
+		rc = refuse(lib, -1, "a transform has an empty name");
+	else if (sc_plugin_find(lib, as) || (shown && sc_plugin_find(lib, t->name)))
+		rc = refuse(lib, -4, "transform '%.64s' is registered twice (names must be unique)", as);
+	else if (lib->n >= SC_PLUGIN_MAX_TRANSFORMS)
+		rc = refuse(lib, -3, "transform '%.64s' is the %dth: a plugin registers at most %d", as, lib->n + 1,
+			    SC_PLUGIN_MAX_TRANSFORMS);
+	if (rc) {
+		free(shown);
+		return rc;
 	}
-	if (t->abi_version > SC_PLUGIN_ABI_VERSION) {
-		lib->bad = 1;
-		snprintf(lib->why, sizeof lib->why, "transform '%.64s' needs plugin ABI %u; this shardcheck has %u",
-			 t->name, t->abi_version, SC_PLUGIN_ABI_VERSION);
-		return -2;
-	}
-	if (lib->n >= SC_PLUGIN_MAX_TRANSFORMS)
-		return -3;
 	struct sc_plugin_transform *d = &lib->e[lib->n].t;
 	/* fields past the plugin's size keep their zero defaults */
 	memset(d, 0, sizeof *d);
@@ -90,6 +141,8 @@ static int reg_add(struct sc_plugin_registry *reg, const struct sc_plugin_transf
 	d->contract = keep(lib, t->contract);
 	if (d->description)
 		d->description = keep(lib, d->description);
+	lib->e[lib->n].shown = shown ? keep(lib, shown) : (char *)d->name;
+	free(shown);
 	lib->e[lib->n].lib = lib;
 	lib->n++;
 	return 0;
@@ -111,6 +164,11 @@ static int do_register(struct sc_plugin_lib *lib)
 	}
 	struct sc_plugin_registry r = {sizeof r, SC_PLUGIN_ABI_VERSION, reg_add, lib};
 	const int rc = reg(&r);
+	if (lib->bad > 1) { /* every refusal counts; the first is named */
+		const size_t l = strlen(lib->why);
+		snprintf(lib->why + l, sizeof lib->why - l, " (and %d more add() call%s refused)", lib->bad - 1,
+			 lib->bad == 2 ? "" : "s");
+	}
 	if (rc != 0 || lib->bad || lib->n == 0) {
 		if (!lib->bad)
 			snprintf(lib->why, sizeof lib->why, "%s",
@@ -124,7 +182,7 @@ static int do_register(struct sc_plugin_lib *lib)
 #define PROBE_BYTES ((size_t)1 << 20)
 struct probe_out {
 	int n;
-	char why[256];
+	char why[512];
 	struct {
 		unsigned abi;
 		size_t name, contract, description; /* offsets into text; 0: none */
@@ -193,7 +251,7 @@ static enum sc_status probe(struct sc_plugin_lib *lib, struct sc_err *e)
 	if (st != SC_OK) {
 		/* e says why the child could not start */
 	} else if (r.end == SC_SANDBOX_RETURNED && r.code == 1)
-		st = SC_ERR(e, SC_E_USAGE, "%s: %.255s", lib->path, o->why);
+		st = SC_ERR(e, SC_E_USAGE, "%s: %.511s", lib->path, o->why);
 	else if (r.end != SC_SANDBOX_RETURNED || r.code != 0)
 		st = SC_ERR(e, SC_E_USAGE, "%s: the plugin's registration (sc_plugin_register) %s", lib->path, how);
 	else if (r.leftovers)
@@ -207,6 +265,9 @@ static enum sc_status probe(struct sc_plugin_lib *lib, struct sc_err *e)
 		d->contract = keep(lib, o->text + o->t[i].contract);
 		if (o->t[i].description)
 			d->description = keep(lib, o->text + o->t[i].description);
+		char *shown = d->name ? escaped(d->name) : NULL;
+		lib->e[i].shown = shown ? keep(lib, shown) : (char *)d->name;
+		free(shown);
 		lib->e[i].lib = lib;
 		lib->n = i + 1;
 	}
@@ -276,12 +337,16 @@ void sc_plugin_close(struct sc_plugin_lib *lib)
 
 int sc_plugin_count(const struct sc_plugin_lib *lib) { return lib->n; }
 const struct sc_plugin_transform *sc_plugin_get(const struct sc_plugin_lib *lib, int i) { return &lib->e[i].t; }
-const char *sc_plugin_name(const struct sc_plugin_transform *t) { return t->name; }
+const char *sc_plugin_name(const struct sc_plugin_transform *t)
+{
+	const char *shown = ((const struct entry *)(const void *)t)->shown;
+	return shown ? shown : t->name;
+}
 
 const struct sc_plugin_transform *sc_plugin_find(const struct sc_plugin_lib *lib, const char *name)
 {
 	for (int i = 0; i < lib->n; i++)
-		if (strcmp(lib->e[i].t.name, name) == 0)
+		if (strcmp(lib->e[i].t.name, name) == 0 || (lib->e[i].shown && strcmp(lib->e[i].shown, name) == 0))
 			return &lib->e[i].t;
 	return NULL;
 }
@@ -331,7 +396,7 @@ enum sc_status sc_target_plugin(struct sc_target *t, const char *libpath,
 	if (!s)
 		return SC_ERR(e, SC_E_NOMEM, "out of memory");
 	char where[700];
-	snprintf(where, sizeof where, "%s:%s", libpath, tr->name);
+	snprintf(where, sizeof where, "%s:%s", libpath, sc_plugin_name(tr));
 	enum sc_status st = sc_spec_parse(tr->contract, where, s, e);
 	if (st == SC_OK && s->nsteps > 0)
 		st = SC_ERR(e, SC_E_SPEC, "%s:%d:1: a contract declares (dims, input, output, ...); it has no steps",
@@ -468,7 +533,8 @@ static enum sc_status run_hosted(struct sc_target *t, const struct sc_plugin_tra
 		for (int k = 0; k < SC_MAX_COUNTS; k++)
 			for (int i = 0; i < SC_COUNTS_MAX_LEN; i++)
 				key = sc_mix64(key ^ (uint64_t)(uint32_t)c->counts.v[k][i]);
-	const struct sc_plugin_host_run_opts o = {t->fresh, timeout, limits.memory, key};
+	const struct sc_plugin_host_run_opts o = {t->fresh, timeout, limits.memory, key, t->restart};
+	t->restart = 0;
 	return sc_plugin_host_run(lib->host, &o, x->t, out, e);
 }
 

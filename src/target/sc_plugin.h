@@ -16,7 +16,9 @@
 
 #include "sc_target.h"
 
-#define SC_PLUGIN_MAX_TRANSFORMS 64
+/* A library may register at most this many transforms; one more fails
+ * its loading (a transform never goes unchecked in silence). */
+#define SC_PLUGIN_MAX_TRANSFORMS 1024
 
 struct sc_plugin_lib;
 
@@ -34,7 +36,13 @@ enum sc_status sc_plugin_load(const char *path, struct sc_plugin_lib **out, stru
 void sc_plugin_close(struct sc_plugin_lib *lib); /* NULL-safe */
 int sc_plugin_count(const struct sc_plugin_lib *lib);
 const struct sc_plugin_transform *sc_plugin_get(const struct sc_plugin_lib *lib, int i);
+/* The transform called name: its name as registered, or as shown
+ * (sc_plugin_name); NULL when none is. */
 const struct sc_plugin_transform *sc_plugin_find(const struct sc_plugin_lib *lib, const char *name);
+/* The name as shown in every output: bytes outside printable ASCII, and
+ * backslashes, escaped C-style ("a\nb", "\x1b[31m"); a registered name
+ * without them is shown as it is. Registration refuses two transforms
+ * shown alike. */
 const char *sc_plugin_name(const struct sc_plugin_transform *t);
 
 /* A target for transform tr (contract parsed now; errors name the plugin

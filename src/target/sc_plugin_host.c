@@ -27,6 +27,7 @@ struct rank_state {
 	volatile int current; /* the rank running now (one at a time), -1: none */
 	volatile int state[SC_MAX_WORLD];
 	volatile int rc[SC_MAX_WORLD];
+	volatile int stray; /* 1 + the rank that was running when bytes around a buffer first changed; 0: none */
 	char why[256];
 };
 
@@ -130,6 +131,39 @@ static size_t stack_bytes(void)
 	return rl.rlim_cur < ((rlim_t)1 << 16) ? (size_t)1 << 16 : (size_t)rl.rlim_cur;
 }
 
+/* The bytes just outside every rank's input and output (the guards), as
+ * they were before any rank ran: ranks run one at a time, so the first
+ * step after which they differ names the rank that wrote there, wherever
+ * the write landed (a neighbour's guard, for a long one). */
+#define WATCH_BYTES 32
+static unsigned char watched[SC_MAX_WORLD][2][2][WATCH_BYTES];
+
+static unsigned char *watch_at(const struct sc_plugin_tensor *t, int end)
+{
+	size_t n = t->elem_size;
+	for (int d = 0; d < t->ndim; d++)
+		n *= (size_t)t->shape[d];
+	return end ? (unsigned char *)t->data + n : (unsigned char *)t->data - WATCH_BYTES;
+}
+
+static void watch(const struct thread_arg *args, int world)
+{
+	for (int r = 0; r < world; r++)
+		for (int k = 0; k < 4; k++)
+			memcpy(watched[r][k >> 1][k & 1], watch_at(k >> 1 ? &args[r].call.output : &args[r].call.input, k & 1),
+			       WATCH_BYTES);
+}
+
+static int watch_changed(const struct thread_arg *args, int world)
+{
+	for (int r = 0; r < world; r++)
+		for (int k = 0; k < 4; k++)
+			if (memcmp(watched[r][k >> 1][k & 1],
+				   watch_at(k >> 1 ? &args[r].call.output : &args[r].call.input, k & 1), WATCH_BYTES))
+				return 1;
+	return 0;
+}
+
 /* Runs rank r until it waits or returns; 1 when it returned. */
 static int step(struct sc_coro *co, struct thread_arg *a, int start)
 {
@@ -138,6 +172,8 @@ static int step(struct sc_coro *co, struct thread_arg *a, int start)
 	const int done = start ? sc_coro_start(co, rank_main, a) : sc_coro_resume(co);
 	a->st->current = -1;
 	sc_sandbox_tag(-1);
+	if (!a->st->stray && watch_changed(a - a->rank, a->call.world))
+		a->st->stray = a->rank + 1;
 	return done;
 }
 
@@ -165,6 +201,7 @@ static int run_ranks(struct thread_arg *args, int world, const struct sc_mesh *m
 		args[r].comms = comms;
 	}
 	int done[SC_MAX_WORLD] = {0}, left = world;
+	watch(args, world);
 	for (int r = 0; r < world; r++)
 		left -= done[r] = step(co[r], &args[r], 1);
 	while (left > 0) {
@@ -243,20 +280,33 @@ static void ranks_in(const struct rank_state *st, int world, int which, char *bu
 static const char *rank_s(const char *list) { return strchr(list, ',') ? "ranks" : "rank"; }
 
 /* An overrun of a buffer the plugin was given, in words: "rank 0 wrote
- * past the end of its output (16 bytes): first changed byte at +0". */
-static int overrun(const struct sc_tensor *in, const struct sc_tensor *out, int n, char *buf, size_t len)
+ * past the end of its output (16 bytes): first changed byte at +0". The
+ * writer is the rank that was running when the bytes changed (stray, 1 +
+ * its rank; 0: unknown): its own buffers are looked at first, and a write
+ * that reached only another rank's guards says whose. */
+static int overrun(const struct sc_tensor *in, const struct sc_tensor *out, int n, int stray, char *buf, size_t len)
 {
-	for (int r = 0; r < n; r++)
+	const int w = stray > 0 && stray <= n ? stray - 1 : -1;
+	for (int i = 0; i < n + (w >= 0); i++) {
+		const int r = w >= 0 ? (i == 0 ? w : i - 1) : i;
+		if (i > 0 && r == w)
+			continue;
 		for (int k = 0; k < 2; k++) {
 			const struct sc_buf *b = k ? in[r].buf : out[r].buf;
 			int64_t at;
 			const int side = sc_buf_guard_breach(b, &at);
-			if (side)
-				return snprintf(buf, len, "rank %d wrote %s its %s (%lld bytes): first changed byte at %s%lld",
-						r, side > 0 ? "past the end of" : "before the start of",
-						k ? "input" : "output", (long long)(b->nelem * b->esize),
-						side > 0 ? "+" : "-", (long long)at) > 0;
+			if (!side)
+				continue;
+			char who[96] = "";
+			if (w >= 0 && r != w)
+				snprintf(who, sizeof who, "rank %d wrote outside its buffers, into the bytes around rank %d's", w, r);
+			else
+				snprintf(who, sizeof who, "rank %d wrote %s its", r, side > 0 ? "past the end of" : "before the start of");
+			return snprintf(buf, len, "%s %s (%lld bytes): first changed byte at %s%s%lld", who, k ? "input" : "output",
+					(long long)(b->nelem * b->esize), w >= 0 && r != w ? (side > 0 ? "its end " : "its start ") : "",
+					side > 0 ? "+" : "-", (long long)at) > 0;
 		}
+	}
 	return 0;
 }
 
@@ -267,13 +317,13 @@ static enum sc_status verdict(const struct sc_sandbox_result *r, const struct ra
 {
 	char running[256], how[300], over[200] = "", mem[96] = "", cur[48] = "";
 	/* the usual end, told apart before any message is formatted */
-	if (r->end == SC_SANDBOX_RETURNED && r->code == 0 && !r->leftovers && !overrun(in, out, world, over, sizeof over))
+	if (r->end == SC_SANDBOX_RETURNED && r->code == 0 && !r->leftovers && !overrun(in, out, world, st->stray, over, sizeof over))
 		return SC_OK;
 	ranks_in(st, world, RANK_RUNNING, running, sizeof running);
 	if (st->current >= 0 && st->current < world) /* the rank that was executing (ranks run one at a time) */
 		snprintf(cur, sizeof cur, "%d", st->current);
 	sc_sandbox_describe(r, "rank", how, sizeof how);
-	if (overrun(in, out, world, over, sizeof over) && (r->end != SC_SANDBOX_RETURNED || r->code != 0))
+	if (overrun(in, out, world, st->stray, over, sizeof over) && (r->end != SC_SANDBOX_RETURNED || r->code != 0))
 		strcat(over, ", and then ");
 	const size_t peak = r->peak_added > r->peak_rss ? r->peak_added : r->peak_rss;
 	if (o->memory && peak >= o->memory / 4 * 3)
@@ -373,7 +423,7 @@ enum sc_status sc_plugin_host_run(struct sc_plugin_host *h, const struct sc_plug
 		if (h->hung[i] == key)
 			return SC_ERR(e, SC_E_RUNTIME, "%s", h->hung_msg[i]);
 	memset(&h->b->st, 0, sizeof h->b->st);
-	if (o->fresh) { /* after a failure: the worker's state is suspect, a new one takes over */
+	if (o->fresh || o->restart) { /* after a failure the worker's state is suspect; a replay starts anew */
 		sc_sandbox_worker_stop(h->w);
 		h->w = NULL;
 	}

@@ -56,6 +56,7 @@ struct sc_plugin_host_run_opts {
 	double timeout; /* seconds */
 	size_t memory;  /* bytes of address space (0: no limit) */
 	uint64_t key;   /* the call's identity for remembering hangs (0: none) */
+	int restart;    /* a new worker for this call and the ones after it */
 };
 
 /* Runs the job (every rank); in[r]/out[r] are rank r's buffers, checked

@@ -16,6 +16,7 @@ void sc_target_free(struct sc_target *t)
 		return;
 	if (t->ops && t->ops->free)
 		t->ops->free(t);
+	free(t->earlier);
 	memset(t, 0, sizeof *t);
 }
 

@@ -103,6 +103,14 @@ struct sc_target {
 	/* plugin: every run in a new child, not the library's worker (set
 	 * while a failure is confirmed and shrunk: see SC_TARGET_WARM) */
 	int fresh;
+	/* plugin: the next run starts a new worker (cleared by it): the calls
+	 * after it see a just-loaded library */
+	int restart;
+	/* a .case file of a failure that needs earlier calls in its process:
+	 * the cases run before `fixed`, in order (owned, freed by
+	 * sc_target_free) */
+	struct sc_case *earlier;
+	int nearlier;
 	double plugin_timeout; /* seconds per case; 0: 10 */
 	struct sc_plugin_lib *own_lib, *own_baseline; /* closed by sc_target_free */
 	char plugin_path[512], baseline_path[512];

@@ -1,0 +1,299 @@
+/* sc_history: replaying a warm failure after the cases before it, and
+ * cutting the sequence down (see the header). */
+#include "sc_history.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sc_clock.h"
+
+void sc_history_reset(struct sc_history *h) { h->n = 0; }
+
+void sc_history_free(struct sc_history *h)
+{
+	free(h->c);
+	h->c = NULL;
+	h->n = 0;
+}
+
+int sc_history_push(struct sc_history *h, const struct sc_case *c)
+{
+	if (!h->c && !(h->c = malloc(sizeof *h->c * SC_HISTORY_MAX)))
+		return 0;
+	if (h->n >= SC_HISTORY_MAX)
+		return 0;
+	h->c[h->n++] = *c;
+	return 1;
+}
+
+void sc_history_prime(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p,
+		      const struct sc_case *earlier, int n)
+{
+	t->fresh = 0;
+	t->restart = 1; /* taken by the first run */
+	for (int i = 0; i < n; i++) {
+		struct sc_failure ef;
+		sc_check_case(ctx, t, p, &earlier[i], &ef);
+	}
+}
+
+enum sc_verdict sc_history_replay(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p,
+				  const struct sc_case *earlier, int n, const struct sc_case *c, struct sc_failure *f)
+{
+	const int fresh = t->fresh;
+	sc_history_prime(ctx, t, p, earlier, n);
+	const enum sc_verdict v = sc_check_case(ctx, t, p, c, f);
+	t->restart = 0;
+	t->fresh = fresh;
+	return v;
+}
+
+void sc_history_note_replay(struct sc_failure *f, int n)
+{
+	char was[SC_ERR_MAX];
+	snprintf(was, sizeof was, "%s", f->msg);
+	snprintf(f->msg, sizeof f->msg, "fails after the %d earlier case%s of the case file, run first in the same "
+		 "process%s%.400s", n, n == 1 ? "" : "s", was[0] ? "; then: " : "", was);
+}
+
+/* A sequence being cut and shrunk: earlier cases e[0..n), then last. */
+struct seq {
+	struct sc_ctx *ctx;
+	struct sc_target *t;
+	const struct sc_property *p;
+	const struct sc_check_opts *o;
+	struct sc_case *e;
+	int n;
+	struct sc_case last;
+	unsigned linked; /* earlier cases of last's shape (bit k: e[k]), while last shrinks */
+	int k;           /* the earlier case shrinking now */
+	int cut;         /* the deadline passed: the rest was given up */
+	long tries;
+	struct sc_failure fail; /* of the last replay that failed */
+};
+
+static int fails(struct seq *s, const struct sc_case *e, int n, const struct sc_case *last)
+{
+	if (s->cut || (s->o->deadline > 0 && sc_clock_now() >= s->o->deadline)) {
+		s->cut = 1;
+		return 0;
+	}
+	s->tries++;
+	struct sc_failure f;
+	if (sc_history_replay(s->ctx, s->t, s->p, e, n, last, &f) != SC_V_FAIL)
+		return 0;
+	s->fail = f;
+	return 1;
+}
+
+static int same_shape(const struct sc_case *a, const struct sc_case *b)
+{
+	return a->world == b->world && a->ndims == b->ndims && !memcmp(a->sizes, b->sizes, sizeof a->sizes) &&
+	       !memcmp(&a->counts, &b->counts, sizeof a->counts);
+}
+
+/* c with the shape (world, sizes, counts) of from. */
+static void take_shape(struct sc_case *c, const struct sc_case *from)
+{
+	c->world = from->world;
+	c->ndims = from->ndims;
+	memcpy(c->sizes, from->sizes, sizeof c->sizes);
+	c->counts = from->counts;
+}
+
+/* Cuts s->e down: one earlier case alone (the most recent first), else
+ * chunks removed, halving down to single cases. */
+static void cut(struct seq *s)
+{
+	for (int i = s->n - 1; i >= 0 && s->n > 1 && !s->cut; i--)
+		if (fails(s, &s->e[i], 1, &s->last)) {
+			s->e[0] = s->e[i];
+			s->n = 1;
+			return;
+		}
+	struct sc_case *try = malloc(sizeof *try * (size_t)(s->n > 0 ? s->n : 1));
+	if (!try)
+		return;
+	for (int chunk = s->n / 2 > 0 ? s->n / 2 : 1; chunk >= 1 && s->n > 1 && !s->cut; chunk /= 2)
+		for (int i = 0; i < s->n && s->n > 1 && !s->cut;) {
+			const int len = i + chunk <= s->n ? chunk : s->n - i, m = s->n - len;
+			memcpy(try, s->e, sizeof *try * (size_t)i);
+			memcpy(try + i, s->e + i + len, sizeof *try * (size_t)(m - i));
+			if (fails(s, try, m, &s->last)) {
+				memcpy(s->e, try, sizeof *try * (size_t)m);
+				s->n = m;
+			} else {
+				i += len;
+			}
+		}
+	free(try);
+}
+
+/* sc_shrink's predicates: a candidate for the last case (linked earlier
+ * cases take its shape), or for earlier case s->k. */
+static int last_fails(void *vp, const struct sc_case *c)
+{
+	struct seq *s = vp;
+	struct sc_case e[SC_CASE_MAX_EARLIER];
+	for (int k = 0; k < s->n; k++) {
+		e[k] = s->e[k];
+		if (s->linked >> k & 1u)
+			take_shape(&e[k], c);
+	}
+	return fails(s, e, s->n, c);
+}
+
+static int earlier_fails(void *vp, const struct sc_case *c)
+{
+	struct seq *s = vp;
+	const struct sc_case keep = s->e[s->k];
+	s->e[s->k] = *c;
+	const int r = fails(s, s->e, s->n, &s->last);
+	s->e[s->k] = keep;
+	return r;
+}
+
+/* a before b in the shrinking order's first keys: world, elements,
+ * sizes left to right, dtype, seed. */
+static int smaller(const struct sc_case *a, const struct sc_case *b)
+{
+	if (a->world != b->world)
+		return a->world < b->world;
+	const int64_t na = sc_case_numel(a), nb = sc_case_numel(b);
+	if (na != nb)
+		return na < nb;
+	for (int d = 0; d < a->ndims && d < b->ndims; d++)
+		if (a->sizes[d] != b->sizes[d])
+			return a->sizes[d] < b->sizes[d];
+	if (a->dtype != b->dtype)
+		return a->dtype < b->dtype;
+	return a->seed < b->seed;
+}
+
+/* The last earlier case and the last one swapped, when that puts the
+ * smaller one last and still fails (a pair of calls that fail in either
+ * order shows the smaller case as the minimal one). 1 when swapped. */
+static int swap_last(struct seq *s)
+{
+	if (s->n < 1 || !smaller(&s->e[s->n - 1], &s->last))
+		return 0;
+	struct sc_case *e = malloc(sizeof *e * (size_t)s->n);
+	if (!e)
+		return 0;
+	memcpy(e, s->e, sizeof *e * (size_t)s->n);
+	e[s->n - 1] = s->last;
+	const int ok = fails(s, e, s->n, &s->e[s->n - 1]);
+	if (ok) {
+		s->last = s->e[s->n - 1];
+		s->e[s->n - 1] = e[s->n - 1];
+	}
+	free(e);
+	return ok;
+}
+
+/* Shrinks the last case (earlier cases of its shape following it), then
+ * each earlier one; again while a round moved anything (an earlier case
+ * that took the last one's shape lets it shrink further), up to 3 rounds.
+ * Sequences longer than a case file holds are left as they are. */
+static void shrink_all(struct seq *s, struct sc_shrink_stats *st)
+{
+	if (s->n > SC_CASE_MAX_EARLIER)
+		return;
+	for (int round = 0, moved = 1; moved && round < 3 && !s->cut; round++) {
+		s->linked = 0;
+		for (int k = 0; k < s->n; k++)
+			s->linked |= (unsigned)same_shape(&s->e[k], &s->last) << k;
+		struct sc_shrink_stats one = {0, 0};
+		sc_shrink(s->t, &s->o->gen, &s->last, last_fails, s, &one);
+		for (int k = 0; k < s->n; k++)
+			if (s->linked >> k & 1u)
+				take_shape(&s->e[k], &s->last);
+		s->linked = 0;
+		moved = one.steps;
+		st->steps += one.steps;
+		st->tries += one.tries;
+		for (s->k = 0; s->k < s->n && !s->cut; s->k++) {
+			sc_shrink(s->t, &s->o->gen, &s->e[s->k], earlier_fails, s, &one);
+			moved += one.steps;
+			st->steps += one.steps;
+			st->tries += one.tries;
+		}
+		moved += swap_last(s);
+	}
+}
+
+/* The failure's message, led by what it needs: "fails only after 1
+ * earlier call in the same process (...): world=1 n=2 dtype=f32 seed=0;
+ * then: ..." (replayed: whether the replay in a new process repeated it). */
+static void lead(struct sc_result *res, struct sc_target *t, int needed, int replayed, int flaky)
+{
+	char was[SC_ERR_MAX], list[700] = "";
+	snprintf(was, sizeof was, "%s", res->fail.msg);
+	for (int k = 0, at = 0; k < res->nearlier && k < 2 && at < (int)sizeof list; k++) {
+		char one[300];
+		sc_target_case_format(t, &res->earlier[k], one, sizeof one);
+		at += snprintf(list + at, sizeof list - (size_t)at, "%s%s", k ? "; then " : "", one);
+	}
+	if (res->nearlier > 2)
+		snprintf(list + strlen(list), sizeof list - strlen(list), "; and %d more (in the case file)",
+			 res->nearlier - 2);
+	const char *s = needed == 1 ? "" : "s";
+	char head[300];
+	if (replayed && needed == 0)
+		snprintf(head, sizeof head, "fails only when the property's runs of this one case share a process (a run "
+			 "after the first goes wrong; each run in a new process passes)");
+	else if (replayed)
+		snprintf(head, sizeof head, "fails only after %d earlier call%s in the same process (alone, in a new process, "
+			 "it passes)", needed, s);
+	else
+		snprintf(head, sizeof head, "failed after %d earlier call%s in the same process, but neither alone nor after "
+			 "them replayed in a new process: its result depends on more than its calls (time, addresses, "
+			 "threads?)", needed, s);
+	char full[sizeof head + sizeof list + sizeof was + 64];
+	snprintf(full, sizeof full, "%s%s%s%s%s%s%s", head, needed > res->nearlier ? " (the last ones kept)" : "",
+		 flaky ? " (not on every replay: it depends on memory or timing too)" : "", list[0] ? ": " : "", list,
+		 was[0] ? "; then: " : "", was);
+	const size_t l = strlen(full) < sizeof res->fail.msg ? strlen(full) : sizeof res->fail.msg - 1;
+	memcpy(res->fail.msg, full, l); /* the cause first: a long message loses its end */
+	res->fail.msg[l] = '\0';
+}
+
+void sc_history_explain(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p,
+			const struct sc_check_opts *o, const struct sc_history *h, const struct sc_case *c,
+			const struct sc_failure *f, struct sc_result *res)
+{
+	const double t0 = sc_clock_now();
+	res->verdict = SC_V_FAIL;
+	res->have_cx = 1;
+	res->cx = *c;
+	res->fail = *f;
+	struct seq s = {.ctx = ctx, .t = t, .p = p, .o = o, .e = malloc(sizeof *s.e * (size_t)(h->n > 0 ? h->n : 1)),
+			.n = h->n, .last = *c};
+	int flaky = 0;
+	const int keep = s.e ? h->n : 0;
+	if (s.e)
+		memcpy(s.e, h->c, sizeof *s.e * (size_t)h->n);
+	const int again = s.e && fails(&s, s.e, s.n, &s.last);
+	if (again) {
+		cut(&s);
+		if (!o->no_shrink)
+			shrink_all(&s, &res->shrink);
+		res->shrink.tries += s.tries;
+		res->cx = s.last;
+		/* the last replay that failed, when this one does not: a failure
+		 * near a limit (memory) need not repeat every time */
+		if (sc_history_replay(ctx, t, p, s.e, s.n, &s.last, &res->fail) != SC_V_FAIL) {
+			res->fail = s.fail;
+			flaky = 1;
+		}
+	}
+	const int n = again ? s.n : keep, from = n > SC_CASE_MAX_EARLIER ? n - SC_CASE_MAX_EARLIER : 0;
+	res->nearlier = n - from;
+	if (s.e)
+		memcpy(res->earlier, (again ? s.e : h->c) + from, sizeof *res->earlier * (size_t)res->nearlier);
+	res->shrink_cut = s.cut;
+	res->shrink_seconds = sc_clock_now() - t0;
+	lead(res, t, n, again, flaky);
+	free(s.e);
+}

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The gate never passes what it should fail: registrations that would keep
+# a transform from being checked are refused (exit 2, naming it); names are
+# printed escaped and their replay commands run as printed; a kernel that
+# is wrong only after earlier calls in its process fails (exit 1) with the
+# shortest sequence of earlier cases found, each shrunk, in the case file,
+# replayed by repro; an overrun is blamed on the rank that wrote it.
+# Usage: test_gate_trust.sh PATH/TO/shardcheck HOSTILE_DIR
+set -u
+. "$(dirname "$0")/testlib.sh"
+dir=$2
+gate() { # want_rc name args...
+	local want=$1 name=$2; shift 2
+	"$sc" gate "$@" --report "$tmp/$name" >"$tmp/$name.out" 2>&1
+	local rc=$?
+	[ $rc -eq "$want" ] && ok || { bad "$name: exit $rc, want $want"; tail -15 "$tmp/$name.out" >&2; }
+}
+has() { grep -qE -- "$2" "$tmp/$1.out" && ok || { bad "$1: '$2' not in the output"; tail -15 "$tmp/$1.out" >&2; }; }
+
+# registration: more transforms than a library may register, twin names,
+# refused add() calls the plugin ignored: the library is refused, exit 2
+gate 2 many --plugin "$dir/libregistry_many.so" --cases 20
+has many "transform 'copy1024' is the 1025th: a plugin registers at most 1024 \(and 75 more add\(\) calls refused\)"
+gate 2 twins --plugin "$dir/libregistry_twins.so" --cases 20
+has twins "transform 'twin' is registered twice"
+gate 2 refused --plugin "$dir/libregistry_refused.so" --cases 20
+has refused "a transform lacks name, contract or run .*\(and 2 more add\(\) calls refused\)"
+for n in many twins refused; do
+	grep -q '"verdict": "error"' "$tmp/$n/report.json" && ok || bad "$n: the report does not say error"
+done
+
+# a name with a newline and terminal escapes: printed escaped, never raw,
+# and the printed replay command selects it and fails it again
+"$sc" gate --plugin "$dir/libregistry_escape.so" --property semantics --cases 20 >"$tmp/escape.out" 2>&1
+[ $? -eq 1 ] && ok || { bad "escape: exit $?, want 1"; tail "$tmp/escape.out" >&2; }
+if grep -q $'\033' "$tmp/escape.out"; then bad "escape: a raw escape byte in the output"; else ok; fi
+has escape 'libregistry_escape.so:evil\\n\\x1b\[32mpass\\x1b\[0m +semantics'
+replay=$(sed -n 's/^ *replay: \(shardcheck gate .*\) --report DIR .*/\1/p' "$tmp/escape.out" | head -1)
+[ -n "$replay" ] && ok || bad "escape: no gate replay line"
+(cd "$tmp" && eval "\"$sc\" ${replay#shardcheck }" >"$tmp/escape_replay.out" 2>&1)
+[ $? -eq 1 ] && grep -q "1 checks: 0 pass, 1 fail" "$tmp/escape_replay.out" && ok \
+	|| { bad "escape: the printed replay command ($replay)"; cat "$tmp/escape_replay.out" >&2; }
+
+# a plan cache keyed on the shape but not the dtype: fails after one call
+# of another dtype; both cases shrunk to the smallest shape
+gate 1 plan --plugin "$dir/libstateful.so" plan_dtype --property semantics --cases 300 --json "$tmp/plan.json"
+has plan "minimal case: world=1 n=1 dtype=i32 seed=0"
+has plan "fails only after 1 earlier call in the same process \(alone, in a new process, it passes\): world=1 n=1 dtype=i8 seed=0"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; assert r["verdict"] == "fail" and r["after_earlier_cases"] == ["world=1 n=1 dtype=i8 seed=0"], r' \
+	"$tmp/plan.json" && ok || bad "plan: after_earlier_cases not in the JSON"
+case=$(ls "$tmp/plan/failures/"*plan_dtype-semantics.case)
+grep -qx "earlier world 1 dtype i8 seed 0 sizes n=1" "$case" && ok || { bad "plan: the case file"; cat "$case" >&2; }
+expect_rc 1 "plan: repro" "$sc" repro "$case"
+expect_grep "fails after the 1 earlier case of the case file" "$tmp/out" "plan: repro"
+expect_grep "actual \[1\]" "$tmp/out" "plan: repro shows the run after the earlier case"
+# without its earlier line the case passes: the line is what replays it
+grep -v "^earlier" "$case" >"$tmp/plan/failures/alone.case"
+expect_rc 0 "plan: the case alone" "$sc" repro "$tmp/plan/failures/alone.case"
+# a malformed earlier line is refused with its line
+sed 's/^earlier world 1 dtype i8/earlier world 1 dtype i9/' "$case" >"$tmp/plan/failures/bad.case"
+expect_rc 2 "plan: a bad earlier line" "$sc" repro "$tmp/plan/failures/bad.case"
+expect_grep "bad.case:6: unknown dtype 'i9'" "$tmp/err" "plan: a bad earlier line"
+sed 's/^earlier world 1 dtype i8 seed 0 sizes n=1/earlier world 1 dtype i8 seed 0/' "$case" >"$tmp/plan/failures/bad2.case"
+expect_rc 2 "plan: an earlier line without sizes" "$sc" repro "$tmp/plan/failures/bad2.case"
+expect_grep "bad2.case:6: expected 'sizes NAME=SIZE" "$tmp/err" "plan: an earlier line without sizes"
+# --exhaustive finds it too
+gate 1 plan_exh --plugin "$dir/libstateful.so" plan_dtype --property semantics --exhaustive --max-dim 3 --world 1..2
+has plan_exh "fails only after [0-9]+ earlier calls? in the same process"
+
+# a counter meant to be per rank: every call after the first is wrong;
+# properties that run a case twice fail on the case alone
+gate 1 second --plugin "$dir/libstateful.so" second_call --cases 300
+has second "semantics .*\(case"
+has second "fails only after 1 earlier call in the same process"
+has second "fails only when the property's runs of this one case share a process"
+# the same cache keyed right passes
+gate 0 copy --plugin "$dir/libstateful.so" copy --cases 300
+has copy "4 checks: 4 pass"
+
+# 256 bytes written outside a buffer by the last rank, at worlds 2 to 8:
+# the writer is named (the write reaches a neighbour's guard bytes too)
+for w in 2 4 8; do
+	gate 1 over$w --plugin "$dir/libblame.so" over256 --property semantics --cases 20 --world $w
+	has over$w "rank $((w - 1)) wrote past the end of its output"
+	gate 1 under$w --plugin "$dir/libblame.so" under256 --property semantics --cases 20 --world $w
+	has under$w "rank $((w - 1)) wrote before the start of its output"
+done
+
+finish gate_trust
