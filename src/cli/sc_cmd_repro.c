@@ -120,6 +120,24 @@ static int write_picture(struct sc_ctx *ctx, struct sc_target *t, const struct s
 	return code;
 }
 
+/* The case's verdict into r: after its earlier cases in one new process
+ * when it has them, else in a fresh one. */
+static enum sc_verdict replay(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p, struct sc_result *r)
+{
+	if (!t->nearlier) {
+		t->fresh = 1; /* a plugin's runs each in a fresh child, as a confirmed failure's were */
+		return sc_check_case(ctx, t, p, &t->fixed, &r->fail);
+	}
+	printf("  after %d earlier case%s in the same process (the case file's 'earlier' lines)\n", t->nearlier,
+	       t->nearlier == 1 ? "" : "s");
+	r->nearlier = t->nearlier < SC_CASE_MAX_EARLIER ? t->nearlier : SC_CASE_MAX_EARLIER;
+	memcpy(r->earlier, t->earlier, sizeof *r->earlier * (size_t)r->nearlier);
+	const enum sc_verdict v = sc_check_after(ctx, t, p, t->earlier, t->nearlier, &t->fixed, &r->fail);
+	if (v == SC_V_FAIL)
+		sc_history_note_replay(&r->fail, t->nearlier);
+	return v;
+}
+
 static int repro_main(int argc, char **argv, int full_argc, char **full_argv)
 {
 	(void)full_argc;
@@ -165,18 +183,7 @@ static int repro_main(int argc, char **argv, int full_argc, char **full_argv)
 	char desc[512];
 	sc_target_case_format(&t, cs, desc, sizeof desc);
 	printf("replay %s: %s %s on %s\n  %s\n", c.targets[0], t.name, p->name, bname, desc);
-	if (t.nearlier) { /* a failure that needs earlier calls: after them, in one new process */
-		printf("  after %d earlier case%s in the same process (the case file's 'earlier' lines)\n", t.nearlier,
-		       t.nearlier == 1 ? "" : "s");
-		r.nearlier = t.nearlier < SC_CASE_MAX_EARLIER ? t.nearlier : SC_CASE_MAX_EARLIER;
-		memcpy(r.earlier, t.earlier, sizeof *r.earlier * (size_t)r.nearlier);
-		r.verdict = sc_history_replay(ctx, &t, p, t.earlier, t.nearlier, cs, &r.fail);
-		if (r.verdict == SC_V_FAIL)
-			sc_history_note_replay(&r.fail, t.nearlier);
-	} else {
-		t.fresh = 1; /* a plugin's runs each in a fresh child, as a confirmed failure's were */
-		r.verdict = sc_check_case(ctx, &t, p, cs, &r.fail);
-	}
+	r.verdict = replay(ctx, &t, p, &r);
 	int code = r.verdict == SC_V_FAIL ? 1 : r.verdict == SC_V_ERROR ? 2 : 0;
 	if (r.verdict == SC_V_ERROR)
 		fprintf(stderr, "shardcheck: %s\n", ctx->err.msg);
@@ -189,7 +196,7 @@ static int repro_main(int argc, char **argv, int full_argc, char **full_argv)
 		provenance(ctx, &t, cs, prov, pn); /* where padding and unwritten elements are */
 	if (code != 2 && sc_target_specs(&t, cs, s, &ns, &e) == SC_OK) {
 		if (t.nearlier) /* the run shown comes after the earlier cases, as the failure did */
-			sc_history_prime(ctx, &t, p, t.earlier, t.nearlier);
+			sc_check_prime(ctx, &t, p, t.earlier, t.nearlier);
 		sc_ctx_begin(ctx, 0, 0);
 		enum sc_status st = sc_verify_run(&t, cs, &ctx->x, NULL, &e);
 		struct sc_exec *x = &ctx->x;

@@ -92,6 +92,61 @@ enum sc_verdict sc_check_case(struct sc_ctx *ctx, struct sc_target *t, const str
 	return of[all];
 }
 
+/* sc_history's way to check a case: (ctx, t, p) of the check. */
+struct checker {
+	struct sc_ctx *ctx;
+	struct sc_target *t;
+	const struct sc_property *p;
+};
+
+static enum sc_verdict check_one(void *u, const struct sc_case *c, struct sc_failure *f)
+{
+	const struct checker *k = u;
+	return sc_check_case(k->ctx, k->t, k->p, c, f);
+}
+
+void sc_check_prime(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p,
+		    const struct sc_case *earlier, int n)
+{
+	struct checker k = {ctx, t, p};
+	const struct sc_history_run r = {t, check_one, &k, NULL, 0, 1};
+	sc_history_prime(&r, earlier, n);
+}
+
+enum sc_verdict sc_check_after(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p,
+			       const struct sc_case *earlier, int n, const struct sc_case *c, struct sc_failure *f)
+{
+	struct checker k = {ctx, t, p};
+	const struct sc_history_run r = {t, check_one, &k, NULL, 0, 1};
+	return sc_history_replay(&r, earlier, n, c, f);
+}
+
+/* c failed in the warm worker after h's cases and passed alone: res gets
+ * the shortest sequence found (sc_history_explain), a failure. */
+static void stateful_failure(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p,
+			     const struct sc_check_opts *o, const struct sc_history *h, const struct sc_case *c,
+			     const struct sc_failure *f, struct sc_result *res)
+{
+	struct checker k = {ctx, t, p};
+	const struct sc_history_run r = {t, check_one, &k, &o->gen, o->deadline, o->no_shrink};
+	struct sc_history_found *found = malloc(sizeof *found);
+	res->verdict = SC_V_FAIL;
+	res->have_cx = 1;
+	res->cx = *c;
+	res->fail = *f;
+	if (!found) /* the failure stands, unexplained */
+		return;
+	sc_history_explain(&r, h, c, f, found);
+	res->cx = found->last;
+	res->fail = found->fail;
+	res->nearlier = found->nearlier;
+	memcpy(res->earlier, found->earlier, sizeof res->earlier);
+	res->shrink = found->shrink;
+	res->shrink_cut = found->cut;
+	res->shrink_seconds = found->seconds;
+	free(found);
+}
+
 /* A failure of a target whose runs reuse a process (SC_TARGET_WARM) is
  * run again in a fresh process, which then also runs its shrinking: a
  * minimal case never depends on the cases before it. A failure the fresh
@@ -256,7 +311,7 @@ static int exh_case(void *vp, const struct sc_case *c)
 	int stateful;
 	v = confirmed(x->ctx, x->t, x->p, c, v, &f, &stateful);
 	if (stateful) {
-		sc_history_explain(x->ctx, x->t, x->p, x->o, x->hist, c, &f, res);
+		stateful_failure(x->ctx, x->t, x->p, x->o, x->hist, c, &f, res);
 		x->v = SC_V_FAIL;
 		return 1;
 	}
@@ -326,7 +381,7 @@ static void check_fixed(struct sc_ctx *ctx, struct sc_target *t, const struct sc
 	if (t->nearlier) {
 		res->nearlier = t->nearlier < SC_CASE_MAX_EARLIER ? t->nearlier : SC_CASE_MAX_EARLIER;
 		memcpy(res->earlier, t->earlier, sizeof *res->earlier * (size_t)res->nearlier);
-		res->verdict = sc_history_replay(ctx, t, p, t->earlier, t->nearlier, &t->fixed, &res->fail);
+		res->verdict = sc_check_after(ctx, t, p, t->earlier, t->nearlier, &t->fixed, &res->fail);
 		if (res->verdict == SC_V_FAIL)
 			sc_history_note_replay(&res->fail, t->nearlier);
 	} else {
@@ -420,7 +475,7 @@ static enum sc_status check_random(struct sc_ctx *ctx, struct sc_target *t, cons
 		int stateful;
 		v = confirmed(ctx, t, p, &c, v, &f, &stateful);
 		if (stateful) {
-			sc_history_explain(ctx, t, p, o, hist, &c, &f, res);
+			stateful_failure(ctx, t, p, o, hist, &c, &f, res);
 			break;
 		}
 		if (v == SC_V_PASS || v == SC_V_SKIP)

@@ -63,5 +63,14 @@ enum sc_status sc_check_run(struct sc_ctx *ctx, struct sc_target *t, const struc
 enum sc_verdict sc_check_case(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p,
 			      const struct sc_case *c, struct sc_failure *f);
 
+/* A case that fails only after earlier calls in its process (a plugin
+ * target's .case file with `earlier` lines): sc_check_prime runs
+ * earlier[0..n) in a new worker and leaves t warm in it (the next run
+ * continues there); sc_check_after then checks c there too. */
+void sc_check_prime(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p,
+		    const struct sc_case *earlier, int n);
+enum sc_verdict sc_check_after(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p,
+			       const struct sc_case *earlier, int n, const struct sc_case *c, struct sc_failure *f);
+
 
 #endif

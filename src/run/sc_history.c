@@ -27,25 +27,24 @@ int sc_history_push(struct sc_history *h, const struct sc_case *c)
 	return 1;
 }
 
-void sc_history_prime(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p,
-		      const struct sc_case *earlier, int n)
+void sc_history_prime(const struct sc_history_run *r, const struct sc_case *earlier, int n)
 {
-	t->fresh = 0;
-	t->restart = 1; /* taken by the first run */
+	r->t->fresh = 0;
+	r->t->restart = 1; /* taken by the first run */
 	for (int i = 0; i < n; i++) {
 		struct sc_failure ef;
-		sc_check_case(ctx, t, p, &earlier[i], &ef);
+		r->check(r->u, &earlier[i], &ef);
 	}
 }
 
-enum sc_verdict sc_history_replay(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p,
-				  const struct sc_case *earlier, int n, const struct sc_case *c, struct sc_failure *f)
+enum sc_verdict sc_history_replay(const struct sc_history_run *r, const struct sc_case *earlier, int n,
+				  const struct sc_case *c, struct sc_failure *f)
 {
-	const int fresh = t->fresh;
-	sc_history_prime(ctx, t, p, earlier, n);
-	const enum sc_verdict v = sc_check_case(ctx, t, p, c, f);
-	t->restart = 0;
-	t->fresh = fresh;
+	const int fresh = r->t->fresh;
+	sc_history_prime(r, earlier, n);
+	const enum sc_verdict v = r->check(r->u, c, f);
+	r->t->restart = 0;
+	r->t->fresh = fresh;
 	return v;
 }
 
@@ -59,10 +58,7 @@ void sc_history_note_replay(struct sc_failure *f, int n)
 
 /* A sequence being cut and shrunk: earlier cases e[0..n), then last. */
 struct seq {
-	struct sc_ctx *ctx;
-	struct sc_target *t;
-	const struct sc_property *p;
-	const struct sc_check_opts *o;
+	const struct sc_history_run *r;
 	struct sc_case *e;
 	int n;
 	struct sc_case last;
@@ -75,13 +71,13 @@ struct seq {
 
 static int fails(struct seq *s, const struct sc_case *e, int n, const struct sc_case *last)
 {
-	if (s->cut || (s->o->deadline > 0 && sc_clock_now() >= s->o->deadline)) {
+	if (s->cut || (s->r->deadline > 0 && sc_clock_now() >= s->r->deadline)) {
 		s->cut = 1;
 		return 0;
 	}
 	s->tries++;
 	struct sc_failure f;
-	if (sc_history_replay(s->ctx, s->t, s->p, e, n, last, &f) != SC_V_FAIL)
+	if (sc_history_replay(s->r, e, n, last, &f) != SC_V_FAIL)
 		return 0;
 	s->fail = f;
 	return 1;
@@ -205,7 +201,7 @@ static void shrink_all(struct seq *s, struct sc_shrink_stats *st)
 		for (int k = 0; k < s->n; k++)
 			s->linked |= (unsigned)same_shape(&s->e[k], &s->last) << k;
 		struct sc_shrink_stats one = {0, 0};
-		sc_shrink(s->t, &s->o->gen, &s->last, last_fails, s, &one);
+		sc_shrink(s->r->t, s->r->gen, &s->last, last_fails, s, &one);
 		for (int k = 0; k < s->n; k++)
 			if (s->linked >> k & 1u)
 				take_shape(&s->e[k], &s->last);
@@ -214,7 +210,7 @@ static void shrink_all(struct seq *s, struct sc_shrink_stats *st)
 		st->steps += one.steps;
 		st->tries += one.tries;
 		for (s->k = 0; s->k < s->n && !s->cut; s->k++) {
-			sc_shrink(s->t, &s->o->gen, &s->e[s->k], earlier_fails, s, &one);
+			sc_shrink(s->r->t, s->r->gen, &s->e[s->k], earlier_fails, s, &one);
 			moved += one.steps;
 			st->steps += one.steps;
 			st->tries += one.tries;
@@ -226,7 +222,7 @@ static void shrink_all(struct seq *s, struct sc_shrink_stats *st)
 /* The failure's message, led by what it needs: "fails only after 1
  * earlier call in the same process (...): world=1 n=2 dtype=f32 seed=0;
  * then: ..." (replayed: whether the replay in a new process repeated it). */
-static void lead(struct sc_result *res, struct sc_target *t, int needed, int replayed, int flaky)
+static void lead(struct sc_history_found *res, struct sc_target *t, int needed, int replayed, int flaky)
 {
 	char was[SC_ERR_MAX], list[700] = "";
 	snprintf(was, sizeof was, "%s", res->fail.msg);
@@ -259,17 +255,14 @@ static void lead(struct sc_result *res, struct sc_target *t, int needed, int rep
 	res->fail.msg[l] = '\0';
 }
 
-void sc_history_explain(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p,
-			const struct sc_check_opts *o, const struct sc_history *h, const struct sc_case *c,
-			const struct sc_failure *f, struct sc_result *res)
+void sc_history_explain(const struct sc_history_run *r, const struct sc_history *h, const struct sc_case *c,
+			const struct sc_failure *f, struct sc_history_found *res)
 {
 	const double t0 = sc_clock_now();
-	res->verdict = SC_V_FAIL;
-	res->have_cx = 1;
-	res->cx = *c;
+	memset(res, 0, sizeof *res);
+	res->last = *c;
 	res->fail = *f;
-	struct seq s = {.ctx = ctx, .t = t, .p = p, .o = o, .e = malloc(sizeof *s.e * (size_t)(h->n > 0 ? h->n : 1)),
-			.n = h->n, .last = *c};
+	struct seq s = {.r = r, .e = malloc(sizeof *s.e * (size_t)(h->n > 0 ? h->n : 1)), .n = h->n, .last = *c};
 	int flaky = 0;
 	const int keep = s.e ? h->n : 0;
 	if (s.e)
@@ -277,13 +270,13 @@ void sc_history_explain(struct sc_ctx *ctx, struct sc_target *t, const struct sc
 	const int again = s.e && fails(&s, s.e, s.n, &s.last);
 	if (again) {
 		cut(&s);
-		if (!o->no_shrink)
+		if (!r->no_shrink)
 			shrink_all(&s, &res->shrink);
 		res->shrink.tries += s.tries;
-		res->cx = s.last;
+		res->last = s.last;
 		/* the last replay that failed, when this one does not: a failure
 		 * near a limit (memory) need not repeat every time */
-		if (sc_history_replay(ctx, t, p, s.e, s.n, &s.last, &res->fail) != SC_V_FAIL) {
+		if (sc_history_replay(r, s.e, s.n, &s.last, &res->fail) != SC_V_FAIL) {
 			res->fail = s.fail;
 			flaky = 1;
 		}
@@ -292,8 +285,8 @@ void sc_history_explain(struct sc_ctx *ctx, struct sc_target *t, const struct sc
 	res->nearlier = n - from;
 	if (s.e)
 		memcpy(res->earlier, (again ? s.e : h->c) + from, sizeof *res->earlier * (size_t)res->nearlier);
-	res->shrink_cut = s.cut;
-	res->shrink_seconds = sc_clock_now() - t0;
-	lead(res, t, n, again, flaky);
+	res->cut = s.cut;
+	res->seconds = sc_clock_now() - t0;
+	lead(res, r->t, n, again, flaky);
 	free(s.e);
 }

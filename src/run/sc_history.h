@@ -13,7 +13,8 @@
 #ifndef SC_HISTORY_H
 #define SC_HISTORY_H
 
-#include "sc_check.h"
+#include "sc_property.h"
+#include "sc_shrink.h"
 
 /* Cases recorded in one worker before it is restarted: bounds the
  * sequence a failure is replayed after. */
@@ -30,24 +31,45 @@ void sc_history_free(struct sc_history *h);
 /* Records c; 0 when h is full (the caller restarts the worker and resets h). */
 int sc_history_push(struct sc_history *h, const struct sc_case *c);
 
+/* How the caller checks one case of t (its property): c's verdict, f filled. */
+typedef enum sc_verdict (*sc_history_check_fn)(void *u, const struct sc_case *c, struct sc_failure *f);
+
+struct sc_history_run {
+	struct sc_target *t;
+	sc_history_check_fn check;
+	void *u;
+	const struct sc_gen_opts *gen; /* the bounds shrinking keeps to */
+	double deadline;               /* sc_clock_now() time to stop cutting and shrinking; 0: none */
+	int no_shrink;
+};
+
 /* Runs earlier[0..n) in a just-started worker (verdicts ignored), leaving
  * t warm: the next run continues in that worker. */
-void sc_history_prime(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p,
-		      const struct sc_case *earlier, int n);
+void sc_history_prime(const struct sc_history_run *r, const struct sc_case *earlier, int n);
 /* Runs earlier[0..n) then c in one just-started worker (the earlier
  * cases' verdicts ignored); c's verdict, f filled. */
-enum sc_verdict sc_history_replay(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p,
-				  const struct sc_case *earlier, int n, const struct sc_case *c, struct sc_failure *f);
+enum sc_verdict sc_history_replay(const struct sc_history_run *r, const struct sc_case *earlier, int n,
+				  const struct sc_case *c, struct sc_failure *f);
 
 /* f's message led by "fails after the n earlier cases of the case file,
  * run first in the same process" (a replay's failure). */
 void sc_history_note_replay(struct sc_failure *f, int n);
 
-/* c failed after h's cases (warm failure f) and passed alone: fills res
- * (verdict FAIL, cx, earlier, fail, shrink stats) with the shortest
- * sequence found, each case shrunk unless o->no_shrink. */
-void sc_history_explain(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p,
-			const struct sc_check_opts *o, const struct sc_history *h, const struct sc_case *c,
-			const struct sc_failure *f, struct sc_result *res);
+/* What a warm failure needs: the shortest sequence found (its last
+ * SC_CASE_MAX_EARLIER earlier cases, in order, then the failing case),
+ * each case shrunk unless no_shrink; fail's message leads with it. */
+struct sc_history_found {
+	struct sc_case last;
+	int nearlier;
+	struct sc_case earlier[SC_CASE_MAX_EARLIER];
+	struct sc_failure fail;
+	struct sc_shrink_stats shrink;
+	int cut; /* the deadline stopped the cutting or the shrinking */
+	double seconds;
+};
+
+/* c failed after h's cases (warm failure f) and passed alone: *out. */
+void sc_history_explain(const struct sc_history_run *r, const struct sc_history *h, const struct sc_case *c,
+			const struct sc_failure *f, struct sc_history_found *out);
 
 #endif

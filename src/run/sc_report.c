@@ -163,6 +163,21 @@ static int picture_path(const struct sc_result *r, const char *dir, char *buf, s
 	return access(buf, F_OK) == 0;
 }
 
+/* The earlier calls a failure needs in its process, in order. */
+static void earlier_json(struct sc_str *b, const struct sc_result *r)
+{
+	if (!r->nearlier)
+		return;
+	sc_str_put(b, ", \"after_earlier_cases\": [");
+	for (int k = 0; k < r->nearlier; k++) {
+		char one[600];
+		sc_target_case_format(r->tgt, &r->earlier[k], one, sizeof one);
+		sc_str_put(b, k ? ", " : "");
+		sc_str_json(b, one);
+	}
+	sc_str_put(b, "]");
+}
+
 static char *json_doc(const struct sc_report_meta *m, const struct sc_result *res, int n, const char *dir)
 {
 	struct sc_str b = SC_STR_INIT;
@@ -195,16 +210,7 @@ static char *json_doc(const struct sc_report_meta *m, const struct sc_result *re
 		}
 		if (r->limited)
 			sc_str_printf(&b, ", \"over_case_memory\": %ld", r->limited);
-		if (r->nearlier) { /* the failure needs these earlier calls in its process, in order */
-			sc_str_put(&b, ", \"after_earlier_cases\": [");
-			for (int k = 0; k < r->nearlier; k++) {
-				char one[600];
-				sc_target_case_format(r->tgt, &r->earlier[k], one, sizeof one);
-				sc_str_put(&b, k ? ", " : "");
-				sc_str_json(&b, one);
-			}
-			sc_str_put(&b, "]");
-		}
+		earlier_json(&b, r);
 		if (r->exhaustive_total) /* --exhaustive: a pass with cases == this holds for every case */
 			sc_str_printf(&b, ", \"exhaustive_cases\": %ld", r->exhaustive_total);
 		if (r->shrink_cut)
