@@ -145,6 +145,13 @@ struct sc_plugin_transform {
 	const char *description; /* optional */
 };
 
+/* A library registers at most 1024 transforms, each under its own name.
+ * add() refuses a transform without name, contract or run, one for a newer
+ * ABI, a name already registered and the 1025th; any refusal fails the
+ * whole loading (the gate exits 2, naming the first refused transform),
+ * whether or not the plugin looks at add()'s value: no transform goes
+ * unchecked in silence. Names are shown with control and non-ASCII bytes
+ * escaped ("a\nb"); either form selects the transform. */
 struct sc_plugin_registry {
 	size_t size;
 	unsigned abi_version; /* of the shardcheck loading the plugin */
