@@ -8,9 +8,8 @@
  *                element wrong (a counter that was meant to be per rank)
  *   copy:        a correct copy, with the same kind of cache keyed right */
 #include <stdint.h>
-#include <string.h>
 
-#include "shardcheck/plugin.h"
+#include "plugin_kit.h"
 
 static size_t numel(const struct sc_plugin_tensor *t)
 {
@@ -70,20 +69,7 @@ static int second_call(const struct sc_plugin_call *call)
 
 int sc_plugin_register(struct sc_plugin_registry *reg)
 {
-	static const struct {
-		const char *name;
-		sc_plugin_run_fn run;
-	} kernels[] = {{"plan_dtype", plan_dtype}, {"second_call", second_call}, {"copy", copy}};
-	for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
-		struct sc_plugin_transform t;
-		memset(&t, 0, sizeof t);
-		t.size = sizeof t;
-		t.abi_version = SC_PLUGIN_ABI_VERSION;
-		t.name = kernels[i].name;
-		t.contract = "dims n\ninput shard n\noutput shard n\n";
-		t.run = kernels[i].run;
-		if (reg->add(reg, &t) != 0)
-			return 1;
-	}
-	return 0;
+	static const struct kit_kernel kernels[] = {
+		{"plan_dtype", plan_dtype}, {"second_call", second_call}, {"copy", copy}};
+	return kit_register(reg, kernels, sizeof kernels / sizeof kernels[0]);
 }
