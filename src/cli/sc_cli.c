@@ -530,6 +530,20 @@ int sc_cli_load_targets(struct sc_cli *c, struct sc_target *t, int *nt, FILE *lo
 				free(files[k]);
 				continue;
 			}
+			struct stat fst;
+			if (c->skip_irregular && S_ISDIR(st.st_mode) && stat(files[k], &fst) == 0 && !S_ISREG(fst.st_mode)) {
+				char why[SC_ERR_MAX];
+				snprintf(why, sizeof why, "%.400s: not a regular file (%s); skipped", files[k],
+					 sc_fs_kind(fst.st_mode));
+				fprintf(log, "shardcheck: %s\n", why);
+				if (c->nskipped < SC_CLI_MAX_BROKEN) {
+					snprintf(c->skipped[c->nskipped].path, sizeof c->skipped[0].path, "%s", files[k]);
+					snprintf(c->skipped[c->nskipped].msg, sizeof c->skipped[0].msg, "%s", why);
+				}
+				c->nskipped++;
+				free(files[k]);
+				continue;
+			}
 			if (n >= SC_CLI_MAX_TARGETS && !bad) {
 				fprintf(log, "shardcheck: more than %d targets in one run (split the run)\n", SC_CLI_MAX_TARGETS);
 				bad = 1;
