@@ -45,6 +45,11 @@ enum sc_status sc_fs_read_regular(const char *path, size_t max_bytes, char **buf
 		rc = SC_ERR(e, SC_E_IO, "%s: not a regular file (%s); refusing to read", path, sc_fs_kind(st.st_mode));
 		goto out;
 	}
+	/* a regular file: reads wait for the data again (O_NONBLOCK could make
+	 * one under a mandatory lock say EAGAIN) */
+	const int fl = fcntl(fd, F_GETFL);
+	if (fl != -1)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 	/* the size as stat saw it is a hint (a file may grow, /proc says 0):
 	 * read to the end, or to max_bytes + 1, which says "too large" */
 	size_t cap = st.st_size > 0 && (unsigned long long)st.st_size <= max_bytes ? (size_t)st.st_size + 1 : 4096;
