@@ -6,6 +6,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +36,8 @@ int sc_cli_u64(const char *s, uint64_t *out)
 {
 	char *end;
 	errno = 0;
-	if (!*s || *s == '-')
+	/* digits only: strtoull takes " -1" (blanks, then a sign) as 2^64 - 1 */
+	if (!isdigit((unsigned char)*s))
 		return -1;
 	unsigned long long v = strtoull(s, &end, 10);
 	if (errno || *end)
@@ -137,11 +140,35 @@ static int set_help(struct sc_cli *c, const char *val)
 	return -1;
 }
 
-static int set_timeout(struct sc_cli *c, const char *val)
+/* Seconds in (0, max], with an s, m or h suffix when units: a finite
+ * decimal number (NaN, infinities, hex, blanks, signs and what overflows
+ * are refused: strtod takes them all, and NaN passes every comparison).
+ * 0, or -1 when val is not one. */
+static int parse_seconds(const char *val, int units, double max, double *out)
 {
 	char *end;
-	double s = strtod(val, &end);
-	if (*end || s <= 0 || s > 86400)
+	if (!isdigit((unsigned char)val[0]) && !(val[0] == '.' && isdigit((unsigned char)val[1])))
+		return -1;
+	if (val[0] == '0' && (val[1] == 'x' || val[1] == 'X'))
+		return -1;
+	errno = 0;
+	const double v = strtod(val, &end);
+	double mult = 1;
+	if (units && *end && !end[1])
+		mult = *end == 'h' ? 3600 : *end == 'm' ? 60 : *end == 's' ? 1 : -1;
+	else if (*end)
+		mult = -1;
+	const double s = v * mult;
+	if (errno || mult < 0 || !isfinite(s) || !(s > 0) || s > max)
+		return -1;
+	*out = s;
+	return 0;
+}
+
+static int set_timeout(struct sc_cli *c, const char *val)
+{
+	double s;
+	if (parse_seconds(val, 0, 86400, &s))
 		return sc_cli_die("--timeout needs seconds in (0, 86400], got '%s'", val);
 	c->timeout = s;
 	return 0;
@@ -159,21 +186,24 @@ static int set_jobs(struct sc_cli *c, const char *val)
 static int set_cases(struct sc_cli *c, const char *val)
 {
 	uint64_t u;
-	if (sc_cli_u64(val, &u) || u == 0)
-		return sc_cli_die("--cases needs a positive integer, got '%s'", val);
+	if (sc_cli_u64(val, &u) || u == 0 || u > (uint64_t)LONG_MAX)
+		return sc_cli_die("--cases needs a positive integer up to 2^63 - 1, got '%s'", val);
 	c->co.cases = (long)u;
 	return 0;
 }
 
+/* A year: beyond it a deadline is no bound, and durations are printed as
+ * whole seconds in a long. */
+#define SC_CLI_MAX_TIME (8760.0 * 3600)
+
 static int set_time(struct sc_cli *c, const char *val)
 {
-	char *end;
-	double s = strtod(val, &end);
-	double mult = strcmp(end, "h") == 0 ? 3600 : strcmp(end, "m") == 0 ? 60 : (strcmp(end, "s") == 0 || !*end) ? 1 : -1;
-	if (mult < 0 || s <= 0)
-		return sc_cli_die("--time needs a duration (90, 90s, 30m, 8h), got '%s'", val);
-	c->co.seconds = s * mult;
-	c->total = s * mult;
+	double s;
+	if (parse_seconds(val, 1, SC_CLI_MAX_TIME, &s))
+		return sc_cli_die("--time needs a duration (90, 90s, 30m, 8h) greater than 0 and at most 8760h, got '%s'",
+				  val);
+	c->co.seconds = s;
+	c->total = s;
 	return 0;
 }
 
@@ -279,8 +309,8 @@ static int set_plugin_memory(struct sc_cli *c, const char *val)
 static int set_max_elems(struct sc_cli *c, const char *val)
 {
 	uint64_t u;
-	if (sc_cli_u64(val, &u) || u == 0)
-		return sc_cli_die("--max-elems needs a positive integer, got '%s'", val);
+	if (sc_cli_u64(val, &u) || u == 0 || u > (uint64_t)INT64_MAX)
+		return sc_cli_die("--max-elems needs a positive integer up to 2^63 - 1, got '%s'", val);
 	c->co.gen.max_elems = (int64_t)u;
 	return 0;
 }
@@ -527,6 +557,20 @@ int sc_cli_load_targets(struct sc_cli *c, struct sc_target *t, int *nt, FILE *lo
 		int bad = 0;
 		for (int k = 0; k < nf; k++) {
 			if (c->specs_only && S_ISDIR(st.st_mode) && ends_with(files[k], ".case")) {
+				free(files[k]);
+				continue;
+			}
+			struct stat fst;
+			if (c->skip_irregular && S_ISDIR(st.st_mode) && stat(files[k], &fst) == 0 && !S_ISREG(fst.st_mode)) {
+				char why[SC_ERR_MAX];
+				snprintf(why, sizeof why, "%.400s: not a regular file (%s); skipped", files[k],
+					 sc_fs_kind(fst.st_mode));
+				fprintf(log, "shardcheck: %s\n", why);
+				if (c->nskipped < SC_CLI_MAX_BROKEN) {
+					snprintf(c->skipped[c->nskipped].path, sizeof c->skipped[0].path, "%s", files[k]);
+					snprintf(c->skipped[c->nskipped].msg, sizeof c->skipped[0].msg, "%s", why);
+				}
+				c->nskipped++;
 				free(files[k]);
 				continue;
 			}

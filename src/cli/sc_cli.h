@@ -64,6 +64,9 @@ struct sc_cli {
 	int no_expect;  /* --no-expect: `expect` lines are ignored, every failure counts */
 	struct sc_cli_broken broken[SC_CLI_MAX_BROKEN]; /* files of directories that did not load */
 	int nbroken;                                    /* how many (may exceed SC_CLI_MAX_BROKEN) */
+	int skip_irregular; /* sc_cli_load_targets skips files of directories that are not regular files */
+	struct sc_cli_broken skipped[SC_CLI_MAX_BROKEN]; /* those skipped, said on the log as they are */
+	int nskipped;                                    /* how many (may exceed SC_CLI_MAX_BROKEN) */
 	enum sc_dtype dtype;
 	const char *targets[SC_CLI_MAX_TARGETS];
 	int ntargets;
@@ -83,7 +86,11 @@ int sc_cli_die(const char *fmt, const char *arg);
 /* Loads the targets named on the command line (specs, .case files,
  * directories, builtin:NAME, --chain) into t; *nt set; 0 or an exit code.
  * A file named on the command line that does not load stops the run; one
- * found in a directory is logged, recorded in c->broken and left out. */
+ * found in a directory is logged, recorded in c->broken and left out. Only
+ * regular files are read: with c->skip_irregular, a FIFO, device or socket
+ * found in a directory is logged ("PATH: not a regular file (a FIFO);
+ * skipped"), recorded in c->skipped and left out without an error; else it
+ * is refused like a file that does not load. */
 int sc_cli_load_targets(struct sc_cli *c, struct sc_target *t, int *nt, FILE *log);
 /* The transforms of --plugin (all, or those named) as targets, --baseline's
  * matched by name; the libraries stay open in libs[0], libs[1]. Returns 0,

@@ -138,6 +138,7 @@ static int fuzz_setup(struct fuzz_run *f, int argc, char **argv)
 	static struct sc_target all[SC_CLI_MAX_TARGETS];
 	int na = 0;
 	c->specs_only = 1; /* findings are replayed on their own, a stale one skipped */
+	c->skip_irregular = 1; /* a FIFO in the corpus is said and skipped, not waited on */
 	if ((rc = sc_cli_load_targets(c, all, &na, stderr)) != 0) {
 		fprintf(stderr, "shardcheck: nothing run\n");
 		return rc;
@@ -199,6 +200,17 @@ static int fuzz_finish(struct fuzz_run *f, struct sc_result *res, int nres, int 
 		n++;
 	}
 	errors += c->nbroken; /* files that did not load */
+	/* corpus entries that are not regular files: in the report, as skipped */
+	for (int i = 0; i < c->nskipped && i < SC_CLI_MAX_BROKEN; i++, n++) {
+		struct sc_result *r = &res[n];
+		memset(r, 0, sizeof *r);
+		snprintf(r->target, sizeof r->target, "%s", c->skipped[i].path);
+		r->property = "file";
+		r->verdict = SC_V_SKIP;
+		r->stale = 1;
+		r->expected = -1;
+		snprintf(r->error, sizeof r->error, "%s", c->skipped[i].msg);
+	}
 	struct sc_report_meta meta = {SC_VERSION, c->co.seed, c->backend, full_argc, full_argv,
 				      fuzz_stop ? "stopped" : "complete"};
 	int code = errors ? 2 : (newf || still) ? 1 : 0;
@@ -240,7 +252,7 @@ static int fuzz_main(int argc, char **argv, int full_argc, char **full_argv)
 	fflush(stdout);
 	const struct sc_property *const *props;
 	const int cap = f.nt * sc_properties(&props) + sc_fuzz_count_findings(f.findings) + 16;
-	res = calloc((size_t)cap, sizeof *res);
+	res = calloc((size_t)cap + SC_CLI_MAX_BROKEN, sizeof *res); /* + the skipped corpus entries */
 	ctx = sc_ctx_new(f.be, c->co.gen.dtypes);
 	sigs = sc_fuzz_sigs_new();
 	if (ctx)

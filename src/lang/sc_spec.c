@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "sc_counts.h"
+#include "sc_fs.h"
 #include "sc_expr.h"
 #include "sc_program.h"
 #include "sc_step.h"
@@ -789,36 +790,19 @@ out:
 	return st;
 }
 
+/* A spec is text written by hand: anything larger is not one. */
+#define SPEC_MAX_BYTES ((size_t)64 << 20)
+
 enum sc_status sc_spec_load(const char *path, struct sc_spec *spec, struct sc_err *e)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return SC_ERR(e, SC_E_IO, "%s: cannot open: %s", path, strerror(errno));
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	for (;;) {
-		if (cap - len < 4096) {
-			cap = cap ? cap * 2 : 8192;
-			if (cap > (64u << 20)) {
-				free(buf);
-				fclose(f);
-				return SC_ERR(e, SC_E_SPEC, "%s: file too large for a spec", path);
-			}
-			char *nb = realloc(buf, cap + 1);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return SC_ERR(e, SC_E_NOMEM, "out of memory");
-			}
-			buf = nb;
-		}
-		size_t n = fread(buf + len, 1, cap - len, f);
-		len += n;
-		if (n == 0)
-			break;
+	char *buf;
+	size_t len;
+	/* regular files only: a FIFO or a device named as a spec is refused, not waited on */
+	SC_CHECK(sc_fs_read_regular(path, SPEC_MAX_BYTES, &buf, &len, e));
+	if (len > SPEC_MAX_BYTES) {
+		free(buf);
+		return SC_ERR(e, SC_E_SPEC, "%s: file too large for a spec (over %zu bytes)", path, SPEC_MAX_BYTES);
 	}
-	fclose(f);
-	buf[len] = '\0';
 	if (strlen(buf) != len) {
 		free(buf);
 		return SC_ERR(e, SC_E_SPEC, "%s:1:1: NUL byte in spec (not a text file?)", path);

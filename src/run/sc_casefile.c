@@ -722,20 +722,12 @@ out:
 
 enum sc_status sc_casefile_load(const char *path, struct sc_target *t, struct sc_err *e)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return SC_ERR(e, SC_E_IO, "%s: cannot open: %s", path, strerror(errno));
-	char *text = malloc(CASE_MAX_BYTES + 1);
-	enum sc_status st;
-	if (!text) {
-		st = SC_ERR(e, SC_E_NOMEM, "out of memory");
-	} else {
-		/* one byte more than a case file may hold: a larger file is refused */
-		const size_t len = fread(text, 1, CASE_MAX_BYTES + 1, f);
-		st = ferror(f) ? SC_ERR(e, SC_E_IO, "%s: cannot read: %s", path, strerror(errno))
-			       : sc_casefile_parse(text, len, path, t, e);
-	}
+	char *text;
+	size_t len;
+	/* regular files only (a FIFO finding would block a replay for good);
+	 * one byte more than a case file may hold: a larger file is refused */
+	SC_CHECK(sc_fs_read_regular(path, CASE_MAX_BYTES, &text, &len, e));
+	const enum sc_status st = sc_casefile_parse(text, len, path, t, e);
 	free(text);
-	fclose(f);
 	return st;
 }

@@ -1,14 +1,92 @@
-/* sc_fs: atomic writes (temporary file, fsync, rename) and mkdir -p. */
+/* sc_fs: atomic writes (temporary file, fsync, rename), reads of regular
+ * files only, mkdir -p. */
 #define _DEFAULT_SOURCE /* realpath */
 #include "sc_fs.h"
 #include <limits.h>
 #include <stdlib.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+const char *sc_fs_kind(unsigned m)
+{
+	const mode_t t = (mode_t)m & S_IFMT;
+	return t == S_IFREG ? "a regular file" : t == S_IFIFO ? "a FIFO" : t == S_IFDIR ? "a directory"
+	       : t == S_IFCHR ? "a character device" : t == S_IFBLK ? "a block device"
+	       : t == S_IFSOCK ? "a socket" : t == S_IFLNK ? "a symlink" : "an unknown kind of file";
+}
+
+enum sc_status sc_fs_read_regular(const char *path, size_t max_bytes, char **buf, size_t *len,
+				  struct sc_err *e)
+{
+	/* stat first: opening a device can act (a tape rewinds, a watchdog
+	 * arms), and a FIFO's open could block without O_NONBLOCK */
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return SC_ERR(e, SC_E_IO, "%s: cannot open: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return SC_ERR(e, SC_E_IO, "%s: not a regular file (%s); refusing to read", path, sc_fs_kind(st.st_mode));
+	const int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return SC_ERR(e, SC_E_IO, "%s: cannot open: %s", path, strerror(errno));
+	enum sc_status rc = SC_OK;
+	char *b = NULL;
+	size_t n = 0;
+	/* the descriptor is what is read: swapped for a FIFO since the stat, it is refused here */
+	if (fstat(fd, &st) != 0) {
+		rc = SC_ERR(e, SC_E_IO, "%s: cannot stat: %s", path, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		rc = SC_ERR(e, SC_E_IO, "%s: not a regular file (%s); refusing to read", path, sc_fs_kind(st.st_mode));
+		goto out;
+	}
+	/* a regular file: reads wait for the data again (O_NONBLOCK could make
+	 * one under a mandatory lock say EAGAIN) */
+	const int fl = fcntl(fd, F_GETFL);
+	if (fl != -1)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	/* the size as stat saw it is a hint (a file may grow, /proc says 0):
+	 * read to the end, or to max_bytes + 1, which says "too large" */
+	size_t cap = st.st_size > 0 && (unsigned long long)st.st_size <= max_bytes ? (size_t)st.st_size + 1 : 4096;
+	for (;;) {
+		if (n == cap || !b) {
+			cap = !b ? cap : cap * 2;
+			if (cap > max_bytes + 1)
+				cap = max_bytes + 1;
+			char *nb = realloc(b, cap + 1);
+			if (!nb) {
+				rc = SC_ERR(e, SC_E_NOMEM, "%s: out of memory reading %zu bytes", path, cap);
+				goto out;
+			}
+			b = nb;
+		}
+		const ssize_t r = read(fd, b + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			rc = SC_ERR(e, SC_E_IO, "%s: cannot read: %s", path, strerror(errno));
+			goto out;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n > max_bytes)
+			break;
+	}
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	b = NULL;
+out:
+	free(b);
+	close(fd);
+	return rc;
+}
 
 enum sc_status sc_fs_write_atomic(const char *path, const void *data, size_t len, struct sc_err *e)
 {
