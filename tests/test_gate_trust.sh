@@ -29,6 +29,11 @@ for n in many twins refused; do
 	grep -q '"verdict": "error"' "$tmp/$n/report.json" && ok || bad "$n: the report does not say error"
 done
 
+# a plugin path that is a FIFO (dlopen would wait on it for ever): refused
+mkfifo "$tmp/fifo.so"
+expect_rc 2 "fifo plugin" timeout 30 "$sc" gate --plugin "$tmp/fifo.so"
+expect_grep "fifo.so: not a regular file (a FIFO); refusing to load it" "$tmp/out" "fifo plugin"
+
 # a name with a newline and terminal escapes: printed escaped, never raw,
 # and the printed replay command selects it and fails it again
 "$sc" gate --plugin "$dir/libregistry_escape.so" --property semantics --cases 20 >"$tmp/escape.out" 2>&1

@@ -215,8 +215,9 @@ static enum sc_status replay_findings(struct sc_ctx *ctx, const struct sc_fuzz_o
 static enum sc_status write_finding(const struct sc_fuzz_opts *o, struct sc_result *r, uint64_t sig,
 				    struct sc_err *e)
 {
-	char text[4096];
-	SC_CHECK(sc_casefile_format(r->tgt, r->property, o->backend, &r->cx, -1, text, sizeof text, e));
+	char text[16384];
+	SC_CHECK(sc_casefile_format_after(r->tgt, r->property, o->backend, r->earlier, r->nearlier, &r->cx, -1, text,
+					  sizeof text, e));
 	if (o->findings_dir) {
 		char path[1200];
 		SC_CHECK(sc_fs_mkdirs(o->findings_dir, e));

@@ -364,7 +364,7 @@ enum sc_status sc_report_write_failure(const char *dir, struct sc_result *r, con
 	snprintf(fdir, sizeof fdir, "%.1000s/failures", dir);
 	SC_CHECK(sc_fs_mkdirs(fdir, e));
 	failure_name(r, name, sizeof name);
-	char text[8192];
+	char text[16384];
 	SC_CHECK(sc_casefile_format_after(r->tgt, r->property, backend, r->earlier, r->nearlier, &r->cx,
 					  r->tgt->corpus ? r->expected : -1, text, sizeof text, e));
 	SC_CHECK(sc_casefile_relocate(text, sizeof text, fdir, e));

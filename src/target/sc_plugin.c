@@ -8,15 +8,18 @@
 #include "sc_plugin.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 
 #include "shardcheck/plugin.h"
+#include "sc_fs.h"
 #include "sc_mix.h"
 #include "sc_plugin_coll.h"
 #include "sc_plugin_host.h"
@@ -282,7 +285,11 @@ enum sc_status sc_plugin_load(const char *path, struct sc_plugin_lib **out, stru
 		return SC_ERR(e, SC_E_NOMEM, "out of memory");
 	snprintf(lib->path, sizeof lib->path, "%s", path);
 	snprintf(lib->load, sizeof lib->load, "%s%s", strchr(path, '/') ? "" : "./", path);
-	enum sc_status st = probe(lib, e);
+	struct stat sb; /* a FIFO or a device would block dlopen: only regular files are loaded */
+	enum sc_status st = stat(lib->load, &sb) != 0 ? SC_ERR(e, SC_E_USAGE, "%s: cannot load the plugin: %s", path, strerror(errno))
+			    : !S_ISREG(sb.st_mode) ? SC_ERR(e, SC_E_USAGE, "%s: not a regular file (%s); refusing to load it", path,
+							     sc_fs_kind(sb.st_mode))
+						   : probe(lib, e);
 	if (st != SC_OK) {
 		sc_plugin_close(lib);
 		return st;
