@@ -149,7 +149,7 @@ else bad "planted mesh specs under mpi: exit $rc, or not sim's minima"; diff "$t
 # a plugin's all_to_allv on mpi: uneven shards gathered; counts that
 # disagree with the senders' fail every process (no rank left in MPI)
 if [ -n "$ex" ] && [ -e "$ex/libgather_split.so" ]; then
-	run -np 3 "$sc" gate --backend mpi --plugin "$ex/libgather_split.so" --cases 100 >"$tmp/a2av.out" 2>&1
+	run -np 3 "$sc" gate --backend mpi --plugin "$ex/libgather_split.so" --world 1..3 --cases 100 >"$tmp/a2av.out" 2>&1
 	rc=$?
 	[ $rc -eq 0 ] && grep -q "4 checks: 4 pass" "$tmp/a2av.out" && ok || { bad "all_to_allv plugin under mpi: exit $rc"; tail -5 "$tmp/a2av.out" >&2; }
 	# a mesh contract's group collectives on split communicators
@@ -160,9 +160,24 @@ if [ -n "$ex" ] && [ -e "$ex/libgather_split.so" ]; then
 		--cases 60 >"$tmp/meshplugbug.out" 2>&1
 	grep -q "minimal case: world=2 D=1 T=2 s=1 h=2 dtype=i32 seed=0" "$tmp/meshplugbug.out" && ok \
 		|| { bad "mesh plugin bug under mpi"; tail -5 "$tmp/meshplugbug.out" >&2; }
-	run -np 3 "$sc" gate --backend mpi --plugin "$ex/libgather_split_countbug.so" --property semantics --cases 100 \
+	run -np 3 "$sc" gate --backend mpi --plugin "$ex/libgather_split_countbug.so" --world 1..3 --property semantics --cases 100 \
 		>"$tmp/a2avbug.out" 2>&1
 	grep -q "minimal case: world=3 n=4 m=1 dtype=i32 seed=0" "$tmp/a2avbug.out" && ok || { bad "all_to_allv count mismatch under mpi"; tail -5 "$tmp/a2avbug.out" >&2; }
+fi
+
+# a gate asked for more ranks than the launch has: a pass at fewer ranks
+# is not a pass (exit 2, said in the report), unless --allow-fewer-ranks,
+# which runs the worlds it can and says which were skipped
+if [ -n "$ex" ] && [ -e "$ex/libds_pre5664.so" ]; then
+	run -np 1 "$sc" gate --backend mpi --plugin "$ex/libds_pre5664.so" --cases 50 --report "$tmp/fewer" >"$tmp/fewer.out" 2>&1
+	rc=$?
+	[ $rc -eq 2 ] && grep -q "worlds above 1 skipped: --world 1..8 asks for up to 8 ranks, this launch has 1" "$tmp/fewer.out" \
+		&& grep -q "a pass at fewer ranks is not a pass" "$tmp/fewer/report.json" && ok \
+		|| { bad "gate with fewer ranks than --world: exit $rc"; tail -5 "$tmp/fewer.out" >&2; }
+	run -np 1 "$sc" gate --backend mpi --plugin "$ex/libds_pre5664.so" --cases 50 --allow-fewer-ranks >"$tmp/fewer2.out" 2>&1
+	rc=$?
+	[ $rc -eq 0 ] && grep -q "note: worlds above 1 skipped" "$tmp/fewer2.out" && ok \
+		|| { bad "gate --allow-fewer-ranks: exit $rc"; tail -5 "$tmp/fewer2.out" >&2; }
 fi
 
 # planted faults: a hung rank and a crashed rank, rank 0 included; the rank

@@ -118,6 +118,13 @@ static int set_no_expect(struct sc_cli *c, const char *val)
 	return 0;
 }
 
+static int set_allow_fewer_ranks(struct sc_cli *c, const char *val)
+{
+	(void)val;
+	c->allow_fewer_ranks = 1;
+	return 0;
+}
+
 static int set_quiet(struct sc_cli *c, const char *val)
 {
 	(void)val;

@@ -27,6 +27,7 @@ struct run {
 	struct sc_result *res;
 	int nres, errors, unmet, fails, passes, expected_fails, not_run;
 	char skip_why[512]; /* why the current target's properties were skipped (a mesh outside --world) */
+	char fewer[384];    /* the worlds --world asks for that this launch has no ranks for, in words */
 	char bounds[256];   /* --exhaustive: the bounds every case lies within, as printed */
 };
 
@@ -41,15 +42,16 @@ static void run_free(struct run *r)
 	sc_plugin_close(r->libs[1]);
 }
 
-/* A plugin that cannot be loaded is the gate's one result, an error, so
- * that --report and --json say why the gate is red. */
-static void load_error(struct run *r, const char *why)
+/* A plugin that cannot be loaded (what: "load"), or a launch that cannot
+ * run the worlds asked for ("world"), is the gate's one result, an error,
+ * so that --report and --json say why the gate is red. */
+static void load_error(struct run *r, const char *what, const char *why)
 {
 	r->res = calloc(1, sizeof *r->res);
 	if (!r->res)
 		return;
 	snprintf(r->res->target, sizeof r->res->target, "%s", r->c.plugin);
-	r->res->property = "load";
+	r->res->property = what;
 	r->res->verdict = SC_V_ERROR;
 	r->res->expected = -1;
 	snprintf(r->res->error, sizeof r->res->error, "%s", why);
@@ -82,7 +84,7 @@ static int setup(struct run *r, const struct sc_cmd *cmd, int argc, char **argv)
 	sc_inflight_quiet_followers(r->be);
 	/* one seed and one world range for every process */
 	sc_backend_bcast(r->be, &c->co.seed, sizeof c->co.seed, 0);
-	const int maxw = sc_backend_max_world(r->be);
+	const int maxw = sc_backend_max_world(r->be), asked = c->co.gen.world_hi;
 	char ws[128];
 	sc_gen_world_text(&c->co.gen, ws, sizeof ws);
 	if (!sc_gen_world_clamp(&c->co.gen, maxw)) {
@@ -90,8 +92,21 @@ static int setup(struct run *r, const struct sc_cmd *cmd, int argc, char **argv)
 			ws, c->co.gen.world_lo, maxw);
 		return 2;
 	}
+	if (c->co.gen.world_hi < asked) { /* worlds this launch cannot run: said, and a gate does not pass on the rest */
+		snprintf(r->fewer, sizeof r->fewer, "worlds above %d skipped: --world %s asks for up to %d ranks, this launch "
+			 "has %d (mpirun -np; one rank per GPU on nccl)", c->co.gen.world_hi, ws, asked, maxw);
+		if (r->gate && !c->allow_fewer_ranks) {
+			char why[SC_ERR_MAX];
+			snprintf(why, sizeof why, "%s; a pass at fewer ranks is not a pass: launch more ranks, narrow --world, or "
+				 "give --allow-fewer-ranks", r->fewer);
+			load_error(r, "world", why);
+			fprintf(r->out, "ERROR %-44s %-18s %s\n", c->plugin, "world", why);
+			fprintf(stderr, "shardcheck: nothing run\n");
+			return 2;
+		}
+	}
 	if (r->gate && (rc = sc_cli_load_plugins(c, r->targets, &r->nt, r->libs, &e)) != 0) {
-		load_error(r, e.msg);
+		load_error(r, "load", e.msg);
 		fprintf(r->out, "ERROR %-44s %-18s %s\n", c->plugin, "load", e.msg);
 		fprintf(stderr, "shardcheck: nothing run\n");
 		return rc;
@@ -223,6 +238,8 @@ static void check_all(struct run *r)
 			SC_VERSION, (unsigned long long)c->co.seed, c->backend, r->nt, r->nt == 1 ? "" : "s",
 			sc_gen_world_text(&c->co.gen, ws, sizeof ws), c->co.cases ? c->co.cases : 1000L);
 	}
+	if (r->fewer[0] && sc_backend_leader(r->be))
+		fprintf(r->out, "note: %s\n", r->fewer);
 	/* the files of a directory that did not load: an error each, the rest run */
 	for (int i = 0; i < c->nbroken && i < SC_CLI_MAX_BROKEN; i++) {
 		struct sc_result *res = &r->res[r->nres++];
