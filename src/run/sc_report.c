@@ -91,7 +91,7 @@ void sc_report_replay_cmd(const struct sc_result *r, char *buf, size_t n)
 	}
 	if (r->tgt->plugin) { /* same seed, same cases: the gate replays it */
 		char lib[1100], base[1100], name[600];
-		snprintf(buf, n, "shardcheck gate --plugin %s%s%s %s --property %s --world %d..%d --report DIR  (then shardcheck repro DIR/failures/...)",
+		snprintf(buf, n, "shardcheck gate --plugin %s%s%s %s --property %s --world %d..%d",
 			 shell_word(r->tgt->plugin_path, lib, sizeof lib), r->tgt->baseline ? " --baseline " : "",
 			 r->tgt->baseline ? shell_word(r->tgt->baseline_path, base, sizeof base) : "",
 			 shell_word(sc_plugin_name(r->tgt->plugin), name, sizeof name), r->property, c->world, c->world);
