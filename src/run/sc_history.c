@@ -221,7 +221,8 @@ static void shrink_all(struct seq *s, struct sc_shrink_stats *st)
 
 /* The failure's message, led by what it needs: "fails only after 1
  * earlier call in the same process (...): world=1 n=2 dtype=f32 seed=0;
- * then: ..." (replayed: whether the replay in a new process repeated it). */
+ * then: ..." (replayed: 1 the replay in a new process repeated it, 0 it
+ * did not, -1 the time was up before it ran). */
 static void lead(struct sc_history_found *res, struct sc_target *t, int needed, int replayed, int flaky)
 {
 	char was[SC_ERR_MAX], list[700] = "";
@@ -242,6 +243,9 @@ static void lead(struct sc_history_found *res, struct sc_target *t, int needed, 
 	else if (replayed)
 		snprintf(head, sizeof head, "fails only after %d earlier call%s in the same process (alone, in a new process, "
 			 "it passes)", needed, s);
+	else if (replayed < 0)
+		snprintf(head, sizeof head, "failed after %d earlier call%s in the same process, and passed alone (the time "
+			 "was up before the earlier calls were replayed)", needed, s);
 	else
 		snprintf(head, sizeof head, "failed after %d earlier call%s in the same process, but neither alone nor after "
 			 "them replayed in a new process: its result depends on more than its calls (time, addresses, "
@@ -287,6 +291,6 @@ void sc_history_explain(const struct sc_history_run *r, const struct sc_history 
 		memcpy(res->earlier, (again ? s.e : h->c) + from, sizeof *res->earlier * (size_t)res->nearlier);
 	res->cut = s.cut;
 	res->seconds = sc_clock_now() - t0;
-	lead(res, r->t, n, again, flaky);
+	lead(res, r->t, n, again ? 1 : s.cut ? -1 : 0, flaky);
 	free(s.e);
 }
