@@ -269,13 +269,18 @@ void sc_history_explain(const struct sc_history_run *r, const struct sc_history 
 	struct seq s = {.r = r, .e = malloc(sizeof *s.e * (size_t)(h->n > 0 ? h->n : 1)), .n = h->n, .last = *c};
 	int flaky = 0;
 	const int keep = s.e ? h->n : 0;
-	if (s.e)
+	if (s.e && h->n)
 		memcpy(s.e, h->c, sizeof *s.e * (size_t)h->n);
 	const int again = s.e && fails(&s, s.e, s.n, &s.last);
 	if (again) {
 		cut(&s);
-		if (!r->no_shrink)
+		/* shrunk cases can make an earlier one redundant (it became the
+		 * last one's twin): cut again, and shrink what is left */
+		for (int round = 0, was = s.n + 1; !r->no_shrink && round < 2 && s.n < was && !s.cut; round++) {
 			shrink_all(&s, &res->shrink);
+			was = s.n;
+			cut(&s);
+		}
 		res->shrink.tries += s.tries;
 		res->last = s.last;
 		/* the last replay that failed, when this one does not: a failure
@@ -287,7 +292,7 @@ void sc_history_explain(const struct sc_history_run *r, const struct sc_history 
 	}
 	const int n = again ? s.n : keep, from = n > SC_CASE_MAX_EARLIER ? n - SC_CASE_MAX_EARLIER : 0;
 	res->nearlier = n - from;
-	if (s.e)
+	if (s.e && res->nearlier)
 		memcpy(res->earlier, (again ? s.e : h->c) + from, sizeof *res->earlier * (size_t)res->nearlier);
 	res->cut = s.cut;
 	res->seconds = sc_clock_now() - t0;
