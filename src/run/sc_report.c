@@ -150,6 +150,10 @@ static char *json_doc(const struct sc_report_meta *m, const struct sc_result *re
 	sc_str_json(&b, m->backend);
 	sc_str_printf(&b, ", \"status\": ");
 	sc_str_json(&b, m->status ? m->status : "complete");
+	if (m->reason) {
+		sc_str_printf(&b, ", \"reason\": ");
+		sc_str_json(&b, m->reason);
+	}
 	sc_str_printf(&b, ",\n \"argv\": [");
 	for (int i = 0; i < m->argc; i++) {
 		if (i)
@@ -490,7 +494,11 @@ static char *summary_md(const struct sc_report_meta *m, const struct sc_result *
 	}
 	const int ok = err == 0 && um == 0 && fail == exp;
 	sc_str_printf(&b, "# shardcheck: %s\n\n", ok ? "every check passed" : "failures found");
-	if (m->status && strcmp(m->status, "complete") != 0)
+	if (m->status && (strcmp(m->status, "interrupted") == 0 || strcmp(m->status, "aborted") == 0))
+		sc_str_printf(&b, "**Status: %s.** %s%sThe run ended before its checks were done: the table lists the "
+			   "checks that finished; the failures below were saved as they were found.\n\n", m->status,
+			   m->reason ? m->reason : "", m->reason ? ". " : "");
+	else if (m->status && strcmp(m->status, "complete") != 0)
 		sc_str_printf(&b, "**Status: %s.** This report was written while the run was %s; the failures "
 			   "below were saved as they were found.\n\n", m->status,
 			   strcmp(m->status, "running") == 0 ? "still going (a run killed now leaves it so)" : "ending early");

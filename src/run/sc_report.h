@@ -13,7 +13,11 @@ struct sc_report_meta {
 	const char *backend;
 	int argc;
 	char **argv;
-	const char *status; /* "complete" (NULL), "running", "stopped", "out of time" */
+	/* "complete" (NULL), "running", "stopped", "out of time", "interrupted"
+	 * (a signal ended the run: only the checks that finished are listed),
+	 * "aborted" (a process of the run died or hung) */
+	const char *status;
+	const char *reason; /* why the run ended early, in words (NULL: not said) */
 };
 
 /* The JSON document (report.json, --json) in *out, malloc'd: the caller
