@@ -1,6 +1,9 @@
 /* shardcheck repro: replays one .case file exactly and shows, per rank,
  * the expected and actual tensors (in full when small, wrong elements
- * marked) and the first wrong elements with their provenance. */
+ * marked) and the first wrong elements with their provenance.
+ * SIGTERM, SIGINT or SIGHUP (sc_inflight) end it with exit 2 and a line
+ * that names the signal and the case file (a case that does not return
+ * within the grace period: at once, from the handler). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +12,7 @@
 #include "sc_inflight.h"
 #include "sc_fs.h"
 #include "sc_report.h"
+#include "sc_sandbox.h"
 #include "sc_svg.h"
 
 static void short_value(enum sc_dtype dt, uint64_t bits, char *buf, size_t n)
@@ -143,6 +147,8 @@ static int repro_main(int argc, char **argv, int full_argc, char **full_argv)
 		return 2;
 	}
 	sc_inflight_quiet_followers(be);
+	sc_inflight_watch(&c, be);
+	sc_inflight_keep(c.targets[0]);
 	if (t.fixed.world > sc_backend_max_world(be)) {
 		fprintf(stderr, "shardcheck: world %d needs %d processes, this launch has %d\n",
 			t.fixed.world, t.fixed.world, sc_backend_max_world(be));
@@ -166,7 +172,10 @@ static int repro_main(int argc, char **argv, int full_argc, char **full_argv)
 	printf("replay %s: %s %s on %s\n  %s\n", c.targets[0], t.name, p->name, bname, desc);
 	t.fresh = 1; /* a plugin's runs each in a fresh child, as a confirmed failure's were */
 	r.verdict = sc_check_case(ctx, &t, p, cs, &r.fail);
-	int code = r.verdict == SC_V_FAIL ? 1 : r.verdict == SC_V_ERROR ? 2 : 0;
+	int code = 0;
+	if (sc_inflight_signal())
+		goto out;
+	code = r.verdict == SC_V_FAIL ? 1 : r.verdict == SC_V_ERROR ? 2 : 0;
 	if (r.verdict == SC_V_ERROR)
 		fprintf(stderr, "shardcheck: %s\n", ctx->err.msg);
 	/* per rank, expected and actual: in full when small */
@@ -225,6 +234,17 @@ static int repro_main(int argc, char **argv, int full_argc, char **full_argv)
 		code = 2;
 	if (c.svg && code != 2 && sc_backend_leader(be))
 		code = write_picture(ctx, &t, &r, cs, c.svg, code);
+out:
+	if (sc_inflight_signal()) { /* the replay did not finish: whatever it said so far is no verdict */
+		sc_sandbox_workers_end();
+		code = 2;
+		if (sc_backend_leader(be)) {
+			char msg[2048];
+			sc_inflight_message(NULL, msg, sizeof msg);
+			fflush(stdout);
+			fprintf(stderr, "%s\n", msg);
+		}
+	}
 	sc_ctx_free(ctx);
 	sc_backend_close(be);
 	sc_target_free(&t);
