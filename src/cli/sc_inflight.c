@@ -281,43 +281,66 @@ static int alive(pid_t pid)
 	return !(rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X'));
 }
 
+/* Rank k's keeper left word that k died of a signal: 1 and it in *psig. */
+static int keeper_word(int k, int *psig)
+{
+	char p[1100];
+	p[0] = '\0';
+	cat(p, sizeof p, fl.ends);
+	char r[24];
+	num(r, k);
+	cat(p, sizeof p, r);
+	int fd = open(p, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	char b[64];
+	ssize_t n = read(fd, b, sizeof b - 1);
+	close(fd);
+	b[n > 0 ? n : 0] = '\0';
+	int s = 0;
+	for (const char *q = strchr(b, ' '); q && *++q >= '0' && *q <= '9';)
+		s = s * 10 + (*q - '0');
+	*psig = s;
+	return 1;
+}
+
+static int any_word(int *psig)
+{
+	for (int k = 0; fl.ends[0] && k < fl.nprocs && k < SC_MAX_WORLD; k++)
+		if (k != fl.rank && keeper_word(k, psig))
+			return k;
+	return -1;
+}
+
 /* Another rank that ended first, and its signal (0: unknown); -1: none. */
 static int peer_ended(int *psig)
 {
-	if (fl.ends[0]) { /* keepers: a file says which rank died of which signal */
-		for (int k = 0; k < fl.nprocs && k < SC_MAX_WORLD; k++) {
-			if (k == fl.rank)
-				continue;
-			char p[1100];
-			p[0] = '\0';
-			cat(p, sizeof p, fl.ends);
-			char r[24];
-			num(r, k);
-			cat(p, sizeof p, r);
-			int fd = open(p, O_RDONLY);
-			if (fd < 0)
-				continue;
-			char b[64];
-			ssize_t n = read(fd, b, sizeof b - 1);
-			close(fd);
-			b[n > 0 ? n : 0] = '\0';
-			int s = 0;
-			for (const char *q = strchr(b, ' '); q && *++q >= '0' && *q <= '9';)
-				s = s * 10 + (*q - '0');
-			*psig = s;
-			return k;
+	int k = any_word(psig);
+	if (k >= 0)
+		return k;
+	int gone = -1; /* a peer on this host whose process is gone */
+	for (k = 0; k < fl.nprocs && k < SC_MAX_WORLD && gone < 0; k++)
+		if (k != fl.rank && fl.here[k] && fl.peer[k] > 0 && !alive(fl.peer[k]))
+			gone = k;
+	if (gone < 0)
+		return -1;
+	if (fl.ends[0]) {
+		/* its keeper may not have written yet (mpirun can act on the lost
+		 * connection first): a short wait, well within the second mpirun
+		 * gives before SIGKILL. No word: it ended on the same interrupt
+		 * (its keeper writes only for a signal the rank did not catch). */
+		for (int i = 0; i < 25; i++) {
+			const struct timespec ts = {0, 10000000};
+			nanosleep(&ts, NULL);
+			if ((k = any_word(psig)) >= 0)
+				return k;
 		}
 		return -1;
 	}
-	/* no keepers: a peer on this host whose process is gone (a peer that
-	 * ended on the same interrupt a moment earlier would look the same,
-	 * hence the keepers) */
-	for (int k = 0; k < fl.nprocs && k < SC_MAX_WORLD; k++)
-		if (k != fl.rank && fl.here[k] && fl.peer[k] > 0 && !alive(fl.peer[k])) {
-			*psig = 0;
-			return k;
-		}
-	return -1;
+	/* no keepers: its absence is all there is (a peer that ended on the
+	 * same interrupt a moment earlier would look the same) */
+	*psig = 0;
+	return gone;
 }
 
 /* One process per rank: the end, at once, with the cause named. */
