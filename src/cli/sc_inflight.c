@@ -516,9 +516,15 @@ void sc_inflight_watch(struct sc_cli *c, struct sc_backend *be)
 	sigaddset(&sa.sa_mask, SIGHUP);
 	sigaddset(&sa.sa_mask, SIGALRM);
 	sa.sa_handler = on_term;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	static const int enders[] = {SIGTERM, SIGINT, SIGHUP};
+	for (size_t i = 0; i < sizeof enders / sizeof enders[0]; i++) {
+		struct sigaction old;
+		/* ignored when we started (nohup, a background job of a script):
+		 * it stays ignored, as whoever started us asked */
+		if (sigaction(enders[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(enders[i], &sa, NULL);
+	}
 	sa.sa_handler = on_alarm;
 	sigaction(SIGALRM, &sa, NULL);
 	c->co.on_case = on_case;

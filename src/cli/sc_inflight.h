@@ -2,7 +2,8 @@
  *
  * Every run of check, gate, fuzz and repro is watched (sc_inflight_watch):
  * SIGTERM, SIGINT or SIGHUP (a cancelled CI job, ^C, a closed terminal)
- * ends it cleanly, in two stages:
+ * ends it cleanly (one that was ignored when the process started, as
+ * under nohup, stays ignored), in two stages:
  *   1. the handler only records the signal (a flag) and starts a grace
  *      period (alarm); the run polls the flag: before every case
  *      (sc_inflight's on_case, which also moves the check's deadline to
