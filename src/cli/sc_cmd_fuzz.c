@@ -201,7 +201,7 @@ static int fuzz_finish(struct fuzz_run *f, struct sc_result *res, int nres, int 
 			code = 2;
 		}
 		printf("fuzz %s: %ld cases; %d new failure%s, %d earlier still failing, %d fixed, %d stale, %d expected, %d error%s; report %s\n",
-		       sig ? "interrupted" : "done", cases, newf, newf == 1 ? "" : "s", still, fixed, stale, expected,
+		       sig ? "stopped" : "done", cases, newf, newf == 1 ? "" : "s", still, fixed, stale, expected,
 		       errors, errors == 1 ? "" : "s", wrote ? f->report : "NOT written");
 		if (sig) { /* the check in flight ran to its end: no case was cut off */
 			char msg[4096];
