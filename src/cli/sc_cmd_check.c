@@ -360,6 +360,7 @@ static void check_all(struct run *r)
 		}
 	}
 	if (sc_inflight_signal()) {
+		sc_inflight_stopped();
 		/* interrupted: every worker ended; the checks they finished are
 		 * reported (failures written), in order; the case of the first
 		 * check still running is the one kept */

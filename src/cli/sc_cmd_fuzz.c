@@ -190,6 +190,7 @@ static int fuzz_finish(struct fuzz_run *f, struct sc_result *res, int nres, int 
 	}
 	errors += c->nbroken; /* files that did not load */
 	const int sig = sc_inflight_signal();
+	sc_inflight_stopped();
 	struct sc_report_meta meta = {SC_VERSION, c->co.seed, c->backend, full_argc, full_argv,
 				      sig ? "interrupted" : "complete", sig ? sc_inflight_reason() : NULL};
 	int code = sig || errors ? 2 : (newf || still) ? 1 : 0;

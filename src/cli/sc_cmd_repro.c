@@ -236,6 +236,7 @@ static int repro_main(int argc, char **argv, int full_argc, char **full_argv)
 		code = write_picture(ctx, &t, &r, cs, c.svg, code);
 out:
 	if (sc_inflight_signal()) { /* the replay did not finish: whatever it said so far is no verdict */
+		sc_inflight_stopped();
 		sc_sandbox_workers_end();
 		code = 2;
 		if (sc_backend_leader(be)) {

@@ -9,9 +9,11 @@
  * between cases, writes everything in normal context. A case can fail
  * to return (a hung plugin, a huge case): then the grace alarm (or a
  * second signal) takes the last-resort path, which writes bytes the run
- * prepared in advance: the report rendered after the last finished
- * check (two buffers: the new one is made whole before the index that
- * the handler reads flips to it, and the old one is freed only after),
+ * prepared in advance: report.json as it stands after the last finished
+ * check (its head rendered once, each result appended once as it comes:
+ * the bytes go in past the published length, then a second {pointer,
+ * length} slot is filled and the index the handler reads flips to it; a
+ * buffer outgrown is freed only after the flip),
  * the case text formatted before the case ran (always where cases can
  * hang or crash, else once a signal came). */
 #include "sc_inflight.h"
@@ -55,11 +57,19 @@ static struct {
 	const struct sc_property *cur_p;
 	struct sc_case cur;
 	int have_cur;
-	/* the last resort's report: doc[di] (di -1: none); status at [sa, sb) */
+	/* the last resort's report: head (status at [sa, sb)), then body[bi]
+	 * (bi -1: none yet), the results rendered so far */
 	char rpath[1100], rtmp[1100], rdir[1024];
-	char *doc[2];
-	size_t dlen[2], sa[2], sb[2];
-	volatile sig_atomic_t di;
+	char *head;
+	size_t hlen, sa, sb;
+	struct {
+		const char *p;
+		size_t len;
+	} body[2];
+	volatile sig_atomic_t bi;
+	char *buf; /* the results' text: blen bytes of bcap, `rendered` results */
+	size_t blen, bcap;
+	int rendered;
 	char reason[160];
 	const pid_t *kids;
 	const int *nkids;
@@ -67,7 +77,7 @@ static struct {
 	char ends[1024]; /* their keepers' files: ends + rank */
 	pid_t peer[SC_MAX_WORLD];
 	char here[SC_MAX_WORLD]; /* on this host */
-} fl = {.err_fd = 2, .di = -1};
+} fl = {.err_fd = 2, .bi = -1};
 
 enum role { OWNER, WORKER, FOREIGN };
 
@@ -193,24 +203,23 @@ static void tell(const char *msg, int with_case)
 	}
 }
 
-/* The last rendered report, its status and reason replaced; write(2) only. */
+/* report.json as rendered so far, with this status and reason; write(2) only. */
 static void emit_report(const char *status, const char *reason)
 {
-	const int i = fl.di;
+	const int i = fl.bi;
 	if (i < 0 || !fl.leader || !fl.rpath[0])
 		return;
-	const char *d = fl.doc[i];
-	const size_t len = fl.dlen[i];
 	int fd = open(fl.rtmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
 		return;
-	/* the document ends "\n]}\n": the reason goes in before its last brace */
-	ssize_t w = write(fd, d, fl.sa[i]);
+	ssize_t w = write(fd, fl.head, fl.sa);
 	w = write(fd, status, strlen(status));
-	w = write(fd, d + fl.sb[i], len - 2 - fl.sb[i]);
-	w = write(fd, ", \"reason\": \"", 13);
+	w = write(fd, fl.head + fl.sb, fl.hlen - fl.sb);
+	w = write(fd, fl.body[i].p, fl.body[i].len);
+	static const char mid[] = "\n], \"reason\": \"", end[] = "\"}\n";
+	w = write(fd, mid, sizeof mid - 1);
 	w = write(fd, reason, strlen(reason));
-	w = write(fd, "\"}\n", 3);
+	w = write(fd, end, sizeof end - 1);
 	(void)w;
 	close(fd);
 	rename(fl.rtmp, fl.rpath);
@@ -254,7 +263,7 @@ static void last_resort(const char *why)
 		} else {
 			put("; the case in flight could not be saved");
 		}
-		if (fl.rpath[0] && fl.di >= 0) {
+		if (fl.rpath[0] && fl.bi >= 0) {
 			put("; report: ");
 			put(fl.rpath);
 		}
@@ -586,6 +595,12 @@ void sc_inflight_idle(void)
 		alarm(0);
 }
 
+void sc_inflight_stopped(void)
+{
+	if (fl.sig)
+		alarm(0);
+}
+
 int sc_inflight_signal(void) { return fl.sig; }
 
 volatile sig_atomic_t *sc_inflight_flag(void) { return &fl.sig; }
@@ -650,33 +665,67 @@ void sc_inflight_message(const char *path, char *buf, size_t n)
 		snprintf(buf + k, n - (size_t)k, "; report: %s", fl.rpath);
 }
 
+/* Adds n bytes to the results' text and publishes it (see the file's head). */
+static int append(const char *piece, size_t n)
+{
+	char *old = NULL;
+	if (fl.blen + n > fl.bcap) {
+		const size_t cap = fl.blen + n > 2 * fl.bcap ? fl.blen + n + 4096 : 2 * fl.bcap;
+		char *nb = malloc(cap);
+		if (!nb)
+			return 0;
+		if (fl.blen)
+			memcpy(nb, fl.buf, fl.blen);
+		old = fl.buf;
+		fl.buf = nb;
+		fl.bcap = cap;
+	}
+	memcpy(fl.buf + fl.blen, piece, n); /* past what the handler may read */
+	fl.blen += n;
+	const int i = fl.bi < 0 ? 0 : 1 - fl.bi;
+	fl.body[i].p = fl.buf;
+	fl.body[i].len = fl.blen;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	fl.bi = i; /* whole before the handler can see it */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	free(old); /* only the slot no longer read pointed at it */
+	return 1;
+}
+
 void sc_inflight_report(const struct sc_report_meta *m, const struct sc_result *res, int n)
 {
 	if (!fl.rpath[0] || !fl.leader)
 		return;
-	struct sc_report_meta im = *m;
-	im.status = "interrupted";
-	im.reason = NULL;
-	char *doc = NULL;
 	struct sc_err e;
-	if (sc_report_json(&im, res, n, &doc, &e) != SC_OK)
-		return;
-	const char *st = strstr(doc, "\"status\": \"interrupted\"");
-	const size_t len = strlen(doc);
-	if (!st || len < 4 || strcmp(doc + len - 2, "}\n") != 0) {
-		free(doc);
-		return;
+	if (!fl.head) {
+		struct sc_report_meta im = *m;
+		im.status = "interrupted";
+		im.reason = NULL;
+		char *h = NULL;
+		if (sc_report_json_head(&im, &h, &e) != SC_OK)
+			return;
+		const char *st = strstr(h, "\"status\": \"interrupted\"");
+		if (!st) {
+			free(h);
+			return;
+		}
+		fl.sa = (size_t)(st - h) + strlen("\"status\": \"");
+		fl.sb = fl.sa + strlen("interrupted");
+		fl.hlen = strlen(h);
+		fl.head = h; /* (before any result: bi stays -1 until append) */
+		if (!append("", 0))
+			return;
 	}
-	const int i = fl.di < 0 ? 0 : 1 - fl.di;
-	char *old = fl.doc[i];
-	fl.doc[i] = doc;
-	fl.dlen[i] = len;
-	fl.sa[i] = (size_t)(st - doc) + strlen("\"status\": \"");
-	fl.sb[i] = fl.sa[i] + strlen("interrupted");
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	fl.di = i; /* whole before the handler can see it */
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	free(old); /* (was doc[i], not the one the handler may read now) */
+	for (; fl.rendered < n; fl.rendered++) {
+		char *piece = NULL;
+		if (sc_report_json_result(&res[fl.rendered], fl.rendered == 0, fl.rdir[0] ? fl.rdir : NULL, &piece,
+					  &e) != SC_OK)
+			return;
+		const int ok = append(piece, strlen(piece));
+		free(piece);
+		if (!ok)
+			return;
+	}
 }
 
 void sc_inflight_children(const pid_t *pids, const int *n)

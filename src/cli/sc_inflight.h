@@ -67,6 +67,10 @@ void sc_inflight_report_dir(const char *dir);
 void sc_inflight_arm(struct sc_cli *c, struct sc_backend *be);
 /* No case runs now (between checks): a signal saves nothing. */
 void sc_inflight_idle(void);
+/* After a signal: the run stopped in time and ends in normal context
+ * now (its report may take longer than the grace period to write); a
+ * second signal still ends it at once. */
+void sc_inflight_stopped(void);
 /* The signal that interrupted the run, 0 while none did. */
 int sc_inflight_signal(void);
 /* The flag the handlers set (for loops that poll a flag of their own). */
@@ -84,9 +88,11 @@ int sc_inflight_save(char *buf, size_t n);
 void sc_inflight_message(const char *path, char *buf, size_t n);
 /* The reason for report.json ("interrupted by SIGTERM"). */
 const char *sc_inflight_reason(void);
-/* Renders the report that the last-resort path writes (m's status is
- * replaced by "interrupted"); normal context, the leader's, after every
- * check. A no-op without --report. */
+/* Keeps ready the report.json that the last-resort path writes (m's
+ * status replaced by "interrupted"): normal context, the leader's, after
+ * every check. res only grows: results below an earlier call's n are
+ * rendered once, then kept (a run costs O(results), not O(results^2)).
+ * A no-op without a report folder. */
 void sc_inflight_report(const struct sc_report_meta *m, const struct sc_result *res, int n);
 /* Processes the last-resort path kills (--jobs workers; borrowed). */
 void sc_inflight_children(const pid_t *pids, const int *n);

@@ -141,123 +141,157 @@ static int picture_path(const struct sc_result *r, const char *dir, char *buf, s
 	return access(buf, F_OK) == 0;
 }
 
+static void json_head(struct sc_str *b, const struct sc_report_meta *m)
+{
+	sc_str_printf(b, "{\"tool\": \"shardcheck\", \"version\": ");
+	sc_str_json(b, m->version);
+	sc_str_printf(b, ", \"seed\": \"%llu\", \"backend\": ", (unsigned long long)m->seed);
+	sc_str_json(b, m->backend);
+	sc_str_printf(b, ", \"status\": ");
+	sc_str_json(b, m->status ? m->status : "complete");
+	if (m->reason) {
+		sc_str_printf(b, ", \"reason\": ");
+		sc_str_json(b, m->reason);
+	}
+	sc_str_printf(b, ",\n \"argv\": [");
+	for (int i = 0; i < m->argc; i++) {
+		if (i)
+			sc_str_printf(b, ", ");
+		sc_str_json(b, m->argv[i]);
+	}
+	sc_str_printf(b, "],\n \"results\": [");
+}
+
+/* One result of the list (first: no comma before it). */
+static void json_result(struct sc_str *b, const struct sc_result *r, int first, const char *dir)
+{
+	sc_str_printf(b, "%s\n  {\"target\": ", first ? "" : ",");
+	sc_str_json(b, r->target);
+	sc_str_printf(b, ", \"property\": ");
+	sc_str_json(b, r->property);
+	sc_str_printf(b, ", \"verdict\": \"%s\", \"expected\": %s, \"cases\": %ld, \"seconds\": %.4f",
+	       verdict_name(r),
+	       r->expected < 0 ? "null" : (r->expected ? "\"fail\"" : "\"pass\""), r->cases,
+	       r->seconds);
+	if (r->verdict == SC_V_ERROR || r->stale) {
+		sc_str_printf(b, ", \"%s\": ", r->stale ? "reason" : "error");
+		sc_str_json(b, r->error);
+	}
+	if (r->limited)
+		sc_str_printf(b, ", \"over_case_memory\": %ld", r->limited);
+	if (r->warm_only) /* failed in a plugin's worker only: state kept between calls */
+		sc_str_printf(b, ", \"failed_only_warm\": %ld", r->warm_only);
+	if (r->exhaustive_total) /* --exhaustive: a pass with cases == this holds for every case */
+		sc_str_printf(b, ", \"exhaustive_cases\": %ld", r->exhaustive_total);
+	if (r->shrink_cut)
+		sc_str_printf(b, ", \"shrink_stopped_at_time_limit\": true");
+	sc_str_printf(b, ", \"counterexample\": ");
+	if (!r->have_cx) {
+		sc_str_printf(b, "null}");
+		return;
+	}
+	const struct sc_case *c = &r->cx;
+	const struct sc_spec *s[SC_MAX_CHAIN];
+	int ns = 0;
+	if (sc_target_specs(r->tgt, c, s, &ns, NULL) != SC_OK)
+		ns = 0;
+	sc_str_printf(b, "{\"world\": %d, \"sizes\": {", c->world);
+	for (int i = 0; i < sc_target_size_count(r->tgt, c); i++) {
+		int slot;
+		char tmp[16];
+		const char *name = sc_target_size_name(r->tgt, c, i, &slot, tmp, sizeof tmp);
+		sc_str_printf(b, "%s", i ? ", " : "");
+		sc_str_json(b, ns > 0 ? name : "?");
+		sc_str_printf(b, ": %lld", (long long)c->sizes[slot]);
+	}
+	if (c->counts.P) {
+		char ct[8192];
+		sc_target_counts_text(r->tgt, c, ", ", 1, ct, sizeof ct);
+		sc_str_put(b, ct);
+	}
+	sc_str_printf(b, "}, \"dtype\": \"%s\", \"seed\": %llu", sc_dtype_name(c->dtype),
+	       (unsigned long long)c->seed);
+	struct sc_case_param pa[SC_CASE_MAX_PARAMS];
+	const int np = sc_target_params(r->tgt, c, pa);
+	for (int i = 0; i < np; i++) {
+		sc_str_printf(b, "%s\"%s\": ", i ? ", " : ", \"params\": {", pa[i].key);
+		if (pa[i].is_op)
+			sc_str_printf(b, "\"%s\"", sc_redop_name((enum sc_redop)pa[i].value));
+		else
+			sc_str_printf(b, "%d", pa[i].value);
+	}
+	if (np)
+		sc_str_printf(b, "}");
+	sc_str_printf(b, ", \"shrink_steps\": %d, \"shrink_seconds\": %.4f, \"wrong\": %lld, \"error\": ",
+	       r->shrink.steps, r->shrink_seconds, (long long)r->fail.wrong);
+	if (r->fail.runtime_error || r->fail.msg[0])
+		sc_str_json(b, r->fail.msg);
+	else
+		sc_str_printf(b, "null");
+	char replay[1024];
+	sc_report_replay_cmd(r, replay, sizeof replay);
+	sc_str_printf(b, ", \"case_file\": ");
+	if (r->case_file[0])
+		sc_str_json(b, r->case_file);
+	else
+		sc_str_printf(b, "null");
+	sc_str_printf(b, ", \"replay\": ");
+	sc_str_json(b, replay);
+	char pic[1700];
+	sc_str_printf(b, ", \"picture\": ");
+	if (picture_path(r, dir, pic, sizeof pic))
+		sc_str_json(b, pic);
+	else
+		sc_str_printf(b, "null");
+	if (r->fail.has_worst) {
+		sc_str_printf(b, ", \"worst\": {\"rank\": %d, \"index\": [", r->fail.worst_rank);
+		for (int d = 0; d < r->fail.worst_ndim; d++)
+			sc_str_printf(b, "%s%lld", d ? ", " : "", (long long)r->fail.worst_index[d]);
+		sc_str_printf(b, "], \"value\": %.17g, \"reference\": %.17g, \"error\": %.6g, \"bound\": %.6g, \"ratio\": %.6g}",
+		       r->fail.worst_value, r->fail.worst_reference, r->fail.worst_error, r->fail.worst_bound,
+		       isfinite(r->fail.worst_ratio) ? r->fail.worst_ratio : 1e308);
+	}
+	first_wrong_json(b, r, ns > 0 ? s[0] : NULL);
+	sc_str_printf(b, "]}}");
+}
+
 static char *json_doc(const struct sc_report_meta *m, const struct sc_result *res, int n, const char *dir)
 {
 	struct sc_str b = SC_STR_INIT;
-	sc_str_printf(&b, "{\"tool\": \"shardcheck\", \"version\": ");
-	sc_str_json(&b, m->version);
-	sc_str_printf(&b, ", \"seed\": \"%llu\", \"backend\": ", (unsigned long long)m->seed);
-	sc_str_json(&b, m->backend);
-	sc_str_printf(&b, ", \"status\": ");
-	sc_str_json(&b, m->status ? m->status : "complete");
-	if (m->reason) {
-		sc_str_printf(&b, ", \"reason\": ");
-		sc_str_json(&b, m->reason);
-	}
-	sc_str_printf(&b, ",\n \"argv\": [");
-	for (int i = 0; i < m->argc; i++) {
-		if (i)
-			sc_str_printf(&b, ", ");
-		sc_str_json(&b, m->argv[i]);
-	}
-	sc_str_printf(&b, "],\n \"results\": [");
-	for (int i = 0; i < n; i++) {
-		const struct sc_result *r = &res[i];
-		sc_str_printf(&b, "%s\n  {\"target\": ", i ? "," : "");
-		sc_str_json(&b, r->target);
-		sc_str_printf(&b, ", \"property\": ");
-		sc_str_json(&b, r->property);
-		sc_str_printf(&b, ", \"verdict\": \"%s\", \"expected\": %s, \"cases\": %ld, \"seconds\": %.4f",
-		       verdict_name(r),
-		       r->expected < 0 ? "null" : (r->expected ? "\"fail\"" : "\"pass\""), r->cases,
-		       r->seconds);
-		if (r->verdict == SC_V_ERROR || r->stale) {
-			sc_str_printf(&b, ", \"%s\": ", r->stale ? "reason" : "error");
-			sc_str_json(&b, r->error);
-		}
-		if (r->limited)
-			sc_str_printf(&b, ", \"over_case_memory\": %ld", r->limited);
-		if (r->warm_only) /* failed in a plugin's worker only: state kept between calls */
-			sc_str_printf(&b, ", \"failed_only_warm\": %ld", r->warm_only);
-		if (r->exhaustive_total) /* --exhaustive: a pass with cases == this holds for every case */
-			sc_str_printf(&b, ", \"exhaustive_cases\": %ld", r->exhaustive_total);
-		if (r->shrink_cut)
-			sc_str_printf(&b, ", \"shrink_stopped_at_time_limit\": true");
-		sc_str_printf(&b, ", \"counterexample\": ");
-		if (!r->have_cx) {
-			sc_str_printf(&b, "null}");
-			continue;
-		}
-		const struct sc_case *c = &r->cx;
-		const struct sc_spec *s[SC_MAX_CHAIN];
-		int ns = 0;
-		if (sc_target_specs(r->tgt, c, s, &ns, NULL) != SC_OK)
-			ns = 0;
-		sc_str_printf(&b, "{\"world\": %d, \"sizes\": {", c->world);
-		for (int i = 0; i < sc_target_size_count(r->tgt, c); i++) {
-			int slot;
-			char tmp[16];
-			const char *name = sc_target_size_name(r->tgt, c, i, &slot, tmp, sizeof tmp);
-			sc_str_printf(&b, "%s", i ? ", " : "");
-			sc_str_json(&b, ns > 0 ? name : "?");
-			sc_str_printf(&b, ": %lld", (long long)c->sizes[slot]);
-		}
-		if (c->counts.P) {
-			char ct[8192];
-			sc_target_counts_text(r->tgt, c, ", ", 1, ct, sizeof ct);
-			sc_str_put(&b, ct);
-		}
-		sc_str_printf(&b, "}, \"dtype\": \"%s\", \"seed\": %llu", sc_dtype_name(c->dtype),
-		       (unsigned long long)c->seed);
-		struct sc_case_param pa[SC_CASE_MAX_PARAMS];
-		const int np = sc_target_params(r->tgt, c, pa);
-		for (int i = 0; i < np; i++) {
-			sc_str_printf(&b, "%s\"%s\": ", i ? ", " : ", \"params\": {", pa[i].key);
-			if (pa[i].is_op)
-				sc_str_printf(&b, "\"%s\"", sc_redop_name((enum sc_redop)pa[i].value));
-			else
-				sc_str_printf(&b, "%d", pa[i].value);
-		}
-		if (np)
-			sc_str_printf(&b, "}");
-		sc_str_printf(&b, ", \"shrink_steps\": %d, \"shrink_seconds\": %.4f, \"wrong\": %lld, \"error\": ",
-		       r->shrink.steps, r->shrink_seconds, (long long)r->fail.wrong);
-		if (r->fail.runtime_error || r->fail.msg[0])
-			sc_str_json(&b, r->fail.msg);
-		else
-			sc_str_printf(&b, "null");
-		char replay[1024];
-		sc_report_replay_cmd(r, replay, sizeof replay);
-		sc_str_printf(&b, ", \"case_file\": ");
-		if (r->case_file[0])
-			sc_str_json(&b, r->case_file);
-		else
-			sc_str_printf(&b, "null");
-		sc_str_printf(&b, ", \"replay\": ");
-		sc_str_json(&b, replay);
-		char pic[1700];
-		sc_str_printf(&b, ", \"picture\": ");
-		if (picture_path(r, dir, pic, sizeof pic))
-			sc_str_json(&b, pic);
-		else
-			sc_str_printf(&b, "null");
-		if (r->fail.has_worst) {
-			sc_str_printf(&b, ", \"worst\": {\"rank\": %d, \"index\": [", r->fail.worst_rank);
-			for (int d = 0; d < r->fail.worst_ndim; d++)
-				sc_str_printf(&b, "%s%lld", d ? ", " : "", (long long)r->fail.worst_index[d]);
-			sc_str_printf(&b, "], \"value\": %.17g, \"reference\": %.17g, \"error\": %.6g, \"bound\": %.6g, \"ratio\": %.6g}",
-			       r->fail.worst_value, r->fail.worst_reference, r->fail.worst_error, r->fail.worst_bound,
-			       isfinite(r->fail.worst_ratio) ? r->fail.worst_ratio : 1e308);
-		}
-		first_wrong_json(&b, r, ns > 0 ? s[0] : NULL);
-		sc_str_printf(&b, "]}}");
-	}
+	json_head(&b, m);
+	for (int i = 0; i < n; i++)
+		json_result(&b, &res[i], i == 0, dir);
 	sc_str_printf(&b, "\n]}\n");
 	if (b.oom) {
 		free(b.s);
 		return NULL;
 	}
 	return b.s;
+}
+
+enum sc_status sc_report_json_head(const struct sc_report_meta *m, char **out, struct sc_err *e)
+{
+	struct sc_str b = SC_STR_INIT;
+	json_head(&b, m);
+	if (b.oom) {
+		free(b.s);
+		return SC_ERR(e, SC_E_NOMEM, "out of memory writing the JSON report");
+	}
+	*out = b.s;
+	return SC_OK;
+}
+
+enum sc_status sc_report_json_result(const struct sc_result *r, int first, const char *dir, char **out,
+				     struct sc_err *e)
+{
+	struct sc_str b = SC_STR_INIT;
+	json_result(&b, r, first, dir);
+	if (b.oom) {
+		free(b.s);
+		return SC_ERR(e, SC_E_NOMEM, "out of memory writing the JSON report");
+	}
+	*out = b.s;
+	return SC_OK;
 }
 
 enum sc_status sc_report_json(const struct sc_report_meta *m, const struct sc_result *res, int n, char **out,
