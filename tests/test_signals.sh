@@ -63,7 +63,16 @@ assert re.search(reason, d.get("reason") or ""), ("reason", d.get("reason"))
 assert len(d["results"]) >= least, ("results", len(d["results"]))
 PY
 }
-has() { grep -q -- "$2" "$1"; }
+has() { grep -qs -- "$2" "$1"; }
+junit_says() { # junit.xml status min-testcases: well formed, with the status (the last-resort path's)
+	python3 - "$@" <<'PY'
+import sys, xml.etree.ElementTree as E
+root = E.parse(sys.argv[1]).getroot()
+props = {p.get("name"): p.get("value") for p in root.iter("property")}
+assert props.get("status") == sys.argv[2], props
+assert len(list(root.iter("testcase"))) >= int(sys.argv[3])
+PY
+}
 
 # --- under mpirun: a rank SIGKILLed (the OOM killer) is named with its signal
 if [ "$part" = mpi ]; then
@@ -108,6 +117,7 @@ if [ "$part" = mpi ]; then
 		has "$all" "shardcheck: interrupted" && bad "mpi SIGKILL: called an interrupt" || ok
 		report_says "$d/report.json" aborted "rank 1 ended first \(killed by SIGKILL" && ok ||
 			bad "mpi SIGKILL: report.json does not name it"
+		junit_says "$d/junit.xml" aborted 0 && ok || bad "mpi SIGKILL: no junit.xml"
 		head -1 "$d/failures/inflight.case" 2>/dev/null | grep -q "^# rank 1 ended first (killed by SIGKILL" && ok ||
 			bad "mpi SIGKILL: the case in flight is not kept with the cause"
 		left "$d"
@@ -205,6 +215,7 @@ if wait_for 30 has "$tmp/hang.out" "libfaulty.so:overrun"; then
 	took=$(($(date +%s) - t0))
 	[ $rc -eq 2 ] && [ $took -le 10 ] && ok || bad "hung gate: exit $rc after ${took}s, want 2 within 10s"
 	report_says "$d/report.json" interrupted SIGTERM 1 && ok || bad "hung gate: report.json (with overrun's result)"
+	junit_says "$d/junit.xml" interrupted 1 && ok || bad "hung gate: junit.xml"
 	has "$tmp/hang.err" "interrupted (SIGTERM): .*did not end within .*saved to $d/failures/inflight.case" && ok ||
 		{ bad "hung gate: no message"; cat "$tmp/hang.err" >&2; }
 	[ -s "$d/failures/examples-libfaulty-so-overrun-semantics.case" ] ||

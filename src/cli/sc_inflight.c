@@ -10,10 +10,11 @@
  * to return (a hung plugin, a huge case): then the grace alarm (or a
  * second signal) takes the last-resort path, which writes bytes the run
  * prepared in advance: report.json as it stands after the last finished
- * check (its head rendered once, each result appended once as it comes:
- * the bytes go in past the published length, then a second {pointer,
- * length} slot is filled and the index the handler reads flips to it; a
- * buffer outgrown is freed only after the flip),
+ * check, and junit.xml's testcases (each head rendered once, each result
+ * appended once as it comes: the bytes go in past the published length,
+ * then a second {pointer, length} slot is filled and the index the
+ * handler reads flips to it; a buffer outgrown is freed only after the
+ * flip),
  * the case text formatted before the case ran (always where cases can
  * hang or crash, else once a signal came). */
 #include "sc_inflight.h"
@@ -37,6 +38,20 @@
  * second ^C that asks to stop at once. */
 #define SAME_SIGNAL_S 1.0
 
+/* Text that grows in normal context while a handler may read it: the
+ * handler reads slot[i] (i -1: nothing yet); counts of junit's kinds. */
+struct grow {
+	char *buf;
+	size_t len, cap;
+	struct {
+		const char *p;
+		size_t len;
+		int n, fails, errors;
+	} slot[2];
+	volatile sig_atomic_t i;
+	int n, fails, errors;
+};
+
 static struct {
 	char path[1024], tmp[1100];
 	char text[4096];
@@ -57,18 +72,12 @@ static struct {
 	const struct sc_property *cur_p;
 	struct sc_case cur;
 	int have_cur;
-	/* the last resort's report: head (status at [sa, sb)), then body[bi]
-	 * (bi -1: none yet), the results rendered so far */
-	char rpath[1100], rtmp[1100], rdir[1024];
+	/* the last resort's report.json: head (status at [sa, sb)), then the
+	 * results rendered so far; and junit.xml's testcases */
+	char rpath[1100], rtmp[1100], rdir[1024], jpath[1100], jtmp[1100], jname[200];
 	char *head;
 	size_t hlen, sa, sb;
-	struct {
-		const char *p;
-		size_t len;
-	} body[2];
-	volatile sig_atomic_t bi;
-	char *buf; /* the results' text: blen bytes of bcap, `rendered` results */
-	size_t blen, bcap;
+	struct grow json, junit;
 	int rendered;
 	char reason[160];
 	const pid_t *kids;
@@ -77,7 +86,7 @@ static struct {
 	char ends[1024]; /* their keepers' files: ends + rank */
 	pid_t peer[SC_MAX_WORLD];
 	char here[SC_MAX_WORLD]; /* on this host */
-} fl = {.err_fd = 2, .bi = -1};
+} fl = {.err_fd = 2, .json.i = -1, .junit.i = -1};
 
 enum role { OWNER, WORKER, FOREIGN };
 
@@ -203,19 +212,67 @@ static void tell(const char *msg, int with_case)
 	}
 }
 
-/* report.json as rendered so far, with this status and reason; write(2) only. */
+static void wr(int fd, const char *s)
+{
+	ssize_t w = write(fd, s, strlen(s));
+	(void)w;
+}
+
+static void wnum(int fd, long v)
+{
+	char b[24];
+	num(b, v);
+	wr(fd, b);
+}
+
+/* junit.xml of the results so far: counts, then the testcases. */
+static void emit_junit(const char *status, const char *reason)
+{
+	const int i = fl.junit.i;
+	if (i < 0)
+		return;
+	int fd = open(fl.jtmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return;
+	const int n = fl.junit.slot[i].n, f = fl.junit.slot[i].fails, er = fl.junit.slot[i].errors;
+	for (int k = 0; k < 2; k++) {
+		wr(fd, k ? "  <testsuite name=\"" : "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"");
+		wr(fd, k ? fl.jname : "shardcheck");
+		wr(fd, "\" tests=\"");
+		wnum(fd, n);
+		wr(fd, "\" failures=\"");
+		wnum(fd, f);
+		wr(fd, "\" errors=\"");
+		wnum(fd, er);
+		wr(fd, "\">\n");
+	}
+	wr(fd, "    <properties><property name=\"status\" value=\"");
+	wr(fd, status);
+	wr(fd, "\"/><property name=\"reason\" value=\"");
+	wr(fd, reason);
+	wr(fd, "\"/></properties>\n");
+	ssize_t w = write(fd, fl.junit.slot[i].p, fl.junit.slot[i].len);
+	(void)w;
+	wr(fd, "  </testsuite>\n</testsuites>\n");
+	close(fd);
+	rename(fl.jtmp, fl.jpath);
+}
+
+/* report.json (and junit.xml) as rendered so far, with this status and
+ * reason; write(2) only. */
 static void emit_report(const char *status, const char *reason)
 {
-	const int i = fl.bi;
+	const int i = fl.json.i;
 	if (i < 0 || !fl.leader || !fl.rpath[0])
 		return;
+	emit_junit(status, reason);
 	int fd = open(fl.rtmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
 		return;
 	ssize_t w = write(fd, fl.head, fl.sa);
 	w = write(fd, status, strlen(status));
 	w = write(fd, fl.head + fl.sb, fl.hlen - fl.sb);
-	w = write(fd, fl.body[i].p, fl.body[i].len);
+	w = write(fd, fl.json.slot[i].p, fl.json.slot[i].len);
 	static const char mid[] = "\n], \"reason\": \"", end[] = "\"}\n";
 	w = write(fd, mid, sizeof mid - 1);
 	w = write(fd, reason, strlen(reason));
@@ -263,7 +320,7 @@ static void last_resort(const char *why)
 		} else {
 			put("; the case in flight could not be saved");
 		}
-		if (fl.rpath[0] && fl.bi >= 0) {
+		if (fl.rpath[0] && fl.json.i >= 0) {
 			put("; report: ");
 			put(fl.rpath);
 		}
@@ -503,6 +560,8 @@ static void paths(const char *dir)
 		snprintf(fl.rdir, sizeof fl.rdir, "%s", dir);
 		snprintf(fl.rpath, sizeof fl.rpath, "%s/report.json", dir);
 		snprintf(fl.rtmp, sizeof fl.rtmp, "%s/report.json.tmp-signal", dir);
+		snprintf(fl.jpath, sizeof fl.jpath, "%s/junit.xml", dir);
+		snprintf(fl.jtmp, sizeof fl.jtmp, "%s/junit.xml.tmp-signal", dir);
 	}
 }
 
@@ -665,28 +724,31 @@ void sc_inflight_message(const char *path, char *buf, size_t n)
 		snprintf(buf + k, n - (size_t)k, "; report: %s", fl.rpath);
 }
 
-/* Adds n bytes to the results' text and publishes it (see the file's head). */
-static int append(const char *piece, size_t n)
+/* Adds n bytes to g and publishes them (see the file's head). */
+static int append(struct grow *g, const char *piece, size_t n)
 {
 	char *old = NULL;
-	if (fl.blen + n > fl.bcap) {
-		const size_t cap = fl.blen + n > 2 * fl.bcap ? fl.blen + n + 4096 : 2 * fl.bcap;
+	if (g->len + n > g->cap) {
+		const size_t cap = g->len + n > 2 * g->cap ? g->len + n + 4096 : 2 * g->cap;
 		char *nb = malloc(cap);
 		if (!nb)
 			return 0;
-		if (fl.blen)
-			memcpy(nb, fl.buf, fl.blen);
-		old = fl.buf;
-		fl.buf = nb;
-		fl.bcap = cap;
+		if (g->len)
+			memcpy(nb, g->buf, g->len);
+		old = g->buf;
+		g->buf = nb;
+		g->cap = cap;
 	}
-	memcpy(fl.buf + fl.blen, piece, n); /* past what the handler may read */
-	fl.blen += n;
-	const int i = fl.bi < 0 ? 0 : 1 - fl.bi;
-	fl.body[i].p = fl.buf;
-	fl.body[i].len = fl.blen;
+	memcpy(g->buf + g->len, piece, n); /* past what the handler may read */
+	g->len += n;
+	const int i = g->i < 0 ? 0 : 1 - g->i;
+	g->slot[i].p = g->buf;
+	g->slot[i].len = g->len;
+	g->slot[i].n = g->n;
+	g->slot[i].fails = g->fails;
+	g->slot[i].errors = g->errors;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	fl.bi = i; /* whole before the handler can see it */
+	g->i = i; /* whole before the handler can see it */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	free(old); /* only the slot no longer read pointed at it */
 	return 1;
@@ -712,17 +774,28 @@ void sc_inflight_report(const struct sc_report_meta *m, const struct sc_result *
 		fl.sa = (size_t)(st - h) + strlen("\"status\": \"");
 		fl.sb = fl.sa + strlen("interrupted");
 		fl.hlen = strlen(h);
-		fl.head = h; /* (before any result: bi stays -1 until append) */
-		if (!append("", 0))
+		snprintf(fl.jname, sizeof fl.jname, "shardcheck seed %llu backend %s", (unsigned long long)m->seed,
+			 m->backend);
+		fl.head = h; /* (before any result: json.i stays -1 until append) */
+		if (!append(&fl.json, "", 0) || !append(&fl.junit, "", 0))
 			return;
 	}
 	for (; fl.rendered < n; fl.rendered++) {
-		char *piece = NULL;
-		if (sc_report_json_result(&res[fl.rendered], fl.rendered == 0, fl.rdir[0] ? fl.rdir : NULL, &piece,
-					  &e) != SC_OK)
+		const struct sc_result *r = &res[fl.rendered];
+		char *piece = NULL, *tc = NULL;
+		int kind = 0;
+		if (sc_report_json_result(r, fl.rendered == 0, fl.rdir[0] ? fl.rdir : NULL, &piece, &e) != SC_OK)
 			return;
-		const int ok = append(piece, strlen(piece));
+		if (sc_report_junit_case(r, &tc, &kind, &e) != SC_OK) {
+			free(piece);
+			return;
+		}
+		fl.junit.n++;
+		fl.junit.fails += kind == 1;
+		fl.junit.errors += kind == 2;
+		const int ok = append(&fl.json, piece, strlen(piece)) && append(&fl.junit, tc, strlen(tc));
 		free(piece);
+		free(tc);
 		if (!ok)
 			return;
 	}

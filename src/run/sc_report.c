@@ -440,6 +440,45 @@ static int unmet(const struct sc_result *res, int n, int i)
 	return (t->expect == 1) != failed;
 }
 
+/* One result's testcase element. */
+static void junit_case(struct sc_str *b, const struct sc_result *r)
+{
+	sc_str_printf(b, "    <testcase classname=\"");
+	xml_str(b, r->target);
+	sc_str_printf(b, "\" name=\"");
+	xml_str(b, r->property);
+	sc_str_printf(b, "\" time=\"%.4f\">", r->seconds);
+	char replay[1024] = "";
+	if (r->have_cx)
+		sc_report_replay_cmd(r, replay, sizeof replay);
+	if (r->stale) {
+		sc_str_printf(b, "\n      <skipped message=\"stale finding: ");
+		xml_str(b, r->error);
+		sc_str_printf(b, "\"/>\n    ");
+	} else if (r->verdict == SC_V_ERROR) {
+		sc_str_printf(b, "\n      <error message=\"");
+		xml_str(b, r->error);
+		sc_str_printf(b, "\" type=\"error\"/>\n    ");
+	} else if (r->verdict == SC_V_FAIL) {
+		char *txt = failure_block(r);
+		if (expected_fail(r)) {
+			sc_str_printf(b, "\n      <system-out>expected failure (expect fail)\n");
+			xml_str(b, txt);
+			sc_str_printf(b, "</system-out>\n    ");
+		} else {
+			char cs[512];
+			sc_target_case_format(r->tgt, &r->cx, cs, sizeof cs);
+			sc_str_printf(b, "\n      <failure message=\"");
+			xml_str(b, replay);
+			sc_str_printf(b, "\" type=\"counterexample\">");
+			xml_str(b, txt);
+			sc_str_printf(b, "</failure>\n    ");
+		}
+		free(txt);
+	}
+	sc_str_printf(b, "</testcase>\n");
+}
+
 static char *junit_xml(const struct sc_report_meta *m, const struct sc_result *res, int n)
 {
 	struct sc_str b = SC_STR_INIT;
@@ -472,40 +511,7 @@ static char *junit_xml(const struct sc_report_meta *m, const struct sc_result *r
 			       r->tgt->expect ? "fail" : "pass",
 			       r->tgt->expect ? "a failure, but every property held" : "every property to hold, but one failed");
 		}
-		sc_str_printf(&b, "    <testcase classname=\"");
-		xml_str(&b, r->target);
-		sc_str_printf(&b, "\" name=\"");
-		xml_str(&b, r->property);
-		sc_str_printf(&b, "\" time=\"%.4f\">", r->seconds);
-		char replay[1024] = "";
-		if (r->have_cx)
-			sc_report_replay_cmd(r, replay, sizeof replay);
-		if (r->stale) {
-			sc_str_printf(&b, "\n      <skipped message=\"stale finding: ");
-			xml_str(&b, r->error);
-			sc_str_printf(&b, "\"/>\n    ");
-		} else if (r->verdict == SC_V_ERROR) {
-			sc_str_printf(&b, "\n      <error message=\"");
-			xml_str(&b, r->error);
-			sc_str_printf(&b, "\" type=\"error\"/>\n    ");
-		} else if (r->verdict == SC_V_FAIL) {
-			char *txt = failure_block(r);
-			if (expected_fail(r)) {
-				sc_str_printf(&b, "\n      <system-out>expected failure (expect fail)\n");
-				xml_str(&b, txt);
-				sc_str_printf(&b, "</system-out>\n    ");
-			} else {
-				char cs[512];
-				sc_target_case_format(r->tgt, &r->cx, cs, sizeof cs);
-				sc_str_printf(&b, "\n      <failure message=\"");
-				xml_str(&b, replay);
-				sc_str_printf(&b, "\" type=\"counterexample\">");
-				xml_str(&b, txt);
-				sc_str_printf(&b, "</failure>\n    ");
-			}
-			free(txt);
-		}
-		sc_str_printf(&b, "</testcase>\n");
+		junit_case(&b, r);
 	}
 	sc_str_printf(&b, "  </testsuite>\n</testsuites>\n");
 	if (b.oom) {
@@ -513,6 +519,19 @@ static char *junit_xml(const struct sc_report_meta *m, const struct sc_result *r
 		return NULL;
 	}
 	return b.s;
+}
+
+enum sc_status sc_report_junit_case(const struct sc_result *r, char **out, int *kind, struct sc_err *e)
+{
+	struct sc_str b = SC_STR_INIT;
+	junit_case(&b, r);
+	if (b.oom) {
+		free(b.s);
+		return SC_ERR(e, SC_E_NOMEM, "out of memory writing junit.xml");
+	}
+	*kind = r->verdict == SC_V_ERROR ? 2 : r->verdict == SC_V_FAIL && !expected_fail(r) ? 1 : 0;
+	*out = b.s;
+	return SC_OK;
 }
 
 static char *summary_md(const struct sc_report_meta *m, const struct sc_result *res, int n, const char *dir)

@@ -32,6 +32,10 @@ enum sc_status sc_report_json(const struct sc_report_meta *m, const struct sc_re
 enum sc_status sc_report_json_head(const struct sc_report_meta *m, char **out, struct sc_err *e);
 enum sc_status sc_report_json_result(const struct sc_result *r, int first, const char *dir, char **out,
 				     struct sc_err *e);
+/* One result's <testcase> element of junit.xml in *out (malloc'd), and
+ * what it counts as: 0 nothing, 1 a failure, 2 an error (a signal's last
+ * resort writes junit.xml from these; expectations are not judged). */
+enum sc_status sc_report_junit_case(const struct sc_result *r, char **out, int *kind, struct sc_err *e);
 /* Writes DIR/failures/NAME.case and NAME.md for a failing result, at once
  * and atomically, and sets r->case_file; also NAME.svg, the picture of
  * every rank's output (sc_svg), when the failure can be drawn (NAME.md
