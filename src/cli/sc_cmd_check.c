@@ -239,6 +239,51 @@ static int check_one(struct run *r, struct sc_target *t, const struct sc_propert
 	return 0;
 }
 
+/* --jobs: the checks, in the run's order, spread over worker processes
+ * (NULL: the caller runs them); *pairs for sc_checkjobs_stop's caller to free. */
+static struct sc_checkjobs *start_jobs(struct run *r, int left, struct sc_checkjobs_pair **pairs, int *npairs)
+{
+	struct sc_cli *c = &r->c;
+	const struct sc_property *const *props;
+	const int np = sc_properties(&props);
+	const int njobs = c->jobs > 0 ? c->jobs : sc_checkjobs_default();
+	if (njobs <= 1 || r->gate || strcmp(c->backend, "sim") != 0 || c->timeout > 0 ||
+	    !(*pairs = calloc((size_t)(left > 0 ? left : 1), sizeof **pairs)))
+		return NULL;
+	for (int i = 0; i < r->nt; i++)
+		for (int k = 0; k < np; k++)
+			if ((!c->property || strcmp(c->property, props[k]->name) == 0) && props[k]->applies(&r->targets[i]))
+				(*pairs)[(*npairs)++] = (struct sc_checkjobs_pair){&r->targets[i], props[k]};
+	struct sc_checkjobs *jobs = sc_checkjobs_start(njobs, r->ctx, &c->co, *pairs, *npairs, sc_inflight_flag());
+	if (jobs) { /* the last resort kills them */
+		const int *nw;
+		const pid_t *pids = sc_checkjobs_pids(jobs, &nw);
+		sc_inflight_children(pids, nw);
+	}
+	return jobs;
+}
+
+/* Interrupted: every worker ended; the checks they finished are reported
+ * (failures written), in order, from check next on; the case of the first
+ * check still running is the one kept. */
+static void interrupted(struct run *r, struct sc_checkjobs *jobs, const struct sc_checkjobs_pair *pairs, int npairs,
+			int next)
+{
+	sc_inflight_stopped();
+	if (jobs) {
+		static struct sc_result pre;
+		sc_checkjobs_kill(jobs);
+		for (int k = next; k < npairs; k++)
+			if (sc_checkjobs_peek(jobs, k, &pre))
+				check_one(r, pairs[k].t, pairs[k].p, &pre);
+		struct sc_checkjobs_pair pair;
+		struct sc_case cs;
+		if (sc_checkjobs_inflight(jobs, &pair, &cs))
+			sc_inflight_set_case(pair.t, pair.p, &cs);
+	}
+	sc_sandbox_workers_end(); /* plugins' workers (gate) */
+}
+
 static void check_all(struct run *r)
 {
 	struct sc_cli *c = &r->c;
@@ -281,25 +326,9 @@ static void check_all(struct run *r)
 	const double t0 = sc_clock_now();
 	if (c->total > 0)
 		c->co.deadline = t0 + c->total;
-	/* --jobs: the checks, in this order, spread over worker processes */
-	struct sc_checkjobs *jobs = NULL;
 	struct sc_checkjobs_pair *pairs = NULL;
 	int npairs = 0, next = 0;
-	const int njobs = c->jobs > 0 ? c->jobs : sc_checkjobs_default();
-	if (njobs > 1 && !r->gate && strcmp(c->backend, "sim") == 0 && c->timeout <= 0 &&
-	    (pairs = calloc((size_t)(left > 0 ? left : 1), sizeof *pairs))) {
-		for (int i = 0; i < r->nt; i++)
-			for (int k = 0; k < np; k++)
-				if ((!c->property || strcmp(c->property, props[k]->name) == 0) &&
-				    props[k]->applies(&r->targets[i]))
-					pairs[npairs++] = (struct sc_checkjobs_pair){&r->targets[i], props[k]};
-		jobs = sc_checkjobs_start(njobs, r->ctx, &c->co, pairs, npairs, sc_inflight_flag());
-		if (jobs) {
-			const int *nw;
-			const pid_t *pids = sc_checkjobs_pids(jobs, &nw);
-			sc_inflight_children(pids, nw);
-		}
-	}
+	struct sc_checkjobs *jobs = start_jobs(r, left, &pairs, &npairs);
 	static struct sc_result pre;
 	ready_report(r);
 	for (int i = 0; i < r->nt && !sc_inflight_signal(); i++) {
@@ -359,23 +388,8 @@ static void check_all(struct run *r)
 				target_failed ? "a property failed" : "every property held");
 		}
 	}
-	if (sc_inflight_signal()) {
-		sc_inflight_stopped();
-		/* interrupted: every worker ended; the checks they finished are
-		 * reported (failures written), in order; the case of the first
-		 * check still running is the one kept */
-		if (jobs) {
-			sc_checkjobs_kill(jobs);
-			for (int k = next; k < npairs; k++)
-				if (sc_checkjobs_peek(jobs, k, &pre))
-					check_one(r, pairs[k].t, pairs[k].p, &pre);
-			struct sc_checkjobs_pair pair;
-			struct sc_case cs;
-			if (sc_checkjobs_inflight(jobs, &pair, &cs))
-				sc_inflight_set_case(pair.t, pair.p, &cs);
-		}
-		sc_sandbox_workers_end(); /* plugins' workers (gate) */
-	}
+	if (sc_inflight_signal())
+		interrupted(r, jobs, pairs, npairs, next);
 	sc_inflight_children(NULL, NULL);
 	sc_checkjobs_stop(jobs);
 	free(pairs);
@@ -477,7 +491,10 @@ const struct sc_cmd sc_cmd_check = {
 	"No target: builtin:all.\n"
 	"\n",
 	"exit: 0 every property held (or every corpus expectation was met), 1 a\n"
-	"counterexample was found (or an expectation was not met), 2 error\n",
+	"counterexample was found (or an expectation was not met), 2 error, or the\n"
+	"run was interrupted (SIGTERM, SIGINT, SIGHUP: the checks that finished are\n"
+	"reported with \"status\": \"interrupted\", the case in flight is kept in\n"
+	"DIR/failures/inflight.case, one line on stderr says so)\n",
 	check_main,
 };
 
@@ -494,6 +511,7 @@ const struct sc_cmd sc_cmd_gate = {
 	"with --report DIR (junit.xml for the CI page, summary.md for the pull request).\n"
 	"The seed is 0 unless --seed S or --seed random, so a gate never flakes.\n"
 	"\n",
-	"exit: 0 every property holds, 1 a failure (with a minimal case), 2 error\n",
+	"exit: 0 every property holds, 1 a failure (with a minimal case), 2 error or\n"
+	"an interrupt (SIGTERM, SIGINT, SIGHUP: reported as for check)\n",
 	gate_main,
 };

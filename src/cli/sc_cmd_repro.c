@@ -123,6 +123,21 @@ static int write_picture(struct sc_ctx *ctx, struct sc_target *t, const struct s
 	return code;
 }
 
+/* A signal came: the replay did not finish, whatever it said so far is no
+ * verdict. Exit 2. */
+static int interrupted(struct sc_backend *be)
+{
+	sc_inflight_stopped();
+	sc_sandbox_workers_end();
+	if (sc_backend_leader(be)) {
+		char msg[2048];
+		sc_inflight_message(NULL, msg, sizeof msg);
+		fflush(stdout);
+		fprintf(stderr, "%s\n", msg);
+	}
+	return 2;
+}
+
 static int repro_main(int argc, char **argv, int full_argc, char **full_argv)
 {
 	(void)full_argc;
@@ -235,17 +250,8 @@ static int repro_main(int argc, char **argv, int full_argc, char **full_argv)
 	if (c.svg && code != 2 && sc_backend_leader(be))
 		code = write_picture(ctx, &t, &r, cs, c.svg, code);
 out:
-	if (sc_inflight_signal()) { /* the replay did not finish: whatever it said so far is no verdict */
-		sc_inflight_stopped();
-		sc_sandbox_workers_end();
-		code = 2;
-		if (sc_backend_leader(be)) {
-			char msg[2048];
-			sc_inflight_message(NULL, msg, sizeof msg);
-			fflush(stdout);
-			fprintf(stderr, "%s\n", msg);
-		}
-	}
+	if (sc_inflight_signal())
+		code = interrupted(be);
 	sc_ctx_free(ctx);
 	sc_backend_close(be);
 	sc_target_free(&t);
@@ -260,6 +266,7 @@ const struct sc_cmd sc_cmd_repro = {
 	"tensors in full when small (wrong elements marked '!'), and the first wrong\n"
 	"elements with coordinates and provenance; --svg draws every rank's output.\n"
 	"\n",
-	"exit: 0 the case passes now, 1 it still fails, 2 error\n",
+	"exit: 0 the case passes now, 1 it still fails, 2 error or an interrupt\n"
+	"(SIGTERM, SIGINT, SIGHUP)\n",
 	repro_main,
 };

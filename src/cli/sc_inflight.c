@@ -9,14 +9,18 @@
  * between cases, writes everything in normal context. A case can fail
  * to return (a hung plugin, a huge case): then the grace alarm (or a
  * second signal) takes the last-resort path, which writes bytes the run
- * prepared in advance: report.json as it stands after the last finished
- * check, and junit.xml's testcases (each head rendered once, each result
- * appended once as it comes: the bytes go in past the published length,
- * then a second {pointer, length} slot is filled and the index the
- * handler reads flips to it; a buffer outgrown is freed only after the
- * flip),
- * the case text formatted before the case ran (always where cases can
- * hang or crash, else once a signal came). */
+ * prepared in advance:
+ *   - report.json as it stands after the last finished check, and
+ *     junit.xml's testcases: each head rendered once, each result appended
+ *     once as it comes (the bytes go in past the published length, then a
+ *     second {pointer, length} slot is filled and the index the handler
+ *     reads flips to it; a buffer outgrown is freed only after the flip);
+ *   - the case text, formatted before the case ran (always where cases
+ *     can hang or crash, else once a signal came).
+ * Processes: the one that called sc_inflight_watch owns the run; a worker
+ * it forked (--jobs, fuzz jobs) keeps its process group and only sets the
+ * flag; a plugin's sandbox has a group of its own and dies of the signal
+ * (it resets the handlers anyway). */
 #include "sc_inflight.h"
 
 #include <errno.h>
