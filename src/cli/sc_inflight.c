@@ -35,6 +35,7 @@
 #include "sc_casefile.h"
 #include "sc_fs.h"
 #include "sc_limits.h"
+#include "sc_sandbox.h"
 
 #define GRACE_S 3 /* how long a case in flight may take to return after the signal */
 /* A signal this soon after the first is the same one again (sent to the
@@ -211,6 +212,10 @@ static void tell(const char *msg, int with_case)
 			ssize_t w = write(fl.err_fd, fl.text, (size_t)fl.len);
 			(void)w;
 		}
+	} else if (fl.kept) {
+		put(" kept: the case is ");
+		put(fl.kept);
+		put("\n");
 	} else {
 		put("\n");
 	}
@@ -306,7 +311,12 @@ static void set_reason(int sig)
 static void last_resort(const char *why)
 {
 	const int sig = fl.sig;
-	kill_kids(); /* a plugin's sandbox dies with us (its parent-death signal) */
+	kill_kids();
+	/* plugins' workers and their groups: sc_sandbox_workers_end calls only
+	 * kill, waitpid, nanosleep and clock_gettime, over a list changed only
+	 * when a worker starts or stops (between checks); a per-case sandbox
+	 * dies with us (its parent-death signal) */
+	sc_sandbox_workers_end();
 	set_reason(sig);
 	const int saved = !fl.kept && save("interrupted by ", sig_name(sig) ? sig_name(sig) : "a signal");
 	if (fl.leader) {
