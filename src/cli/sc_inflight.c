@@ -450,7 +450,7 @@ static void ranks_end(int sig)
 		}
 		cat(what, sizeof what, ")");
 		save(what, "");
-		if (fl.leader || k == 0) { /* the leader, or the first survivor when it was the leader that died */
+		if (fl.leader || (k == 0 && fl.rank == 1)) { /* the leader, or rank 1 when the leader died */
 			emit_report("aborted", what);
 			put("\nshardcheck: aborting: ");
 			put(what);
