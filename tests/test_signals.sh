@@ -235,17 +235,19 @@ else
 	bad "hung gate: did not start"
 fi
 
-# --- fuzz --time 60, one job and two
+# --- fuzz --time 60: SIGTERM to one job, SIGINT to two
 for jobs in 1 2; do
+	sig=TERM
+	[ $jobs -eq 2 ] && sig=INT
 	d=$tmp/fuzz$jobs
 	start "fuzz$jobs" "$sc" fuzz builtin:all --time 60 --seed 5 --jobs $jobs --report "$d" --findings "$tmp/findings$jobs"
 	if wait_for 30 has "$tmp/fuzz$jobs.out" "^shardcheck 0.1.0 fuzz"; then
 		sleep 1
-		kill -INT "$bg"
+		kill -"$sig" "$bg"
 		finish_run "$bg" 20
 		[ $rc -eq 2 ] && ok || bad "fuzz --jobs $jobs: exit $rc, want 2"
-		report_says "$d/report.json" interrupted SIGINT && ok || bad "fuzz --jobs $jobs: report.json"
-		has "$tmp/fuzz$jobs.err" "^shardcheck: interrupted (SIGINT)" && ok || bad "fuzz --jobs $jobs: no message"
+		report_says "$d/report.json" interrupted "SIG$sig" && ok || bad "fuzz --jobs $jobs: report.json"
+		has "$tmp/fuzz$jobs.err" "^shardcheck: interrupted (SIG$sig)" && ok || bad "fuzz --jobs $jobs: no message"
 		left "$d"
 	else
 		bad "fuzz --jobs $jobs: did not start"
