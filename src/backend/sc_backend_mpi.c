@@ -9,13 +9,32 @@
  * bytes, with int counts and displacements (a row past INT_MAX is refused).
  *
  * Planted faults for tests: SC_MPI_FAULT=hang:R or crash:R makes rank R
- * hang or crash in its first all-to-all of a world of 2 or more. */
+ * hang or crash in its first all-to-all of a world of 2 or more.
+ *
+ * A rank killed by a signal it cannot catch (SIGKILL from the OOM killer)
+ * leaves no word, and mpirun then terminates the others with SIGTERM, as
+ * it does when mpirun itself is signalled: the survivors could only guess.
+ * So under mpirun each process forks before MPI_Init: the child is the
+ * rank (MPI_Init in a child of the launched process works, as a wrapper
+ * script `mpirun sh -c 'prog; ...'` shows), the parent is its keeper,
+ * which forwards signals to it, waits for it, and ends as it ended: the
+ * same exit code, or the same signal, after writing "signal N" to
+ * SESSION/shardcheck-JOB.rankR. SESSION is the job's session directory
+ * on this node (OMPI_MCA_orte_jobfam_session_dir, else PMIX_SERVER_TMPDIR:
+ * Open MPI's environment for a launched process; mpirun removes it at the
+ * end of the job), JOB the launch's PMIx namespace (PMIX_NAMESPACE). The
+ * rank finds the prefix in SC_MPI_ENDS (sc_inflight reads the files when
+ * SIGTERM comes). SC_MPI_KEEPER=0 turns the keeper off. */
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <mpi.h>
@@ -288,6 +307,73 @@ static const struct sc_backend_ops mpi_ops = {
 	.group = mpi_group,
 };
 
+static pid_t kept_rank; /* the keeper's child */
+
+static void forward(int sig)
+{
+	if (kept_rank > 0)
+		kill(kept_rank, sig);
+}
+
+/* The keeper: never returns in the parent (see the file's head). */
+static void keeper(void)
+{
+	const char *rank = getenv("OMPI_COMM_WORLD_RANK");
+	const char *dir = getenv("OMPI_MCA_orte_jobfam_session_dir");
+	const char *job = getenv("PMIX_NAMESPACE");
+	const char *off = getenv("SC_MPI_KEEPER");
+	if (!dir)
+		dir = getenv("PMIX_SERVER_TMPDIR");
+	if (!rank || !dir || !job || (off && strcmp(off, "0") == 0))
+		return;
+	char ends[1024], path[1100], tmp[1200];
+	snprintf(ends, sizeof ends, "%s/shardcheck-%s.rank", dir, job);
+	snprintf(path, sizeof path, "%s%s", ends, rank);
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	const pid_t self = getpid();
+	fflush(NULL); /* nothing buffered is written twice */
+	const pid_t child = fork();
+	if (child < 0)
+		return; /* no keeper: the run goes on without one */
+	if (child == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL); /* the keeper killed: so is its rank */
+		if (getppid() != self)
+			_exit(2);
+		setenv("SC_MPI_ENDS", ends, 1);
+		return;
+	}
+	kept_rank = child;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = forward;
+	static const int fwd[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT};
+	for (size_t i = 0; i < sizeof fwd / sizeof fwd[0]; i++)
+		sigaction(fwd[i], &sa, NULL);
+	int status = 0;
+	while (waitpid(child, &status, 0) < 0)
+		if (errno != EINTR)
+			_exit(2);
+	if (WIFEXITED(status))
+		_exit(WEXITSTATUS(status));
+	const int sig = WTERMSIG(status);
+	char line[64];
+	const int n = snprintf(line, sizeof line, "signal %d\n", sig);
+	const int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd >= 0) {
+		const ssize_t w = write(fd, line, (size_t)n);
+		close(fd);
+		if (w == n)
+			rename(tmp, path);
+	}
+	/* end as the rank ended, so that mpirun names the signal as well */
+	signal(sig, SIG_DFL);
+	sigset_t all;
+	sigfillset(&all);
+	sigprocmask(SIG_UNBLOCK, &all, NULL);
+	raise(sig);
+	_exit(128 + sig);
+}
+
 int sc_backend_mpi_available_impl(void) { return 1; }
 
 enum sc_status sc_backend_mpi_open_impl(struct sc_backend **out, struct sc_err *e)
@@ -302,6 +388,7 @@ enum sc_status sc_backend_mpi_open_impl(struct sc_backend **out, struct sc_err *
 	int inited = 0;
 	MPI_Initialized(&inited);
 	if (!inited) {
+		keeper();
 		if (MPI_Init(NULL, NULL) != MPI_SUCCESS) {
 			free(be);
 			free(m);

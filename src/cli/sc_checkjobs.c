@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,6 +28,8 @@ struct slot {
 	int state;
 	int worker;
 	struct sc_result res;
+	int have_cur; /* the case running now (CLAIMED), for a run interrupted */
+	struct sc_case cur;
 };
 
 struct shared {
@@ -44,6 +47,7 @@ struct sc_checkjobs {
 	int status[MAX_WORKERS];
 	const struct sc_checkjobs_pair *pairs;
 	int npairs;
+	const volatile sig_atomic_t *stop;
 };
 
 int sc_checkjobs_default(void)
@@ -55,11 +59,26 @@ int sc_checkjobs_default(void)
 	return n > 0 ? (int)n : 1;
 }
 
-/* A worker: checks from the counter until none is left, then exits. */
-static void work(struct sc_checkjobs *j, int w, struct sc_ctx *ctx, struct sc_check_opts co)
+/* The worker's on_case: the case goes to its slot before it runs. */
+static void note_case(void *u, struct sc_target *t, const struct sc_property *p, const struct sc_case *c)
 {
+	struct slot *s = u;
+	(void)t;
+	(void)p;
+	__atomic_store_n(&s->have_cur, 0, __ATOMIC_RELEASE);
+	s->cur = *c;
+	__atomic_store_n(&s->have_cur, 1, __ATOMIC_RELEASE);
+}
+
+/* A worker: checks from the counter until none is left, then exits. */
+static void work(struct sc_checkjobs *j, int w, struct sc_ctx *ctx, struct sc_check_opts co, pid_t parent)
+{
+	/* dies with the parent, even by kill -9: no worker outlives its run */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(0);
 	co.progress = NULL; /* the parent prints */
-	co.on_case = NULL;
+	co.on_case = note_case;
 	const double deadline = co.deadline;
 	const double share0 = co.seconds;
 	for (;;) {
@@ -68,6 +87,7 @@ static void work(struct sc_checkjobs *j, int w, struct sc_ctx *ctx, struct sc_ch
 			break;
 		struct slot *s = &j->sh->slots[i];
 		s->worker = w;
+		co.on_case_ctx = s;
 		__atomic_store_n(&s->state, CLAIMED, __ATOMIC_RELEASE);
 		if (deadline > 0) { /* a fair share of what is left, as one process gives */
 			const double rest = deadline - sc_clock_now();
@@ -88,7 +108,8 @@ static void work(struct sc_checkjobs *j, int w, struct sc_ctx *ctx, struct sc_ch
 }
 
 struct sc_checkjobs *sc_checkjobs_start(int n, struct sc_ctx *ctx, const struct sc_check_opts *co,
-					const struct sc_checkjobs_pair *pairs, int npairs)
+					const struct sc_checkjobs_pair *pairs, int npairs,
+					const volatile sig_atomic_t *stop)
 {
 	if (n > npairs)
 		n = npairs;
@@ -108,11 +129,13 @@ struct sc_checkjobs *sc_checkjobs_start(int n, struct sc_ctx *ctx, const struct 
 	j->pairs = pairs;
 	j->npairs = npairs;
 	j->planned = n;
+	j->stop = stop;
 	fflush(NULL); /* nothing buffered is written twice */
+	const pid_t parent = getpid();
 	for (int w = 0; w < n; w++) {
 		const pid_t pid = fork();
 		if (pid == 0)
-			work(j, w, ctx, *co);
+			work(j, w, ctx, *co, parent);
 		if (pid < 0)
 			break; /* fewer workers: the ones started do the work */
 		j->pid[j->n++] = pid;
@@ -160,7 +183,7 @@ static void died(const struct sc_checkjobs *j, int i, int w, struct sc_result *r
 			 WEXITSTATUS(j->status[w]));
 }
 
-int sc_checkjobs_take(struct sc_checkjobs *j, int i, struct sc_result *res)
+enum sc_checkjobs_got sc_checkjobs_take(struct sc_checkjobs *j, int i, struct sc_result *res)
 {
 	struct slot *s = &j->sh->slots[i];
 	long wait_ns = 20000; /* backs off to 5 ms: waiting costs the workers nothing */
@@ -168,18 +191,20 @@ int sc_checkjobs_take(struct sc_checkjobs *j, int i, struct sc_result *res)
 		const int st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
 		if (st == DONE) {
 			*res = s->res;
-			return 1;
+			return SC_CHECKJOBS_DONE;
 		}
 		if (st == NOT_RUN)
-			return 0;
+			return SC_CHECKJOBS_NOT_RUN;
+		if (j->stop && *j->stop) /* (before a death: ^C reaches the workers too) */
+			return SC_CHECKJOBS_STOPPED;
 		reap(j);
 		if (st == CLAIMED && j->exited[s->worker] && __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == CLAIMED) {
 			died(j, i, s->worker, res);
-			return 1;
+			return SC_CHECKJOBS_DONE;
 		}
 		if (st == PENDING && all_exited(j) && __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == PENDING) {
 			died(j, i, -1, res);
-			return 1;
+			return SC_CHECKJOBS_DONE;
 		}
 		const struct timespec ts = {0, wait_ns};
 		nanosleep(&ts, NULL);
@@ -188,15 +213,51 @@ int sc_checkjobs_take(struct sc_checkjobs *j, int i, struct sc_result *res)
 	}
 }
 
+int sc_checkjobs_peek(struct sc_checkjobs *j, int i, struct sc_result *res)
+{
+	struct slot *s = &j->sh->slots[i];
+	if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != DONE)
+		return 0;
+	*res = s->res;
+	return 1;
+}
+
+int sc_checkjobs_inflight(struct sc_checkjobs *j, struct sc_checkjobs_pair *pair, struct sc_case *cs)
+{
+	for (int i = 0; i < j->npairs; i++) {
+		struct slot *s = &j->sh->slots[i];
+		if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != CLAIMED ||
+		    !__atomic_load_n(&s->have_cur, __ATOMIC_ACQUIRE))
+			continue;
+		*cs = s->cur;
+		*pair = j->pairs[i];
+		return 1;
+	}
+	return 0;
+}
+
+const pid_t *sc_checkjobs_pids(const struct sc_checkjobs *j, const int **n)
+{
+	*n = &j->n;
+	return j->pid;
+}
+
+void sc_checkjobs_kill(struct sc_checkjobs *j)
+{
+	for (int w = 0; w < j->n; w++)
+		if (!j->exited[w]) {
+			kill(j->pid[w], SIGKILL);
+			while (waitpid(j->pid[w], &j->status[w], 0) < 0 && errno == EINTR)
+				;
+			j->exited[w] = 1;
+		}
+}
+
 void sc_checkjobs_stop(struct sc_checkjobs *j)
 {
 	if (!j)
 		return;
-	for (int w = 0; w < j->n; w++)
-		if (!j->exited[w]) {
-			kill(j->pid[w], SIGKILL);
-			waitpid(j->pid[w], NULL, 0);
-		}
+	sc_checkjobs_kill(j);
 	munmap(j->sh, j->bytes);
 	free(j);
 }

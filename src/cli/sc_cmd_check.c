@@ -1,7 +1,14 @@
 /* shardcheck check, and shardcheck gate (the same loop over a plugin's
  * transforms): every applicable property of every target, a line per
  * (target, property), failures shrunk and written at once, then the
- * summary, the report and the JSON document. */
+ * summary, the report and the JSON document.
+ *
+ * SIGTERM, SIGINT or SIGHUP (sc_inflight) end the run between cases: the
+ * check in flight is dropped (its case saved as failures/inflight.case)
+ * unless it had found a failure, which is kept as found so far; the
+ * checks that finished, --jobs workers' included, are reported with
+ * "status": "interrupted"; workers and plugins' sandboxes are ended;
+ * exit 2 with one line on stderr. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,6 +20,7 @@
 #include "sc_exhaust.h"
 #include "sc_inflight.h"
 #include "sc_report.h"
+#include "sc_sandbox.h"
 
 /* A run: its options, backend, targets, results and tallies. */
 struct run {
@@ -29,6 +37,8 @@ struct run {
 	char skip_why[512]; /* why the current target's properties were skipped (a mesh outside --world) */
 	char fewer[384];    /* the worlds --world asks for that this launch has no ranks for, in words */
 	char bounds[256];   /* --exhaustive: the bounds every case lies within, as printed */
+	int argc;           /* the whole command line, for the reports */
+	char **argv;
 };
 
 static void run_free(struct run *r)
@@ -119,6 +129,10 @@ static int setup(struct run *r, const struct sc_cmd *cmd, int argc, char **argv)
 	 * gate's timeout is the plugin's own: its child is killed instead) */
 	if (r->be->ops->combine || (c->timeout > 0 && !r->gate))
 		sc_inflight_arm(c, r->be);
+	else
+		sc_inflight_watch(c, r->be);
+	if (r->gate) /* a plugin's case can hang until its --timeout: the last resort saves it */
+		sc_inflight_format_cases();
 	r->ctx = sc_ctx_new(r->be, c->co.gen.dtypes);
 	if (r->ctx)
 		r->ctx->arena.max_bytes = c->case_memory;
@@ -160,6 +174,16 @@ static void note_other_minimum(struct run *r, const struct sc_target *t, const s
 	}
 }
 
+/* The report the last-resort path of an interrupt writes (sc_inflight),
+ * kept up to date after every check. */
+static void ready_report(struct run *r)
+{
+	if (!r->c.report_dir || !sc_backend_leader(r->be))
+		return;
+	const struct sc_report_meta meta = {SC_VERSION, r->c.co.seed, r->c.backend, r->argc, r->argv, NULL, NULL};
+	sc_inflight_report(&meta, r->res, r->nres);
+}
+
 /* One (target, property): runs it (or takes the result a worker left in
  * pre) and prints its line. Returns 1 when it failed. */
 static int check_one(struct run *r, struct sc_target *t, const struct sc_property *p, const struct sc_result *pre)
@@ -171,6 +195,11 @@ static int check_one(struct run *r, struct sc_target *t, const struct sc_propert
 		*res = *pre;
 	else
 		sc_check_run(r->ctx, t, p, &c->co, res);
+	/* interrupted while it ran: what it saw is no verdict, unless it had
+	 * found a failure (a real counterexample, perhaps not shrunk all the
+	 * way: shrink_cut says so); its case in flight is kept instead */
+	if (!pre && sc_inflight_signal() && !(res->verdict == SC_V_FAIL && res->have_cx))
+		return 0;
 	sc_inflight_idle();
 	if (r->tty)
 		fprintf(stderr, "\r\033[K");
@@ -220,6 +249,51 @@ static int check_one(struct run *r, struct sc_target *t, const struct sc_propert
 	return 0;
 }
 
+/* --jobs: the checks, in the run's order, spread over worker processes
+ * (NULL: the caller runs them); *pairs for sc_checkjobs_stop's caller to free. */
+static struct sc_checkjobs *start_jobs(struct run *r, int left, struct sc_checkjobs_pair **pairs, int *npairs)
+{
+	struct sc_cli *c = &r->c;
+	const struct sc_property *const *props;
+	const int np = sc_properties(&props);
+	const int njobs = c->jobs > 0 ? c->jobs : sc_checkjobs_default();
+	if (njobs <= 1 || r->gate || strcmp(c->backend, "sim") != 0 || c->timeout > 0 ||
+	    !(*pairs = calloc((size_t)(left > 0 ? left : 1), sizeof **pairs)))
+		return NULL;
+	for (int i = 0; i < r->nt; i++)
+		for (int k = 0; k < np; k++)
+			if ((!c->property || strcmp(c->property, props[k]->name) == 0) && props[k]->applies(&r->targets[i]))
+				(*pairs)[(*npairs)++] = (struct sc_checkjobs_pair){&r->targets[i], props[k]};
+	struct sc_checkjobs *jobs = sc_checkjobs_start(njobs, r->ctx, &c->co, *pairs, *npairs, sc_inflight_flag());
+	if (jobs) { /* the last resort kills them */
+		const int *nw;
+		const pid_t *pids = sc_checkjobs_pids(jobs, &nw);
+		sc_inflight_children(pids, nw);
+	}
+	return jobs;
+}
+
+/* Interrupted: every worker ended; the checks they finished are reported
+ * (failures written), in order, from check next on; the case of the first
+ * check still running is the one kept. */
+static void interrupted(struct run *r, struct sc_checkjobs *jobs, const struct sc_checkjobs_pair *pairs, int npairs,
+			int next)
+{
+	sc_inflight_stopped();
+	if (jobs) {
+		static struct sc_result pre;
+		sc_checkjobs_kill(jobs);
+		for (int k = next; k < npairs; k++)
+			if (sc_checkjobs_peek(jobs, k, &pre))
+				check_one(r, pairs[k].t, pairs[k].p, &pre);
+		struct sc_checkjobs_pair pair;
+		struct sc_case cs;
+		if (sc_checkjobs_inflight(jobs, &pair, &cs))
+			sc_inflight_set_case(pair.t, pair.p, &cs);
+	}
+	sc_sandbox_workers_end(); /* plugins' workers (gate) */
+}
+
 static void check_all(struct run *r)
 {
 	struct sc_cli *c = &r->c;
@@ -264,22 +338,12 @@ static void check_all(struct run *r)
 	const double t0 = sc_clock_now();
 	if (c->total > 0)
 		c->co.deadline = t0 + c->total;
-	/* --jobs: the checks, in this order, spread over worker processes */
-	struct sc_checkjobs *jobs = NULL;
 	struct sc_checkjobs_pair *pairs = NULL;
 	int npairs = 0, next = 0;
-	const int njobs = c->jobs > 0 ? c->jobs : sc_checkjobs_default();
-	if (njobs > 1 && !r->gate && strcmp(c->backend, "sim") == 0 && c->timeout <= 0 &&
-	    (pairs = calloc((size_t)(left > 0 ? left : 1), sizeof *pairs))) {
-		for (int i = 0; i < r->nt; i++)
-			for (int k = 0; k < np; k++)
-				if ((!c->property || strcmp(c->property, props[k]->name) == 0) &&
-				    props[k]->applies(&r->targets[i]))
-					pairs[npairs++] = (struct sc_checkjobs_pair){&r->targets[i], props[k]};
-		jobs = sc_checkjobs_start(njobs, r->ctx, &c->co, pairs, npairs);
-	}
+	struct sc_checkjobs *jobs = start_jobs(r, left, &pairs, &npairs);
 	static struct sc_result pre;
-	for (int i = 0; i < r->nt; i++) {
+	ready_report(r);
+	for (int i = 0; i < r->nt && !sc_inflight_signal(); i++) {
 		struct sc_target *t = &r->targets[i];
 		int target_failed = 0;
 		const int nres0 = r->nres;
@@ -289,16 +353,22 @@ static void check_all(struct run *r)
 		if (c->co.exhaustive && !c->quiet && !t->has_case &&
 		    sc_exhaust_walk(t, &c->co.gen, c->co.max_dim, NULL, NULL, &total, &xe) == SC_OK)
 			fprintf(r->out, "      %s: %ld cases within the bounds\n", t->name, total);
-		for (int k = 0; k < np; k++) {
+		for (int k = 0; k < np && !sc_inflight_signal(); k++) {
 			if (!((!c->property || strcmp(c->property, props[k]->name) == 0) && props[k]->applies(t)))
 				continue;
 			if (jobs) {
 				left--;
-				if (!sc_checkjobs_take(jobs, next++, &pre)) {
+				const enum sc_checkjobs_got got = sc_checkjobs_take(jobs, next++, &pre);
+				if (got == SC_CHECKJOBS_STOPPED) {
+					next--; /* taken below, if a worker finished it after all */
+					break;
+				}
+				if (got == SC_CHECKJOBS_NOT_RUN) {
 					r->not_run++;
 					continue;
 				}
 				target_failed |= check_one(r, t, props[k], &pre);
+				ready_report(r);
 				continue;
 			}
 			if (c->total > 0) {
@@ -312,7 +382,10 @@ static void check_all(struct run *r)
 			}
 			left--;
 			target_failed |= check_one(r, t, props[k], NULL);
+			ready_report(r);
 		}
+		if (sc_inflight_signal()) /* the target's checks did not all run: no expectation judged */
+			break;
 		if (r->nres == nres0 && r->skip_why[0]) { /* nothing checked: no verdict, no expectation */
 			fprintf(r->out, "skip  %-44s %s\n", t->name, r->skip_why);
 			continue;
@@ -327,6 +400,9 @@ static void check_all(struct run *r)
 				target_failed ? "a property failed" : "every property held");
 		}
 	}
+	if (sc_inflight_signal())
+		interrupted(r, jobs, pairs, npairs, next);
+	sc_inflight_children(NULL, NULL);
 	sc_checkjobs_stop(jobs);
 	free(pairs);
 }
@@ -337,7 +413,12 @@ static int finish(struct run *r, int full_argc, char **full_argv)
 	struct sc_cli *c = &r->c;
 	struct sc_err e;
 	int code;
-	if (r->errors) {
+	const int sig = sc_inflight_signal();
+	char kept[1100];
+	const int have_kept = sig && sc_backend_leader(r->be) && sc_inflight_save(kept, sizeof kept);
+	if (sig) {
+		code = 2; /* the run did not finish */
+	} else if (r->errors) {
 		code = 2;
 	} else if (r->unmet) {
 		code = 1;
@@ -348,14 +429,15 @@ static int finish(struct run *r, int full_argc, char **full_argv)
 				unexpected = 1;
 		code = unexpected ? 1 : 0;
 	}
-	if (r->not_run)
+	if (r->not_run && !sig)
 		fprintf(r->out, "time: --time %.0f s was up with %d check%s not run\n", c->total, r->not_run,
 			r->not_run == 1 ? "" : "s");
 	fprintf(r->out, "%d checks: %d pass, %d fail (%d expected), %d error; %d expectation%s unmet; seed %llu\n",
 		r->nres, r->passes, r->fails, r->expected_fails, r->errors, r->unmet, r->unmet == 1 ? "" : "s",
 		(unsigned long long)c->co.seed);
 	struct sc_report_meta meta = {SC_VERSION, c->co.seed, c->backend, full_argc, full_argv,
-				      r->not_run ? "out of time" : NULL};
+				      sig ? "interrupted" : r->not_run ? "out of time" : NULL,
+				      sig ? sc_inflight_reason() : NULL};
 	if (c->report_dir && sc_backend_leader(r->be)) {
 		if (sc_report_write(c->report_dir, &meta, r->res, r->nres, &e) != SC_OK) {
 			fprintf(stderr, "shardcheck: %s\n", e.msg);
@@ -377,6 +459,12 @@ static int finish(struct run *r, int full_argc, char **full_argv)
 		}
 		free(doc);
 	}
+	if (sig && sc_backend_leader(r->be)) {
+		char msg[4096];
+		sc_inflight_message(have_kept ? kept : NULL, msg, sizeof msg);
+		fflush(r->out);
+		fprintf(stderr, "%s\n", msg);
+	}
 	return code;
 }
 
@@ -385,6 +473,8 @@ static int check_or_gate(const struct sc_cmd *cmd, int gate, int argc, char **ar
 	static struct run r;
 	memset(&r, 0, sizeof r);
 	r.gate = gate;
+	r.argc = full_argc;
+	r.argv = full_argv;
 	int code = setup(&r, cmd, argc, argv);
 	if (code == 0)
 		check_all(&r);
@@ -413,7 +503,10 @@ const struct sc_cmd sc_cmd_check = {
 	"No target: builtin:all.\n"
 	"\n",
 	"exit: 0 every property held (or every corpus expectation was met), 1 a\n"
-	"counterexample was found (or an expectation was not met), 2 error\n",
+	"counterexample was found (or an expectation was not met), 2 error, or the\n"
+	"run was interrupted (SIGTERM, SIGINT, SIGHUP: the checks that finished are\n"
+	"reported with \"status\": \"interrupted\", the case in flight is kept in\n"
+	"DIR/failures/inflight.case, one line on stderr says so)\n",
 	check_main,
 };
 
@@ -430,6 +523,7 @@ const struct sc_cmd sc_cmd_gate = {
 	"with --report DIR (junit.xml for the CI page, summary.md for the pull request).\n"
 	"The seed is 0 unless --seed S or --seed random, so a gate never flakes.\n"
 	"\n",
-	"exit: 0 every property holds, 1 a failure (with a minimal case), 2 error\n",
+	"exit: 0 every property holds, 1 a failure (with a minimal case), 2 error or\n"
+	"an interrupt (SIGTERM, SIGINT, SIGHUP: reported as for check)\n",
 	gate_main,
 };

@@ -1,7 +1,9 @@
 /* shardcheck fuzz: the unattended campaign (src/run/sc_fuzzloop.c, and
  * sc_fuzzjobs.c for --jobs): prints its events as they come, stops
- * cleanly on SIGINT or SIGTERM with the report written. */
-#include <signal.h>
+ * cleanly on SIGTERM, SIGINT or SIGHUP (sc_inflight: the campaign polls
+ * its flag between checks; a check that does not end within the grace
+ * period takes the last-resort path) with the report written, "status":
+ * "interrupted", and exit 2. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -11,15 +13,6 @@
 #include "sc_fs.h"
 #include "sc_fuzzjobs.h"
 #include "sc_report.h"
-
-/* Set by SIGINT/SIGTERM; the campaign polls it. */
-static volatile sig_atomic_t fuzz_stop;
-
-static void fuzz_stop_handler(int sig)
-{
-	(void)sig;
-	fuzz_stop = 1;
-}
 
 struct fuzz_print {
 	int jobs, quiet;
@@ -158,11 +151,8 @@ static int fuzz_setup(struct fuzz_run *f, int argc, char **argv)
 	}
 	if (sc_fs_mkdirs(f->report, &e) != SC_OK) /* findings still go to the corpus */
 		printf("WARN  %s; the run goes on, findings are saved in %s\n", e.msg, f->findings);
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = fuzz_stop_handler;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	sc_inflight_watch(c, f->be);
+	sc_inflight_report_dir(f->report);
 	return 0;
 }
 
@@ -211,9 +201,11 @@ static int fuzz_finish(struct fuzz_run *f, struct sc_result *res, int nres, int 
 		r->expected = -1;
 		snprintf(r->error, sizeof r->error, "%s", c->skipped[i].msg);
 	}
+	const int sig = sc_inflight_signal();
+	sc_inflight_stopped();
 	struct sc_report_meta meta = {SC_VERSION, c->co.seed, c->backend, full_argc, full_argv,
-				      fuzz_stop ? "stopped" : "complete"};
-	int code = errors ? 2 : (newf || still) ? 1 : 0;
+				      sig ? "interrupted" : "complete", sig ? sc_inflight_reason() : NULL};
+	int code = sig || errors ? 2 : (newf || still) ? 1 : 0;
 	struct sc_err e;
 	if (sc_backend_leader(f->be)) {
 		int wrote = sc_report_write(f->report, &meta, res, n, &e) == SC_OK;
@@ -222,8 +214,15 @@ static int fuzz_finish(struct fuzz_run *f, struct sc_result *res, int nres, int 
 			code = 2;
 		}
 		printf("fuzz %s: %ld cases; %d new failure%s, %d earlier still failing, %d fixed, %d stale, %d expected, %d error%s; report %s\n",
-		       fuzz_stop ? "stopped" : "done", cases, newf, newf == 1 ? "" : "s", still, fixed, stale, expected,
+		       sig ? "stopped" : "done", cases, newf, newf == 1 ? "" : "s", still, fixed, stale, expected,
 		       errors, errors == 1 ? "" : "s", wrote ? f->report : "NOT written");
+		if (sig) { /* the check in flight ran to its end: no case was cut off */
+			char msg[4096];
+			sc_inflight_idle();
+			sc_inflight_message(NULL, msg, sizeof msg);
+			fflush(stdout);
+			fprintf(stderr, "%s\n", msg);
+		}
 	}
 	for (int i = 0; i < nowned; i++) {
 		sc_target_free(owned[i]);
@@ -265,12 +264,13 @@ static int fuzz_main(int argc, char **argv, int full_argc, char **full_argv)
 	struct sc_err e;
 	/* a report that says it is incomplete until the run ends: a run killed
 	 * (even by kill -9) leaves no report that looks current */
-	struct sc_report_meta running = {SC_VERSION, c->co.seed, c->backend, full_argc, full_argv, "running"};
+	struct sc_report_meta running = {SC_VERSION, c->co.seed, c->backend, full_argc, full_argv, "running", NULL};
 	if (sc_backend_leader(f.be) && sc_report_write(f.report, &running, res, 0, &e) != SC_OK)
 		printf("WARN  %s\n", e.msg);
+	sc_inflight_report(&running, res, 0); /* what a signal's last resort writes */
 	struct fuzz_print fp = {f.jobs, c->quiet};
 	struct sc_fuzz_opts fo = {.co = c->co, .seconds = f.total, .backend = c->backend, .report_dir = f.report,
-				  .findings_dir = f.findings, .sigs = sigs, .stop = &fuzz_stop, .event = fuzz_event,
+				  .findings_dir = f.findings, .sigs = sigs, .stop = sc_inflight_flag(), .event = fuzz_event,
 				  .u = &fp};
 	int nres = 0;
 	enum sc_status st = f.jobs == 1 ? sc_fuzz_campaign(ctx, f.targets, f.nt, &fo, res, cap, &nres, &e)
@@ -302,10 +302,11 @@ const struct sc_cmd sc_cmd_fuzz = {
 	"new one to REPORT/failures and FINDINGS before announcing it.\n"
 	"FINDINGS is --findings DIR, else CORPUS/findings when --corpus is given,\n"
 	"else reports/findings: a run writes nothing into the corpus by default.\n"
-	"SIGINT or SIGTERM stops it cleanly with the report written.\n"
+	"SIGTERM, SIGINT or SIGHUP stop it cleanly with the report written\n"
+	"(\"status\": \"interrupted\") and exit 2.\n"
 	"Default targets: builtin:all and every spec in CORPUS.\n"
 	"\n",
 	"exit: 0 nothing new and no earlier finding still failing, 1 otherwise, 2 an error (a spec\n"
-	"      of a directory that did not load counts: the others are fuzzed first)\n",
+	"      of a directory that did not load counts: the others are fuzzed first) or a signal\n",
 	fuzz_main,
 };

@@ -1,6 +1,9 @@
 /* shardcheck repro: replays one .case file exactly and shows, per rank,
  * the expected and actual tensors (in full when small, wrong elements
- * marked) and the first wrong elements with their provenance. */
+ * marked) and the first wrong elements with their provenance.
+ * SIGTERM, SIGINT or SIGHUP (sc_inflight) end it with exit 2 and a line
+ * that names the signal and the case file (a case that does not return
+ * within the grace period: at once, from the handler). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +13,7 @@
 #include "sc_inflight.h"
 #include "sc_fs.h"
 #include "sc_report.h"
+#include "sc_sandbox.h"
 #include "sc_svg.h"
 
 static void short_value(enum sc_dtype dt, uint64_t bits, char *buf, size_t n)
@@ -138,6 +142,21 @@ static enum sc_verdict replay(struct sc_ctx *ctx, struct sc_target *t, const str
 	return v;
 }
 
+/* A signal came: the replay did not finish, whatever it said so far is no
+ * verdict. Exit 2. */
+static int interrupted(struct sc_backend *be)
+{
+	sc_inflight_stopped();
+	sc_sandbox_workers_end();
+	if (sc_backend_leader(be)) {
+		char msg[2048];
+		sc_inflight_message(NULL, msg, sizeof msg);
+		fflush(stdout);
+		fprintf(stderr, "%s\n", msg);
+	}
+	return 2;
+}
+
 static int repro_main(int argc, char **argv, int full_argc, char **full_argv)
 {
 	(void)full_argc;
@@ -162,6 +181,8 @@ static int repro_main(int argc, char **argv, int full_argc, char **full_argv)
 		return 2;
 	}
 	sc_inflight_quiet_followers(be);
+	sc_inflight_watch(&c, be);
+	sc_inflight_keep(c.targets[0]);
 	if (t.fixed.world > sc_backend_max_world(be)) {
 		fprintf(stderr, "shardcheck: world %d needs %d processes, this launch has %d\n",
 			t.fixed.world, t.fixed.world, sc_backend_max_world(be));
@@ -184,7 +205,10 @@ static int repro_main(int argc, char **argv, int full_argc, char **full_argv)
 	sc_target_case_format(&t, cs, desc, sizeof desc);
 	printf("replay %s: %s %s on %s\n  %s\n", c.targets[0], t.name, p->name, bname, desc);
 	r.verdict = replay(ctx, &t, p, &r);
-	int code = r.verdict == SC_V_FAIL ? 1 : r.verdict == SC_V_ERROR ? 2 : 0;
+	int code = 0;
+	if (sc_inflight_signal())
+		goto out;
+	code = r.verdict == SC_V_FAIL ? 1 : r.verdict == SC_V_ERROR ? 2 : 0;
 	if (r.verdict == SC_V_ERROR)
 		fprintf(stderr, "shardcheck: %s\n", ctx->err.msg);
 	/* per rank, expected and actual: in full when small */
@@ -245,6 +269,9 @@ static int repro_main(int argc, char **argv, int full_argc, char **full_argv)
 		code = 2;
 	if (c.svg && code != 2 && sc_backend_leader(be))
 		code = write_picture(ctx, &t, &r, cs, c.svg, code);
+out:
+	if (sc_inflight_signal())
+		code = interrupted(be);
 	sc_ctx_free(ctx);
 	sc_backend_close(be);
 	sc_target_free(&t);
@@ -259,6 +286,7 @@ const struct sc_cmd sc_cmd_repro = {
 	"tensors in full when small (wrong elements marked '!'), and the first wrong\n"
 	"elements with coordinates and provenance; --svg draws every rank's output.\n"
 	"\n",
-	"exit: 0 the case passes now, 1 it still fails, 2 error\n",
+	"exit: 0 the case passes now, 1 it still fails, 2 error or an interrupt\n"
+	"(SIGTERM, SIGINT, SIGHUP)\n",
 	repro_main,
 };

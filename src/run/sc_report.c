@@ -178,118 +178,156 @@ static void earlier_json(struct sc_str *b, const struct sc_result *r)
 	sc_str_put(b, "]");
 }
 
+static void json_head(struct sc_str *b, const struct sc_report_meta *m)
+{
+	sc_str_printf(b, "{\"tool\": \"shardcheck\", \"version\": ");
+	sc_str_json(b, m->version);
+	sc_str_printf(b, ", \"seed\": \"%llu\", \"backend\": ", (unsigned long long)m->seed);
+	sc_str_json(b, m->backend);
+	sc_str_printf(b, ", \"status\": ");
+	sc_str_json(b, m->status ? m->status : "complete");
+	if (m->reason) {
+		sc_str_printf(b, ", \"reason\": ");
+		sc_str_json(b, m->reason);
+	}
+	sc_str_printf(b, ",\n \"argv\": [");
+	for (int i = 0; i < m->argc; i++) {
+		if (i)
+			sc_str_printf(b, ", ");
+		sc_str_json(b, m->argv[i]);
+	}
+	sc_str_printf(b, "],\n \"results\": [");
+}
+
+/* One result of the list (first: no comma before it). */
+static void json_result(struct sc_str *b, const struct sc_result *r, int first, const char *dir)
+{
+	sc_str_printf(b, "%s\n  {\"target\": ", first ? "" : ",");
+	sc_str_json(b, r->target);
+	sc_str_printf(b, ", \"property\": ");
+	sc_str_json(b, r->property);
+	sc_str_printf(b, ", \"verdict\": \"%s\", \"expected\": %s, \"cases\": %ld, \"seconds\": %.4f",
+	       verdict_name(r),
+	       r->expected < 0 ? "null" : (r->expected ? "\"fail\"" : "\"pass\""), r->cases,
+	       r->seconds);
+	if (r->verdict == SC_V_ERROR || r->stale) {
+		sc_str_printf(b, ", \"%s\": ", r->stale ? "reason" : "error");
+		sc_str_json(b, r->error);
+	}
+	if (r->limited)
+		sc_str_printf(b, ", \"over_case_memory\": %ld", r->limited);
+	earlier_json(b, r);
+	if (r->exhaustive_total) /* --exhaustive: a pass with cases == this holds for every case */
+		sc_str_printf(b, ", \"exhaustive_cases\": %ld", r->exhaustive_total);
+	if (r->shrink_cut)
+		sc_str_printf(b, ", \"shrink_stopped_at_time_limit\": true");
+	sc_str_printf(b, ", \"counterexample\": ");
+	if (!r->have_cx) {
+		sc_str_printf(b, "null}");
+		return;
+	}
+	const struct sc_case *c = &r->cx;
+	const struct sc_spec *s[SC_MAX_CHAIN];
+	int ns = 0;
+	if (sc_target_specs(r->tgt, c, s, &ns, NULL) != SC_OK)
+		ns = 0;
+	sc_str_printf(b, "{\"world\": %d, \"sizes\": {", c->world);
+	for (int i = 0; i < sc_target_size_count(r->tgt, c); i++) {
+		int slot;
+		char tmp[16];
+		const char *name = sc_target_size_name(r->tgt, c, i, &slot, tmp, sizeof tmp);
+		sc_str_printf(b, "%s", i ? ", " : "");
+		sc_str_json(b, ns > 0 ? name : "?");
+		sc_str_printf(b, ": %lld", (long long)c->sizes[slot]);
+	}
+	if (c->counts.P) {
+		char ct[8192];
+		sc_target_counts_text(r->tgt, c, ", ", 1, ct, sizeof ct);
+		sc_str_put(b, ct);
+	}
+	sc_str_printf(b, "}, \"dtype\": \"%s\", \"seed\": %llu", sc_dtype_name(c->dtype),
+	       (unsigned long long)c->seed);
+	struct sc_case_param pa[SC_CASE_MAX_PARAMS];
+	const int np = sc_target_params(r->tgt, c, pa);
+	for (int i = 0; i < np; i++) {
+		sc_str_printf(b, "%s\"%s\": ", i ? ", " : ", \"params\": {", pa[i].key);
+		if (pa[i].is_op)
+			sc_str_printf(b, "\"%s\"", sc_redop_name((enum sc_redop)pa[i].value));
+		else
+			sc_str_printf(b, "%d", pa[i].value);
+	}
+	if (np)
+		sc_str_printf(b, "}");
+	sc_str_printf(b, ", \"shrink_steps\": %d, \"shrink_seconds\": %.4f, \"wrong\": %lld, \"error\": ",
+	       r->shrink.steps, r->shrink_seconds, (long long)r->fail.wrong);
+	if (r->fail.runtime_error || r->fail.msg[0])
+		sc_str_json(b, r->fail.msg);
+	else
+		sc_str_printf(b, "null");
+	char replay[1024];
+	sc_report_replay_cmd(r, replay, sizeof replay);
+	sc_str_printf(b, ", \"case_file\": ");
+	if (r->case_file[0])
+		sc_str_json(b, r->case_file);
+	else
+		sc_str_printf(b, "null");
+	sc_str_printf(b, ", \"replay\": ");
+	sc_str_json(b, replay);
+	char pic[1700];
+	sc_str_printf(b, ", \"picture\": ");
+	if (picture_path(r, dir, pic, sizeof pic))
+		sc_str_json(b, pic);
+	else
+		sc_str_printf(b, "null");
+	if (r->fail.has_worst) {
+		sc_str_printf(b, ", \"worst\": {\"rank\": %d, \"index\": [", r->fail.worst_rank);
+		for (int d = 0; d < r->fail.worst_ndim; d++)
+			sc_str_printf(b, "%s%lld", d ? ", " : "", (long long)r->fail.worst_index[d]);
+		sc_str_printf(b, "], \"value\": %.17g, \"reference\": %.17g, \"error\": %.6g, \"bound\": %.6g, \"ratio\": %.6g}",
+		       r->fail.worst_value, r->fail.worst_reference, r->fail.worst_error, r->fail.worst_bound,
+		       isfinite(r->fail.worst_ratio) ? r->fail.worst_ratio : 1e308);
+	}
+	first_wrong_json(b, r, ns > 0 ? s[0] : NULL);
+	sc_str_printf(b, "]}}");
+}
+
 static char *json_doc(const struct sc_report_meta *m, const struct sc_result *res, int n, const char *dir)
 {
 	struct sc_str b = SC_STR_INIT;
-	sc_str_printf(&b, "{\"tool\": \"shardcheck\", \"version\": ");
-	sc_str_json(&b, m->version);
-	sc_str_printf(&b, ", \"seed\": \"%llu\", \"backend\": ", (unsigned long long)m->seed);
-	sc_str_json(&b, m->backend);
-	sc_str_printf(&b, ", \"status\": ");
-	sc_str_json(&b, m->status ? m->status : "complete");
-	sc_str_printf(&b, ",\n \"argv\": [");
-	for (int i = 0; i < m->argc; i++) {
-		if (i)
-			sc_str_printf(&b, ", ");
-		sc_str_json(&b, m->argv[i]);
-	}
-	sc_str_printf(&b, "],\n \"results\": [");
-	for (int i = 0; i < n; i++) {
-		const struct sc_result *r = &res[i];
-		sc_str_printf(&b, "%s\n  {\"target\": ", i ? "," : "");
-		sc_str_json(&b, r->target);
-		sc_str_printf(&b, ", \"property\": ");
-		sc_str_json(&b, r->property);
-		sc_str_printf(&b, ", \"verdict\": \"%s\", \"expected\": %s, \"cases\": %ld, \"seconds\": %.4f",
-		       verdict_name(r),
-		       r->expected < 0 ? "null" : (r->expected ? "\"fail\"" : "\"pass\""), r->cases,
-		       r->seconds);
-		if (r->verdict == SC_V_ERROR || r->stale) {
-			sc_str_printf(&b, ", \"%s\": ", r->stale ? "reason" : "error");
-			sc_str_json(&b, r->error);
-		}
-		if (r->limited)
-			sc_str_printf(&b, ", \"over_case_memory\": %ld", r->limited);
-		earlier_json(&b, r);
-		if (r->exhaustive_total) /* --exhaustive: a pass with cases == this holds for every case */
-			sc_str_printf(&b, ", \"exhaustive_cases\": %ld", r->exhaustive_total);
-		if (r->shrink_cut)
-			sc_str_printf(&b, ", \"shrink_stopped_at_time_limit\": true");
-		sc_str_printf(&b, ", \"counterexample\": ");
-		if (!r->have_cx) {
-			sc_str_printf(&b, "null}");
-			continue;
-		}
-		const struct sc_case *c = &r->cx;
-		const struct sc_spec *s[SC_MAX_CHAIN];
-		int ns = 0;
-		if (sc_target_specs(r->tgt, c, s, &ns, NULL) != SC_OK)
-			ns = 0;
-		sc_str_printf(&b, "{\"world\": %d, \"sizes\": {", c->world);
-		for (int i = 0; i < sc_target_size_count(r->tgt, c); i++) {
-			int slot;
-			char tmp[16];
-			const char *name = sc_target_size_name(r->tgt, c, i, &slot, tmp, sizeof tmp);
-			sc_str_printf(&b, "%s", i ? ", " : "");
-			sc_str_json(&b, ns > 0 ? name : "?");
-			sc_str_printf(&b, ": %lld", (long long)c->sizes[slot]);
-		}
-		if (c->counts.P) {
-			char ct[8192];
-			sc_target_counts_text(r->tgt, c, ", ", 1, ct, sizeof ct);
-			sc_str_put(&b, ct);
-		}
-		sc_str_printf(&b, "}, \"dtype\": \"%s\", \"seed\": %llu", sc_dtype_name(c->dtype),
-		       (unsigned long long)c->seed);
-		struct sc_case_param pa[SC_CASE_MAX_PARAMS];
-		const int np = sc_target_params(r->tgt, c, pa);
-		for (int i = 0; i < np; i++) {
-			sc_str_printf(&b, "%s\"%s\": ", i ? ", " : ", \"params\": {", pa[i].key);
-			if (pa[i].is_op)
-				sc_str_printf(&b, "\"%s\"", sc_redop_name((enum sc_redop)pa[i].value));
-			else
-				sc_str_printf(&b, "%d", pa[i].value);
-		}
-		if (np)
-			sc_str_printf(&b, "}");
-		sc_str_printf(&b, ", \"shrink_steps\": %d, \"shrink_seconds\": %.4f, \"wrong\": %lld, \"error\": ",
-		       r->shrink.steps, r->shrink_seconds, (long long)r->fail.wrong);
-		if (r->fail.runtime_error || r->fail.msg[0])
-			sc_str_json(&b, r->fail.msg);
-		else
-			sc_str_printf(&b, "null");
-		char replay[1024];
-		sc_report_replay_cmd(r, replay, sizeof replay);
-		sc_str_printf(&b, ", \"case_file\": ");
-		if (r->case_file[0])
-			sc_str_json(&b, r->case_file);
-		else
-			sc_str_printf(&b, "null");
-		sc_str_printf(&b, ", \"replay\": ");
-		sc_str_json(&b, replay);
-		char pic[1700];
-		sc_str_printf(&b, ", \"picture\": ");
-		if (picture_path(r, dir, pic, sizeof pic))
-			sc_str_json(&b, pic);
-		else
-			sc_str_printf(&b, "null");
-		if (r->fail.has_worst) {
-			sc_str_printf(&b, ", \"worst\": {\"rank\": %d, \"index\": [", r->fail.worst_rank);
-			for (int d = 0; d < r->fail.worst_ndim; d++)
-				sc_str_printf(&b, "%s%lld", d ? ", " : "", (long long)r->fail.worst_index[d]);
-			sc_str_printf(&b, "], \"value\": %.17g, \"reference\": %.17g, \"error\": %.6g, \"bound\": %.6g, \"ratio\": %.6g}",
-			       r->fail.worst_value, r->fail.worst_reference, r->fail.worst_error, r->fail.worst_bound,
-			       isfinite(r->fail.worst_ratio) ? r->fail.worst_ratio : 1e308);
-		}
-		first_wrong_json(&b, r, ns > 0 ? s[0] : NULL);
-		sc_str_printf(&b, "]}}");
-	}
+	json_head(&b, m);
+	for (int i = 0; i < n; i++)
+		json_result(&b, &res[i], i == 0, dir);
 	sc_str_printf(&b, "\n]}\n");
 	if (b.oom) {
 		free(b.s);
 		return NULL;
 	}
 	return b.s;
+}
+
+enum sc_status sc_report_json_head(const struct sc_report_meta *m, char **out, struct sc_err *e)
+{
+	struct sc_str b = SC_STR_INIT;
+	json_head(&b, m);
+	if (b.oom) {
+		free(b.s);
+		return SC_ERR(e, SC_E_NOMEM, "out of memory writing the JSON report");
+	}
+	*out = b.s;
+	return SC_OK;
+}
+
+enum sc_status sc_report_json_result(const struct sc_result *r, int first, const char *dir, char **out,
+				     struct sc_err *e)
+{
+	struct sc_str b = SC_STR_INIT;
+	json_result(&b, r, first, dir);
+	if (b.oom) {
+		free(b.s);
+		return SC_ERR(e, SC_E_NOMEM, "out of memory writing the JSON report");
+	}
+	*out = b.s;
+	return SC_OK;
 }
 
 enum sc_status sc_report_json(const struct sc_report_meta *m, const struct sc_result *res, int n, char **out,
@@ -438,6 +476,45 @@ static int unmet(const struct sc_result *res, int n, int i)
 	return (t->expect == 1) != failed;
 }
 
+/* One result's testcase element. */
+static void junit_case(struct sc_str *b, const struct sc_result *r)
+{
+	sc_str_printf(b, "    <testcase classname=\"");
+	xml_str(b, r->target);
+	sc_str_printf(b, "\" name=\"");
+	xml_str(b, r->property);
+	sc_str_printf(b, "\" time=\"%.4f\">", r->seconds);
+	char replay[1024] = "";
+	if (r->have_cx)
+		sc_report_replay_cmd(r, replay, sizeof replay);
+	if (r->stale) {
+		sc_str_printf(b, "\n      <skipped message=\"stale finding: ");
+		xml_str(b, r->error);
+		sc_str_printf(b, "\"/>\n    ");
+	} else if (r->verdict == SC_V_ERROR) {
+		sc_str_printf(b, "\n      <error message=\"");
+		xml_str(b, r->error);
+		sc_str_printf(b, "\" type=\"error\"/>\n    ");
+	} else if (r->verdict == SC_V_FAIL) {
+		char *txt = failure_block(r);
+		if (expected_fail(r)) {
+			sc_str_printf(b, "\n      <system-out>expected failure (expect fail)\n");
+			xml_str(b, txt);
+			sc_str_printf(b, "</system-out>\n    ");
+		} else {
+			char cs[512];
+			sc_target_case_format(r->tgt, &r->cx, cs, sizeof cs);
+			sc_str_printf(b, "\n      <failure message=\"");
+			xml_str(b, replay);
+			sc_str_printf(b, "\" type=\"counterexample\">");
+			xml_str(b, txt);
+			sc_str_printf(b, "</failure>\n    ");
+		}
+		free(txt);
+	}
+	sc_str_printf(b, "</testcase>\n");
+}
+
 static char *junit_xml(const struct sc_report_meta *m, const struct sc_result *res, int n)
 {
 	struct sc_str b = SC_STR_INIT;
@@ -470,40 +547,7 @@ static char *junit_xml(const struct sc_report_meta *m, const struct sc_result *r
 			       r->tgt->expect ? "fail" : "pass",
 			       r->tgt->expect ? "a failure, but every property held" : "every property to hold, but one failed");
 		}
-		sc_str_printf(&b, "    <testcase classname=\"");
-		xml_str(&b, r->target);
-		sc_str_printf(&b, "\" name=\"");
-		xml_str(&b, r->property);
-		sc_str_printf(&b, "\" time=\"%.4f\">", r->seconds);
-		char replay[1024] = "";
-		if (r->have_cx)
-			sc_report_replay_cmd(r, replay, sizeof replay);
-		if (r->stale) {
-			sc_str_printf(&b, "\n      <skipped message=\"stale finding: ");
-			xml_str(&b, r->error);
-			sc_str_printf(&b, "\"/>\n    ");
-		} else if (r->verdict == SC_V_ERROR) {
-			sc_str_printf(&b, "\n      <error message=\"");
-			xml_str(&b, r->error);
-			sc_str_printf(&b, "\" type=\"error\"/>\n    ");
-		} else if (r->verdict == SC_V_FAIL) {
-			char *txt = failure_block(r);
-			if (expected_fail(r)) {
-				sc_str_printf(&b, "\n      <system-out>expected failure (expect fail)\n");
-				xml_str(&b, txt);
-				sc_str_printf(&b, "</system-out>\n    ");
-			} else {
-				char cs[512];
-				sc_target_case_format(r->tgt, &r->cx, cs, sizeof cs);
-				sc_str_printf(&b, "\n      <failure message=\"");
-				xml_str(&b, replay);
-				sc_str_printf(&b, "\" type=\"counterexample\">");
-				xml_str(&b, txt);
-				sc_str_printf(&b, "</failure>\n    ");
-			}
-			free(txt);
-		}
-		sc_str_printf(&b, "</testcase>\n");
+		junit_case(&b, r);
 	}
 	sc_str_printf(&b, "  </testsuite>\n</testsuites>\n");
 	if (b.oom) {
@@ -511,6 +555,19 @@ static char *junit_xml(const struct sc_report_meta *m, const struct sc_result *r
 		return NULL;
 	}
 	return b.s;
+}
+
+enum sc_status sc_report_junit_case(const struct sc_result *r, char **out, int *kind, struct sc_err *e)
+{
+	struct sc_str b = SC_STR_INIT;
+	junit_case(&b, r);
+	if (b.oom) {
+		free(b.s);
+		return SC_ERR(e, SC_E_NOMEM, "out of memory writing junit.xml");
+	}
+	*kind = r->verdict == SC_V_ERROR ? 2 : r->verdict == SC_V_FAIL && !expected_fail(r) ? 1 : 0;
+	*out = b.s;
+	return SC_OK;
 }
 
 static char *summary_md(const struct sc_report_meta *m, const struct sc_result *res, int n, const char *dir)
@@ -526,7 +583,11 @@ static char *summary_md(const struct sc_report_meta *m, const struct sc_result *
 	}
 	const int ok = err == 0 && um == 0 && fail == exp;
 	sc_str_printf(&b, "# shardcheck: %s\n\n", ok ? "every check passed" : "failures found");
-	if (m->status && strcmp(m->status, "complete") != 0)
+	if (m->status && (strcmp(m->status, "interrupted") == 0 || strcmp(m->status, "aborted") == 0))
+		sc_str_printf(&b, "**Status: %s.** %s%sThe run ended before its checks were done: the table lists the "
+			   "checks that finished; the failures below were saved as they were found.\n\n", m->status,
+			   m->reason ? m->reason : "", m->reason ? ". " : "");
+	else if (m->status && strcmp(m->status, "complete") != 0)
 		sc_str_printf(&b, "**Status: %s.** This report was written while the run was %s; the failures "
 			   "below were saved as they were found.\n\n", m->status,
 			   strcmp(m->status, "running") == 0 ? "still going (a run killed now leaves it so)" : "ending early");

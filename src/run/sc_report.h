@@ -13,13 +13,29 @@ struct sc_report_meta {
 	const char *backend;
 	int argc;
 	char **argv;
-	const char *status; /* "complete" (NULL), "running", "stopped", "out of time" */
+	/* "complete" (NULL), "running", "stopped", "out of time", "interrupted"
+	 * (a signal ended the run: only the checks that finished are listed),
+	 * "aborted" (a process of the run died or hung) */
+	const char *status;
+	const char *reason; /* why the run ended early, in words (NULL: not said) */
 };
 
 /* The JSON document (report.json, --json) in *out, malloc'd: the caller
  * frees it. */
 enum sc_status sc_report_json(const struct sc_report_meta *m, const struct sc_result *res, int n, char **out,
 			      struct sc_err *e);
+/* report.json built as results come (a signal's last resort writes what
+ * is ready): its head, up to and with the results' "[", and one result
+ * (first: the list's first; dir: the report's folder, for its picture).
+ * The document is the head, the results in order, then "\n]}\n". Each
+ * in *out, malloc'd: the caller frees it. */
+enum sc_status sc_report_json_head(const struct sc_report_meta *m, char **out, struct sc_err *e);
+enum sc_status sc_report_json_result(const struct sc_result *r, int first, const char *dir, char **out,
+				     struct sc_err *e);
+/* One result's <testcase> element of junit.xml in *out (malloc'd), and
+ * what it counts as: 0 nothing, 1 a failure, 2 an error (a signal's last
+ * resort writes junit.xml from these; expectations are not judged). */
+enum sc_status sc_report_junit_case(const struct sc_result *r, char **out, int *kind, struct sc_err *e);
 /* Writes DIR/failures/NAME.case and NAME.md for a failing result, at once
  * and atomically, and sets r->case_file; also NAME.svg, the picture of
  * every rank's output (sc_svg), when the failure can be drawn (NAME.md
