@@ -174,9 +174,12 @@ if [ -n "$ex" ] && [ -e "$ex/libds_pre5664.so" ]; then
 	[ $rc -eq 2 ] && grep -q "worlds above 1 skipped: --world 1..8 asks for up to 8 ranks, this launch has 1" "$tmp/fewer.out" \
 		&& grep -q "a pass at fewer ranks is not a pass" "$tmp/fewer/report.json" && ok \
 		|| { bad "gate with fewer ranks than --world: exit $rc"; tail -5 "$tmp/fewer.out" >&2; }
-	run -np 1 "$sc" gate --backend mpi --plugin "$ex/libds_pre5664.so" --cases 50 --allow-fewer-ranks >"$tmp/fewer2.out" 2>&1
+	run -np 1 "$sc" gate --backend mpi --plugin "$ex/libds_pre5664.so" --cases 50 --allow-fewer-ranks \
+		--report "$tmp/fewer2" >"$tmp/fewer2.out" 2>&1
 	rc=$?
-	[ $rc -eq 0 ] && grep -q "note: worlds above 1 skipped" "$tmp/fewer2.out" && ok \
+	[ $rc -eq 0 ] && grep -q "note: worlds above 1 skipped" "$tmp/fewer2.out" \
+		&& grep -q '"note": "worlds above 1 skipped' "$tmp/fewer2/report.json" \
+		&& grep -q "Note: worlds above 1 skipped" "$tmp/fewer2/summary.md" && ok \
 		|| { bad "gate --allow-fewer-ranks: exit $rc"; tail -5 "$tmp/fewer2.out" >&2; }
 fi
 

@@ -180,7 +180,8 @@ static void ready_report(struct run *r)
 {
 	if (!r->c.report_dir || !sc_backend_leader(r->be))
 		return;
-	const struct sc_report_meta meta = {SC_VERSION, r->c.co.seed, r->c.backend, r->argc, r->argv, NULL, NULL};
+	const struct sc_report_meta meta = {SC_VERSION, r->c.co.seed, r->c.backend, r->argc, r->argv, NULL, NULL,
+					    r->fewer[0] ? r->fewer : NULL};
 	sc_inflight_report(&meta, r->res, r->nres);
 }
 
@@ -437,7 +438,7 @@ static int finish(struct run *r, int full_argc, char **full_argv)
 		(unsigned long long)c->co.seed);
 	struct sc_report_meta meta = {SC_VERSION, c->co.seed, c->backend, full_argc, full_argv,
 				      sig ? "interrupted" : r->not_run ? "out of time" : NULL,
-				      sig ? sc_inflight_reason() : NULL};
+				      sig ? sc_inflight_reason() : NULL, r->fewer[0] ? r->fewer : NULL};
 	if (c->report_dir && sc_backend_leader(r->be)) {
 		if (sc_report_write(c->report_dir, &meta, r->res, r->nres, &e) != SC_OK) {
 			fprintf(stderr, "shardcheck: %s\n", e.msg);

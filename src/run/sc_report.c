@@ -190,6 +190,10 @@ static void json_head(struct sc_str *b, const struct sc_report_meta *m)
 		sc_str_printf(b, ", \"reason\": ");
 		sc_str_json(b, m->reason);
 	}
+	if (m->note) {
+		sc_str_printf(b, ", \"note\": ");
+		sc_str_json(b, m->note);
+	}
 	sc_str_printf(b, ",\n \"argv\": [");
 	for (int i = 0; i < m->argc; i++) {
 		if (i)
@@ -591,6 +595,8 @@ static char *summary_md(const struct sc_report_meta *m, const struct sc_result *
 		sc_str_printf(&b, "**Status: %s.** This report was written while the run was %s; the failures "
 			   "below were saved as they were found.\n\n", m->status,
 			   strcmp(m->status, "running") == 0 ? "still going (a run killed now leaves it so)" : "ending early");
+	if (m->note)
+		sc_str_printf(&b, "**Note: %s.**\n\n", m->note);
 	int skip = 0;
 	for (int i = 0; i < n; i++)
 		skip += res[i].verdict == SC_V_SKIP && !res[i].stale;

@@ -18,6 +18,7 @@ struct sc_report_meta {
 	 * "aborted" (a process of the run died or hung) */
 	const char *status;
 	const char *reason; /* why the run ended early, in words (NULL: not said) */
+	const char *note;   /* what the run did not cover, in words (worlds this launch had no ranks for); NULL: none */
 };
 
 /* The JSON document (report.json, --json) in *out, malloc'd: the caller
