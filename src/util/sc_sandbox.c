@@ -567,6 +567,12 @@ static void post(_Atomic unsigned *word, _Atomic unsigned *sleeping, unsigned v)
 		futex_wake(word);
 }
 
+/* How long a side spins before it sleeps (see spin below). */
+struct spinner {
+	double limit; /* seconds; below SPIN_MIN_S: no spin */
+	unsigned waits;
+};
+
 struct sc_sandbox_worker {
 	struct sc_sandbox_worker *next; /* this process's workers (sc_sandbox_workers_end) */
 	pid_t pid, owner; /* the child; the process that started it */
@@ -576,21 +582,47 @@ struct sc_sandbox_worker {
 	struct handshake *hs;
 	unsigned seq;     /* calls asked so far */
 	int alive;
+	struct spinner spin; /* this side's, waiting for replies */
 };
 
 
-/* Watches *word for a change from seen, for up to SPIN_S: a call and its
- * reply are often that close, and a sleep and wake-up cost more. 1 when
- * it changed. */
-#define SPIN_S 50e-6
-static int spin(_Atomic unsigned *word, unsigned seen)
+/* Watches *word for a change from seen before a side sleeps on it: a
+ * call and its reply are often a few microseconds apart, and a sleep and
+ * a wake-up cost more. Spinning pays only while the other side runs on
+ * another core at the same time; on a busy machine (every core taken) it
+ * takes the core the other side waits for. So each side keeps how long a
+ * spin may last (struct spinner), adapted to what spinning bought: a
+ * change seen after t makes it at least 3t (up to SPIN_MAX_S); a spin
+ * that saw nothing halves it, and below SPIN_MIN_S a side sleeps at once,
+ * trying a short spin once every SPIN_PROBE waits to see whether spinning
+ * pays again. 1 when it changed. */
+#define SPIN_MAX_S 50e-6
+#define SPIN_MIN_S 2e-6
+#define SPIN_PROBE_S 8e-6
+#define SPIN_PROBE 32
+
+static int spin(_Atomic unsigned *word, unsigned seen, struct spinner *sp)
 {
+	double limit = sp->limit;
+	if (limit < SPIN_MIN_S) {
+		if (++sp->waits % SPIN_PROBE != 0)
+			return atomic_load_explicit(word, memory_order_acquire) != seen;
+		limit = SPIN_PROBE_S;
+	}
 	const double t0 = sc_clock_now();
 	for (int i = 0;; i++) {
-		if (atomic_load_explicit(word, memory_order_acquire) != seen)
+		if (atomic_load_explicit(word, memory_order_acquire) != seen) {
+			const double t = sc_clock_now() - t0;
+			if (sp->limit < 3 * t)
+				sp->limit = 3 * t < SPIN_MAX_S ? 3 * t : SPIN_MAX_S;
+			if (sp->limit < SPIN_MIN_S)
+				sp->limit = SPIN_MIN_S;
 			return 1;
-		if ((i & 63) == 63 && sc_clock_now() - t0 > SPIN_S)
+		}
+		if ((i & 15) == 15 && sc_clock_now() - t0 > limit) {
+			sp->limit /= 2;
 			return 0;
+		}
 #if defined(__x86_64__) || defined(__i386__)
 		__builtin_ia32_pause();
 #elif defined(__aarch64__)
@@ -645,9 +677,10 @@ static __attribute__((noreturn)) void worker_main(const struct worker_ctx *c)
 	child_worker = c->w;
 	child_arg = c->arg;
 	unsigned seen = 0;
+	struct spinner sp = {SPIN_MAX_S, 0};
 	for (;;) {
 		unsigned req;
-		spin(&hs->req, seen);
+		spin(&hs->req, seen, &sp);
 		while ((req = atomic_load(&hs->req)) == seen)
 			sleep_on(&hs->req, &hs->req_sleeping, seen, 0); /* the starter's death kills this process */
 		seen = req;
@@ -694,6 +727,7 @@ enum sc_status sc_sandbox_worker_start(int (*fn)(void *), void *arg, const struc
 		return st;
 	}
 	w->pid = pid;
+	w->spin.limit = SPIN_MAX_S;
 	w->owner = sc_sandbox_self();
 	w->pfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	w->alive = 1;
@@ -765,7 +799,7 @@ enum sc_status sc_sandbox_worker_call(struct sc_sandbox_worker *w, double timeou
 	const unsigned want = ++w->seq;
 	post(&w->hs->req, &w->hs->req_sleeping, want);
 	int gone = 0;
-	spin(&w->hs->ack, want - 1);
+	spin(&w->hs->ack, want - 1, &w->spin);
 	for (;;) {
 		const unsigned ack = atomic_load(&w->hs->ack);
 		if (ack == want) {

@@ -9,7 +9,8 @@
  * Processes a transform leaves behind name themselves HOSTILE_COMM (their
  * comm, for pgrep -x): a pid the plugin sees may be its namespace's, not
  * the test's. The attacks on shardcheck itself signal its parent, or each
- * process whose command line holds HOSTILE_MARK (found through /proc). */
+ * shardcheck process (argv[0]) whose command line holds HOSTILE_MARK,
+ * found through /proc. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <fcntl.h>
@@ -148,11 +149,14 @@ static int signal_marked(const struct sc_plugin_call *call, int sig)
 		close(fd);
 		if (n <= 0)
 			continue;
+		/* argv[0] ends in "shardcheck" (not a `timeout` running it) */
+		const size_t a0 = strnlen(cmd, (size_t)n);
+		const int is_sc = a0 >= 10 && memcmp(cmd + a0 - 10, "shardcheck", 10) == 0;
 		for (ssize_t i = 0; i < n; i++)
 			if (!cmd[i])
 				cmd[i] = ' ';
 		cmd[n] = '\0';
-		if (strstr(cmd, mark) && strstr(cmd, "shardcheck"))
+		if (is_sc && strstr(cmd, mark))
 			kill((pid_t)pid, sig);
 	}
 	if (d)
