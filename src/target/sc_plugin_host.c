@@ -38,6 +38,22 @@ struct block {
 };
 
 #define HUNG_SLOTS 64 /* calls that hung, remembered (the oldest forgotten first) */
+#define TR_SLOTS 64   /* transforms whose call times are kept (more: none kept) */
+
+/* Once a call of a transform hung, its later calls (the failure's
+ * confirmation, shrinking candidates, other properties) run under a
+ * shorter timeout: HANG_SLOWER times its slowest call that returned, at
+ * least HANG_FLOOR_S, at most the timeout asked for. A hang costs one full
+ * timeout, not one per candidate; a call cut short is a hang, a failure
+ * (never a pass), named as cut short in its message. */
+#define HANG_SLOWER 50
+#define HANG_FLOOR_S 1.0
+
+struct tr_times {
+	const void *tr;
+	double slowest_ok; /* seconds: the slowest call that returned */
+	double hung_at;    /* the timeout a call first hung at; 0: none hung */
+};
 
 struct sc_plugin_host {
 	pid_t owner; /* the process the block is shared with children of */
@@ -50,7 +66,35 @@ struct sc_plugin_host {
 	uint64_t hung[HUNG_SLOTS];
 	char hung_msg[HUNG_SLOTS][SC_ERR_MAX];
 	int nhung;
+	struct tr_times times[TR_SLOTS];
+	int ntimes;
 };
+
+/* tr's entry (made on first use); NULL when the table is full. */
+static struct tr_times *times_of(struct sc_plugin_host *h, const void *tr)
+{
+	for (int i = 0; i < h->ntimes; i++)
+		if (h->times[i].tr == tr)
+			return &h->times[i];
+	if (h->ntimes == TR_SLOTS)
+		return NULL;
+	struct tr_times *t = &h->times[h->ntimes++];
+	memset(t, 0, sizeof *t);
+	t->tr = tr;
+	return t;
+}
+
+/* The timeout of tr's next call: o's, or shorter once one of its calls
+ * hung (see HANG_SLOWER). */
+static double call_timeout(const struct tr_times *t, double asked)
+{
+	if (!t || !t->hung_at || asked <= 0)
+		return asked;
+	double cut = HANG_SLOWER * t->slowest_ok;
+	if (cut < HANG_FLOOR_S)
+		cut = HANG_FLOOR_S;
+	return cut < asked ? cut : asked;
+}
 
 enum sc_status sc_plugin_host_new(const char *load, sc_plugin_resolve_fn resolve, struct sc_plugin_host **out,
 				  struct sc_err *e)
@@ -262,8 +306,8 @@ static int overrun(const struct sc_tensor *in, const struct sc_tensor *out, int 
 
 /* How the call ended, as the run's status and message. */
 static enum sc_status verdict(const struct sc_sandbox_result *r, const struct rank_state *st, int world,
-			      const struct sc_plugin_host_run_opts *o, const struct sc_tensor *in,
-			      const struct sc_tensor *out, struct sc_err *e)
+			      const struct sc_plugin_host_run_opts *o, double timeout, double slowest,
+			      const struct sc_tensor *in, const struct sc_tensor *out, struct sc_err *e)
 {
 	char running[256], how[300], over[200] = "", mem[96] = "", cur[48] = "";
 	/* the usual end, told apart before any message is formatted */
@@ -279,6 +323,12 @@ static enum sc_status verdict(const struct sc_sandbox_result *r, const struct ra
 	if (o->memory && peak >= o->memory / 4 * 3)
 		snprintf(mem, sizeof mem, " (it mapped %zu MiB of its %zu MiB limit, --plugin-memory)", peak >> 20,
 			 o->memory >> 20);
+	if (r->end == SC_SANDBOX_TIMEOUT && timeout < o->timeout) /* cut short: an earlier call hung */
+		return SC_ERR(e, SC_E_RUNTIME,
+			      "%sthe plugin hung: no result after %.0f s (%s%s%s); killed (a timeout cut from %.0f s: an "
+			      "earlier call of this transform hung, and its calls that returned took at most %.3f s)",
+			      over, timeout, cur[0] ? "rank " : "no rank running", cur,
+			      cur[0] ? " did not return or reach a collective" : "", o->timeout, slowest);
 	if (r->end == SC_SANDBOX_TIMEOUT) /* a rank that neither returned nor reached a collective */
 		return SC_ERR(e, SC_E_RUNTIME, "%sthe plugin hung: no result after %.0f s (%s%s%s); killed", over,
 			      o->timeout, cur[0] ? "rank " : "no rank running", cur,
@@ -378,14 +428,21 @@ enum sc_status sc_plugin_host_run(struct sc_plugin_host *h, const struct sc_plug
 		h->w = NULL;
 	}
 	struct sc_sandbox_result r;
+	struct tr_times *times = times_of(h, h->b->job.tr);
+	const double timeout = call_timeout(times, o->timeout);
+	const double slowest = times ? times->slowest_ok : 0;
 	struct sc_sandbox_worker *w = o->fresh ? NULL : worker(h, o);
 	if (w) {
-		SC_CHECK(sc_sandbox_worker_call(w, o->timeout, &r, e));
+		SC_CHECK(sc_sandbox_worker_call(w, timeout, &r, e));
 	} else {
-		const struct sc_sandbox_opts so = {o->timeout, o->memory};
+		const struct sc_sandbox_opts so = {timeout, o->memory};
 		SC_CHECK(sc_sandbox_run(host_main, h, &so, &r, e));
 	}
-	const enum sc_status st = verdict(&r, &h->b->st, world, o, in, out, e);
+	if (times && r.end == SC_SANDBOX_RETURNED && r.seconds > times->slowest_ok)
+		times->slowest_ok = r.seconds;
+	if (times && r.end == SC_SANDBOX_TIMEOUT && !times->hung_at)
+		times->hung_at = timeout;
+	const enum sc_status st = verdict(&r, &h->b->st, world, o, timeout, slowest, in, out, e);
 	if (w && r.end == SC_SANDBOX_RETURNED && r.code == 5) { /* abandoned ranks hold stacks and locks */
 		sc_sandbox_worker_stop(h->w);
 		h->w = NULL;

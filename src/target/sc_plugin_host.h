@@ -9,8 +9,10 @@
  *  - fresh: a new child that loads the library for this one call.
  * Either way a crash, exit, hang, overrun of a buffer or a process left
  * behind ends only the child and becomes the run's error, in the same
- * words. A call that hung is remembered (sc_plugin_host_hung) so that the
- * same call is not timed again.
+ * words. A call that hung is remembered so that the same call is not
+ * timed again, and once a call of a transform hung, its later calls run
+ * under a timeout cut to 50 times its slowest call that returned (at
+ * least 1 s): a hang found while shrinking costs one full timeout.
  *
  * On backends with one process per rank (mpi), the local rank runs in
  * process (sc_plugin_host_run_local). */
