@@ -35,6 +35,8 @@ struct rank_state {
 struct block {
 	struct sc_plugin_job job;
 	struct rank_state st;
+	struct sc_sandbox_opts fresh_opts;  /* the fork server's next fresh run ... */
+	struct sc_sandbox_result fresh;     /* ... and how it ended */
 };
 
 #define HUNG_SLOTS 64 /* calls that hung, remembered (the oldest forgotten first) */
@@ -61,6 +63,9 @@ struct sc_plugin_host {
 	sc_plugin_resolve_fn resolve;
 	struct block *b;
 	struct sc_sandbox_worker *w;
+	struct sc_sandbox_worker *server; /* the fork server of fresh children */
+	unsigned long server_epoch;       /* the arenas' shared blocks it was forked with */
+	int no_server;                    /* it failed: fresh children forked from here */
 	unsigned long epoch;          /* the arenas' shared blocks the worker was forked with */
 	size_t memory;                /* its memory limit */
 	uint64_t hung[HUNG_SLOTS];
@@ -119,6 +124,7 @@ void sc_plugin_host_free(struct sc_plugin_host *h)
 	if (!h)
 		return;
 	sc_sandbox_worker_stop(h->w);
+	sc_sandbox_worker_stop(h->server);
 	munmap(h->b, sizeof *h->b);
 	free(h);
 }
@@ -131,8 +137,10 @@ struct sc_plugin_job *sc_plugin_host_job(struct sc_plugin_host *h)
 			return NULL;
 		munmap(h->b, sizeof *h->b); /* this process's mapping only */
 		h->b = b;
-		sc_sandbox_worker_stop(h->w); /* the starter's: only this process's handle */
+		sc_sandbox_worker_stop(h->w); /* the starter's: only this process's handles */
 		h->w = NULL;
+		sc_sandbox_worker_stop(h->server);
+		h->server = NULL;
 		h->owner = sc_sandbox_self();
 	}
 	return &h->b->job;
@@ -414,6 +422,58 @@ static struct sc_sandbox_worker *worker(struct sc_plugin_host *h, const struct s
 	return h->w;
 }
 
+/* The fork server's side of a call: the library loaded in this process
+ * (once; never run here, so a child forked from it is a just-loaded
+ * library), then one fresh child forked for the job, how it ended written
+ * to the block. A library that cannot be loaded here is loaded (and its
+ * failure told) by the child. 0, or 1 when no child could be started. */
+static int server_main(void *arg)
+{
+	const struct sc_plugin_host *h = arg;
+	struct block *b = h->b;
+	char why[256];
+	h->resolve(h->load, b->job.tr, why, sizeof why);
+	struct sc_err e;
+	return sc_sandbox_run(host_main, arg, &b->fresh_opts, &b->fresh, &e) == SC_OK ? 0 : 1;
+}
+
+/* A fresh run forked by the library's fork server, which is started
+ * (again) as the worker is: loading the library once instead of once per
+ * fresh case. 0 when there is no server (then the caller forks from
+ * here). */
+#define SERVER_GRACE_S 10.0 /* beyond the run's own timeout, which the server keeps */
+static int served(struct sc_plugin_host *h, const struct sc_sandbox_opts *so, struct sc_sandbox_result *r)
+{
+	if (h->no_server)
+		return 0;
+	struct sc_err e;
+	if (!sc_sandbox_worker_alive(h->server) || h->server_epoch != sc_arena_shared_epoch()) {
+		sc_sandbox_worker_stop(h->server);
+		h->server = NULL;
+		const struct sc_sandbox_opts none = {0, 0}; /* each child sets its own limit */
+		if (sc_sandbox_worker_start(server_main, h, &none, &h->server, &e) != SC_OK) {
+			SC_LOG(PLUGIN, "%s: no fork server (%s): fresh children forked from here", h->load, e.msg);
+			h->no_server = 1;
+			return 0;
+		}
+		h->server_epoch = sc_arena_shared_epoch();
+	}
+	h->b->fresh_opts = *so;
+	struct sc_sandbox_result sr = {.end = SC_SANDBOX_EXITED, .code = -1, .tag = -1};
+	if (sc_sandbox_worker_call(h->server, so->timeout > 0 ? so->timeout + SERVER_GRACE_S : 0, &sr, &e) != SC_OK ||
+	    sr.end != SC_SANDBOX_RETURNED || sr.code != 0 || sr.leftovers) {
+		char how[300];
+		sc_sandbox_describe(&sr, NULL, how, sizeof how);
+		SC_LOG(PLUGIN, "%s: the fork server failed (%s): fresh children forked from here", h->load, how);
+		sc_sandbox_worker_stop(h->server);
+		h->server = NULL;
+		h->no_server = 1;
+		return 0;
+	}
+	*r = h->b->fresh;
+	return 1;
+}
+
 enum sc_status sc_plugin_host_run(struct sc_plugin_host *h, const struct sc_plugin_host_run_opts *o,
 				  const struct sc_tensor *in, const struct sc_tensor *out, struct sc_err *e)
 {
@@ -436,7 +496,8 @@ enum sc_status sc_plugin_host_run(struct sc_plugin_host *h, const struct sc_plug
 		SC_CHECK(sc_sandbox_worker_call(w, timeout, &r, e));
 	} else {
 		const struct sc_sandbox_opts so = {timeout, o->memory};
-		SC_CHECK(sc_sandbox_run(host_main, h, &so, &r, e));
+		if (!served(h, &so, &r))
+			SC_CHECK(sc_sandbox_run(host_main, h, &so, &r, e));
 	}
 	if (times && r.end == SC_SANDBOX_RETURNED && r.seconds > times->slowest_ok)
 		times->slowest_ok = r.seconds;

@@ -6,7 +6,9 @@
  *  - warm: the library's worker, a child that loaded the library once and
  *    runs call after call (restarted after it died, hung, or left
  *    processes, and when an arena mapped memory it has not seen);
- *  - fresh: a new child that loads the library for this one call.
+ *  - fresh: a new child for this one call, forked by the library's fork
+ *    server (a child that loaded the library and never runs it), or from
+ *    here where there is none.
  * Either way a crash, exit, hang, overrun of a buffer or a process left
  * behind ends only the child and becomes the run's error, in the same
  * words. A call that hung is remembered so that the same call is not
