@@ -117,6 +117,16 @@ gate 1 skip_collective hostile skip_collective --property semantics --cases 50 -
 has skip_collective "rank 0 returned while rank 1 waited in a collective that not every rank of its group called"
 [ $(( $(date +%s) - start )) -lt 30 ] && ok || bad "early_return, skip_collective: took too long (a timeout sat out?)"
 
+# a hang found again in each property while shrinking costs one full
+# timeout (5 s), then calls cut short: the gate takes well under the
+# 5 s per hung candidate it took before, and still fails with the hang
+start=$(date +%s)
+gate 1 hang_n3 hostile hang_n3 --cases 100 --timeout 5
+has hang_n3 "the plugin hung: no result after"
+grep -q "minimal case: world=1 n=3 " "$tmp/hang_n3.out" && ok || bad "hang_n3: not shrunk to world=1 n=3"
+took=$(( $(date +%s) - start ))
+[ "$took" -lt 40 ] && ok || bad "hang_n3: took $took s (a full timeout per hung candidate?)"
+
 # a collective called from a thread the plugin starts: refused, not a hang
 gate 1 coll_in_thread hostile coll_in_thread --property semantics --cases 20 --timeout 60
 has coll_in_thread "rank 0: the transform returned 9"

@@ -1,16 +1,10 @@
 /* sc_sandbox: fork, confine, wait, kill what it started, tell how it ended.
  *
- * Containment: where the system allows (CAP_SYS_ADMIN), each sandboxed
- * child is the init (pid 1) of a pid namespace of its own, and the code
- * runs in its child (pid 2): when pid 2 ends, init writes how (its wait
- * status) and whether other processes still ran to the shared page, and
- * exits, and the kernel kills whatever is left in the namespace, however
- * it got there (setsid, double forks, daemon(3)). Init runs no handler, so
- * no signal sent from inside reaches it, and no pid of shardcheck can be
- * named from inside. Where namespaces are refused, the child runs in a
- * session of its own as a subreaper that kills and reaps its descendants
- * until none is left, and what a dead child leaves comes to this process
- * (a subreaper too), which does the same. */
+ * Where allowed, a sandboxed child is the init of a pid namespace of its
+ * own and the code runs as its pid 2: init reports pid 2's end (its wait
+ * status, whether others still ran) on the shared page and exits, and the
+ * kernel kills what is left. Elsewhere, subreapers kill descendants in a
+ * loop until none is left (see sc_sandbox.h). */
 #define _GNU_SOURCE /* MAP_ANONYMOUS, strsignal, wait4, unshare, setns */
 #include "sc_sandbox.h"
 
@@ -229,8 +223,8 @@ static int kill_children(int (*keep)(pid_t))
 			continue;
 		listed = 1;
 		const ssize_t len = read(fd, buf, sizeof buf - 1);
-		close(fd);
 		buf[len > 0 ? len : 0] = '\0';
+		close(fd);
 		for (char *p = buf, *end; *p; p = end) {
 			const long pid = strtol(p, &end, 10);
 			if (end == p)
@@ -253,12 +247,8 @@ static int kill_children(int (*keep)(pid_t))
 static int kill_descendants(int (*keep)(pid_t))
 {
 	int any = 0;
-	for (int round = 0; round < 100000; round++) {
-		const int n = kill_children(keep);
-		if (n <= 0)
-			break;
+	for (int round = 0; round < 100000 && kill_children(keep) > 0; round++)
 		any = 1;
-	}
 	return any;
 }
 
@@ -366,11 +356,47 @@ static enum sc_status spawn(struct page *pg, const struct sc_sandbox_opts *o, vo
 	return SC_OK;
 }
 
-/* What a reaped sandboxed child left: in a namespace, nothing (the
- * kernel killed it); else its session is killed, and the orphans that
- * came to this process are killed and reaped (workers of this process
- * kept). Whether anything was left. */
-static int clean_up(pid_t pid, int ns)
+/* Now since boot, in clock ticks (as /proc/PID/stat's start times). */
+static unsigned long long boot_ticks(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	const unsigned long long hz = (unsigned long long)sysconf(_SC_CLK_TCK);
+	return (unsigned long long)ts.tv_sec * hz + (unsigned long long)ts.tv_nsec * hz / 1000000000ull;
+}
+
+static unsigned long long orphans_since; /* see not_orphan */
+
+/* Whether a child of this process is not what a sandboxed child left (the
+ * fallback's cleaning kills only those): a worker, or a process in this
+ * process's session (a sandboxed child and its forks are in sessions of
+ * their own), or one started before the sandboxed child was. Unknown: kept. */
+static int not_orphan(pid_t pid)
+{
+	if (is_worker(pid))
+		return 1;
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	const int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	const ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	const char *p = strrchr(buf, ')'); /* then: state ppid pgrp session ... (19 on) starttime */
+	long sid = 0;
+	unsigned long long start = 0;
+	if (!p || sscanf(p + 2, "%*c %*d %*d %ld %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu", &sid,
+			 &start) != 2)
+		return 1;
+	return sid == (long)getsid(0) || start < orphans_since;
+}
+
+/* What a reaped sandboxed child (started at boot tick `since`) left: in a
+ * namespace, nothing (the kernel killed it); else its session is killed,
+ * and the orphans that came to this process are killed and reaped.
+ * Whether anything was left. */
+static int clean_up(pid_t pid, int ns, unsigned long long since)
 {
 	if (ns)
 		return 0;
@@ -379,14 +405,15 @@ static int clean_up(pid_t pid, int ns)
 		kill(-pid, SIGKILL);
 		left = 1;
 	}
-	return kill_descendants(is_worker) || left;
+	orphans_since = since;
+	return kill_descendants(not_orphan) || left;
 }
 
 /* How a reaped child ended (r->end already TIMEOUT when it was killed for
  * its time), and what it left (killed). In a namespace, the end is that of
  * init's child, as init reported it. */
-static void ended(pid_t pid, int ns, int status, const struct rusage *ru, const struct page *pg,
-		  struct sc_sandbox_result *r)
+static void ended(pid_t pid, int ns, unsigned long long since, int status, const struct rusage *ru,
+		  const struct page *pg, struct sc_sandbox_result *r)
 {
 	r->peak_rss = (size_t)ru->ru_maxrss * 1024;
 	r->peak_added = pg->added;
@@ -395,7 +422,7 @@ static void ended(pid_t pid, int ns, int status, const struct rusage *ru, const 
 		status = pg->init_status;
 		r->leftovers |= pg->init_left;
 	}
-	r->leftovers |= clean_up(pid, ns);
+	r->leftovers |= clean_up(pid, ns, since);
 	if (r->end == SC_SANDBOX_TIMEOUT)
 		return;
 	if (WIFSIGNALED(status)) {
@@ -473,6 +500,7 @@ enum sc_status sc_sandbox_run(int (*fn)(void *), void *arg, const struct sc_sand
 	pg->tag = -1;
 	const double t0 = sc_clock_now();
 	struct once c = {fn, arg, pg};
+	const unsigned long long since = boot_ticks();
 	pid_t pid;
 	int ns;
 	enum sc_status st = spawn(pg, o, once_body, &c, &pid, &ns, e);
@@ -494,7 +522,7 @@ enum sc_status sc_sandbox_run(int (*fn)(void *), void *arg, const struct sc_sand
 			break;
 		if (w < 0 && errno != EINTR) {
 			kill(pid, SIGKILL);
-			clean_up(pid, ns);
+			clean_up(pid, ns, since);
 			if (pfd >= 0)
 				close(pfd);
 			munmap(pg, sizeof *pg);
@@ -521,7 +549,7 @@ enum sc_status sc_sandbox_run(int (*fn)(void *), void *arg, const struct sc_sand
 	if (pfd >= 0)
 		close(pfd);
 	r.seconds = sc_clock_now() - t0;
-	ended(pid, ns, status, &ru, pg, &r);
+	ended(pid, ns, since, status, &ru, pg, &r);
 	munmap(pg, sizeof *pg);
 	*out = r;
 	return SC_OK;
@@ -577,6 +605,7 @@ struct sc_sandbox_worker {
 	struct sc_sandbox_worker *next; /* this process's workers (sc_sandbox_workers_end) */
 	pid_t pid, owner; /* the child; the process that started it */
 	int ns;           /* the child is its pid namespace's init */
+	unsigned long long since; /* when it was started (boot ticks) */
 	int pfd;          /* pidfd of the child, -1 without one */
 	struct page *pg;
 	struct handshake *hs;
@@ -584,7 +613,6 @@ struct sc_sandbox_worker {
 	int alive;
 	struct spinner spin; /* this side's, waiting for replies */
 };
-
 
 /* Watches *word for a change from seen before a side sleeps on it: a
  * call and its reply are often a few microseconds apart, and a sleep and
@@ -648,7 +676,7 @@ static void worker_kill(struct sc_sandbox_worker *w)
 	while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
 		;
 	w->alive = 0;
-	clean_up(w->pid, w->ns);
+	clean_up(w->pid, w->ns, w->since);
 }
 
 void sc_sandbox_workers_end(void)
@@ -670,8 +698,9 @@ struct worker_ctx {
  * processes fn left running (they come to this process, a subreaper,
  * unless fn turned that off) are the call's leftovers: the starter then
  * ends the worker and them. */
-static __attribute__((noreturn)) void worker_main(const struct worker_ctx *c)
+static __attribute__((noreturn)) void worker_main(void *p)
 {
+	const struct worker_ctx *c = p;
 	struct handshake *hs = c->hs;
 	struct page *pg = c->pg;
 	child_worker = c->w;
@@ -697,8 +726,6 @@ static __attribute__((noreturn)) void worker_main(const struct worker_ctx *c)
 	}
 }
 
-static void worker_body(void *p) { worker_main(p); }
-
 enum sc_status sc_sandbox_worker_start(int (*fn)(void *), void *arg, const struct sc_sandbox_opts *o,
 				       struct sc_sandbox_worker **out, struct sc_err *e)
 {
@@ -719,8 +746,9 @@ enum sc_status sc_sandbox_worker_start(int (*fn)(void *), void *arg, const struc
 	w->pg->tag = -1;
 	w->pg->done = 1;
 	struct worker_ctx c = {w->hs, fn, arg, w->pg, w};
+	w->since = boot_ticks();
 	pid_t pid;
-	const enum sc_status st = spawn(w->pg, o, worker_body, &c, &pid, &w->ns, e);
+	const enum sc_status st = spawn(w->pg, o, worker_main, &c, &pid, &w->ns, e);
 	if (st != SC_OK) {
 		munmap(m, 4096);
 		free(w);
@@ -769,7 +797,7 @@ static void worker_end(struct sc_sandbox_worker *w, struct sc_sandbox_result *r)
 		;
 	const int left = r->leftovers;
 	w->alive = 0;
-	ended(w->pid, w->ns, status, &ru, w->pg, r);
+	ended(w->pid, w->ns, w->since, status, &ru, w->pg, r);
 	if (left) { /* fn returned, then its processes were killed with the worker */
 		r->end = SC_SANDBOX_RETURNED;
 		r->code = w->pg->code;
