@@ -597,7 +597,7 @@ static void post(_Atomic unsigned *word, _Atomic unsigned *sleeping, unsigned v)
 
 /* How long a side spins before it sleeps (see spin below). */
 struct spinner {
-	double limit; /* seconds; below SPIN_MIN_S: no spin */
+	double hits; /* the share of recent spins that saw the change */
 	unsigned waits;
 };
 
@@ -614,41 +614,31 @@ struct sc_sandbox_worker {
 	struct spinner spin; /* this side's, waiting for replies */
 };
 
-/* Watches *word for a change from seen before a side sleeps on it: a
- * call and its reply are often a few microseconds apart, and a sleep and
- * a wake-up cost more. Spinning pays only while the other side runs on
- * another core at the same time; on a busy machine (every core taken) it
- * takes the core the other side waits for. So each side keeps how long a
- * spin may last (struct spinner), adapted to what spinning bought: a
- * change seen after t makes it at least 3t (up to SPIN_MAX_S); a spin
- * that saw nothing halves it, and below SPIN_MIN_S a side sleeps at once,
- * trying a short spin once every SPIN_PROBE waits to see whether spinning
- * pays again. 1 when it changed. */
+/* Watches *word for a change from seen, for up to SPIN_MAX_S, before a
+ * side sleeps on it: a call and its reply are often a few microseconds
+ * apart, and a sleep and a wake-up cost more. Spinning pays only while
+ * the other side runs on another core; on a busy machine (every core
+ * taken) the spin takes the core the other side waits for, and fails. So
+ * each side keeps the share of its recent spins that saw the change (an
+ * average over about 8); under SPIN_PAYS it sleeps at once, spinning once
+ * in SPIN_PROBE waits to see whether spinning pays again. 1 when it
+ * changed. */
 #define SPIN_MAX_S 50e-6
-#define SPIN_MIN_S 2e-6
-#define SPIN_PROBE_S 8e-6
-#define SPIN_PROBE 32
+#define SPIN_PAYS 0.5
+#define SPIN_PROBE 64
 
 static int spin(_Atomic unsigned *word, unsigned seen, struct spinner *sp)
 {
-	double limit = sp->limit;
-	if (limit < SPIN_MIN_S) {
-		if (++sp->waits % SPIN_PROBE != 0)
-			return atomic_load_explicit(word, memory_order_acquire) != seen;
-		limit = SPIN_PROBE_S;
-	}
+	if (sp->hits < SPIN_PAYS && ++sp->waits % SPIN_PROBE != 0)
+		return atomic_load_explicit(word, memory_order_acquire) != seen;
 	const double t0 = sc_clock_now();
 	for (int i = 0;; i++) {
 		if (atomic_load_explicit(word, memory_order_acquire) != seen) {
-			const double t = sc_clock_now() - t0;
-			if (sp->limit < 3 * t)
-				sp->limit = 3 * t < SPIN_MAX_S ? 3 * t : SPIN_MAX_S;
-			if (sp->limit < SPIN_MIN_S)
-				sp->limit = SPIN_MIN_S;
+			sp->hits += (1 - sp->hits) / 8;
 			return 1;
 		}
-		if ((i & 15) == 15 && sc_clock_now() - t0 > limit) {
-			sp->limit /= 2;
+		if ((i & 15) == 15 && sc_clock_now() - t0 > SPIN_MAX_S) {
+			sp->hits -= sp->hits / 8;
 			return 0;
 		}
 #if defined(__x86_64__) || defined(__i386__)
@@ -706,7 +696,7 @@ static __attribute__((noreturn)) void worker_main(void *p)
 	child_worker = c->w;
 	child_arg = c->arg;
 	unsigned seen = 0;
-	struct spinner sp = {SPIN_MAX_S, 0};
+	struct spinner sp = {1, 0};
 	for (;;) {
 		unsigned req;
 		spin(&hs->req, seen, &sp);
@@ -755,7 +745,7 @@ enum sc_status sc_sandbox_worker_start(int (*fn)(void *), void *arg, const struc
 		return st;
 	}
 	w->pid = pid;
-	w->spin.limit = SPIN_MAX_S;
+	w->spin.hits = 1;
 	w->owner = sc_sandbox_self();
 	w->pfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	w->alive = 1;
