@@ -426,12 +426,18 @@ static struct sc_sandbox_worker *worker(struct sc_plugin_host *h, const struct s
  * (once; never run here, so a child forked from it is a just-loaded
  * library), then one fresh child forked for the job, how it ended written
  * to the block. A library that cannot be loaded here is loaded (and its
- * failure told) by the child. 0, or 1 when no child could be started. */
+ * failure told) by the child. The children stay in the server's pid
+ * namespace (a namespace each would cost more than the load it saves),
+ * contained by the subreapers' loops, and whatever escapes them ends with
+ * the server. A child that stops or kills the server (its parent) makes
+ * the call fail: the case then runs from shardcheck, in a namespace of its
+ * own. 0, or 1 when no child could be started. */
 static int server_main(void *arg)
 {
 	const struct sc_plugin_host *h = arg;
 	struct block *b = h->b;
 	char why[256];
+	sc_sandbox_flat();
 	h->resolve(h->load, b->job.tr, why, sizeof why);
 	struct sc_err e;
 	return sc_sandbox_run(host_main, arg, &b->fresh_opts, &b->fresh, &e) == SC_OK ? 0 : 1;

@@ -157,7 +157,8 @@ static struct {
 	pid_t owner;
 	int ns_fd;
 	int self_fd;
-} here = {0, -1, -1};
+	int flat; /* sc_sandbox_flat */
+} here = {0, -1, -1, 0};
 
 static void here_open(void)
 {
@@ -170,6 +171,7 @@ static void here_open(void)
 			close(here.self_fd);
 	}
 	here.owner = sc_sandbox_self();
+	here.flat = 0;
 	here.ns_fd = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
 	here.self_fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
 }
@@ -180,7 +182,13 @@ int sc_sandbox_namespaces(void)
 {
 	here_open();
 	const char *env = getenv("SC_SANDBOX_NS");
-	return here.ns_fd >= 0 && !(env && env[0] == '0');
+	return here.ns_fd >= 0 && !(env && env[0] == '0') && !here.flat;
+}
+
+void sc_sandbox_flat(void)
+{
+	here_open();
+	here.flat = 1;
 }
 
 /* Whether this process's starter is gone (pidfd readable); 0 when unknown. */

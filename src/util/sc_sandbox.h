@@ -82,6 +82,11 @@ pid_t sc_sandbox_self(void);
  * own: where the system allows it (CAP_SYS_ADMIN), unless SC_SANDBOX_NS=0
  * is in the environment (the fallback, for its tests). */
 int sc_sandbox_namespaces(void);
+/* This process's sandboxed children no longer get namespaces of their
+ * own: they are contained as the fallback contains them, within the
+ * namespace this process runs in (a fork server inside a sandbox, whose
+ * end kills what they leave anyway). */
+void sc_sandbox_flat(void);
 /* Inside fn: tags the calling thread (a rank), for exit() reports. */
 void sc_sandbox_tag(int tag);
 /* The default memory limit: half the machine's physical memory. */
