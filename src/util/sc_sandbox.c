@@ -263,10 +263,6 @@ static int kill_descendants(int (*keep)(pid_t))
 static struct sc_sandbox_worker *workers; /* started here, not yet stopped */
 static int is_worker(pid_t pid);
 
-/* pid 1 of a sandbox's namespace (see the top of this file): starts
- * body(ctx) as pid 2, reaps every process that ends in the namespace, and
- * reports pid 2's end on the page. A signal from inside the namespace
- * finds no handler here and is dropped by the kernel. */
 /* What a sandboxed child runs: child_setup, then body(ctx) (which does
  * not return). */
 struct start {
@@ -283,6 +279,10 @@ static __attribute__((noreturn)) void run_body(const struct start *s)
 	_exit(1);
 }
 
+/* pid 1 of a sandbox's namespace (see the top of this file): starts
+ * body(ctx) as pid 2, reaps every process that ends in the namespace, and
+ * reports pid 2's end on the page. A signal from inside the namespace
+ * finds no handler here and is dropped by the kernel. */
 static __attribute__((noreturn)) void init_main(const struct start *s, int starter_fd)
 {
 	struct page *pg = s->pg;
