@@ -5,7 +5,9 @@
 #     each on its own checkout's corpus;
 #  2. `check --jobs N` against `--jobs 1` on the cores of this machine, and
 #     the default check (whose --jobs is the cores) against the baseline's;
-#  3. `gate` on the example plugin against the same transform as a spec;
+#  3. `gate` on the example plugin against the same transform as a spec,
+#     with the cores idle and with every core busy (busy loops the bench
+#     starts and stops itself): the gate's cost as a multiple of the spec's;
 #  4. start-up (`shardcheck --version`) against the baseline, and whether
 #     the binary links Open MPI, CUDA or NCCL at load time;
 #  5. `check builtin:all` on emu against sim, this build and the baseline;
@@ -13,24 +15,30 @@
 #     this build and the baseline.
 # Usage: bench/bench_speed.sh [BASE [RUNS]]   (from the repository root,
 # after scripts/test.sh built build/; BASE default 5c3bc61, RUNS default 3)
+#        bench/bench_speed.sh --gate [RUNS]   (figure 3 alone, no baseline)
 # Each figure is the median over RUNS runs, the two builds taking turns;
 # a run's cases are its own count (report.json), its time the wall clock.
 set -eu
+only=all
+if [ "${1:-}" = --gate ]; then only=gate; shift; set -- none "$@"; fi
 base=${1:-5c3bc61}
 runs=${2:-3}
-sc=./build/shardcheck
+sc=${SC:-./build/shardcheck} # SC: another build's binary (a before figure)
 [ -x "$sc" ] || { echo "bench_speed: build first (scripts/test.sh)" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'git worktree remove --force "$tmp/base" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
-echo "bench_speed: building the baseline $base beside this build (build output: $tmp/base.log)"
-git worktree add --detach "$tmp/base" "$base" >"$tmp/base.log" 2>&1
-cmake -S "$tmp/base" -B "$tmp/base/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >>"$tmp/base.log" 2>&1
-cmake --build "$tmp/base/build" -j"$(nproc)" --target shardcheck >>"$tmp/base.log" 2>&1
-python3 - "$sc" "$tmp/base/build/shardcheck" "$runs" "$(git rev-parse --short HEAD)" "$base" <<'PY'
+if [ "$only" = all ]; then
+	echo "bench_speed: building the baseline $base beside this build (build output: $tmp/base.log)"
+	git worktree add --detach "$tmp/base" "$base" >"$tmp/base.log" 2>&1
+	cmake -S "$tmp/base" -B "$tmp/base/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >>"$tmp/base.log" 2>&1
+	cmake --build "$tmp/base/build" -j"$(nproc)" --target shardcheck >>"$tmp/base.log" 2>&1
+fi
+python3 - "$sc" "$tmp/base/build/shardcheck" "$runs" "$(git rev-parse --short HEAD)" "$base" "$only" <<'PY'
 import json, os, statistics, subprocess, sys, tempfile, time
-sc, base, runs, head, base_ref = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+sc, base, runs, head, base_ref, only = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
 cores = len(os.sched_getaffinity(0))
-print(f"bench_speed: {cores} cores, {runs} runs per figure, this build {head} against {base_ref}")
+print(f"bench_speed: {cores} cores, {runs} runs per figure, this build {head}"
+      + (f" against {base_ref}" if only == "all" else ""))
 
 def run(binary, args, jobs=None):
     """cases/s and seconds of one run; the baseline runs in its own checkout,
@@ -54,26 +62,45 @@ def median_pair(fa, fb):
     return statistics.median(x[0] for x in a), statistics.median(x[1] for x in a), \
         statistics.median(x[0] for x in b), statistics.median(x[1] for x in b)
 
-default = ["check", "builtin:all", "corpus/", "--seed", "1", "-q"]
-ca, ta, cb, tb = median_pair(lambda: run(sc, default, jobs=1), lambda: run(base, default))
-print(f"1. check builtin:all corpus/, one process: {ca:8.0f} cases/s ({ta:.2f} s) against {cb:8.0f} cases/s "
-      f"({tb:.2f} s): {ca / cb:.2f}x")
+def figures_1_2():
+    default = ["check", "builtin:all", "corpus/", "--seed", "1", "-q"]
+    ca, ta, cb, tb = median_pair(lambda: run(sc, default, jobs=1), lambda: run(base, default))
+    print(f"1. check builtin:all corpus/, one process: {ca:8.0f} cases/s ({ta:.2f} s) against {cb:8.0f} cases/s "
+          f"({tb:.2f} s): {ca / cb:.2f}x")
+    ja, tja, j1, tj1 = median_pair(lambda: run(sc, default, jobs=cores), lambda: run(sc, default, jobs=1))
+    print(f"2. check --jobs {cores}: {ja:8.0f} cases/s ({tja:.2f} s) against --jobs 1 {j1:8.0f} cases/s ({tj1:.2f} s): "
+          f"{ja / j1:.2f}x on {cores} cores; the default check (--jobs {cores}, the cores here) against the "
+          f"baseline's: {ja / cb:.2f}x")
 
-ja, tja, j1, tj1 = median_pair(lambda: run(sc, default, jobs=cores), lambda: run(sc, default, jobs=1))
-print(f"2. check --jobs {cores}: {ja:8.0f} cases/s ({tja:.2f} s) against --jobs 1 {j1:8.0f} cases/s ({tj1:.2f} s): "
-      f"{ja / j1:.2f}x on {cores} cores; the default check (--jobs {cores}, the cores here) against the "
-      f"baseline's: {ja / cb:.2f}x")
+if only == "all":
+    figures_1_2()
+
+class busy:
+    """every core taken by a busy loop of its own (what a CI runner's other
+    jobs do), started on entry and killed on exit"""
+    def __enter__(self):
+        self.p = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(cores)]
+        time.sleep(0.2)
+    def __exit__(self, *a):
+        for p in self.p:
+            p.kill()
+            p.wait()
 
 plugin = "build/examples/libheads_to_seq.so"
 if os.path.exists(plugin):
     # 2000 cases per property, one process each: the cases' cost, not the start-up's
     g = ["gate", "--plugin", plugin, "--cases", "2000", "-q"]
     s = ["check", "corpus/deepspeed/sf-head2seq-batchdim.sc", "--cases", "2000", "-q"]
-    ga, tga, sa, tsa = median_pair(lambda: run(sc, g, jobs=1), lambda: run(sc, s, jobs=1))
-    print(f"3. gate {os.path.basename(plugin)}: {ga:8.0f} cases/s against the same transform as a spec "
-          f"{sa:8.0f} cases/s: the spec is {sa / ga:.1f}x faster")
+    for load in ("idle", "busy"):
+        with busy() if load == "busy" else open(os.devnull):
+            ga, tga, sa, tsa = median_pair(lambda: run(sc, g, jobs=1), lambda: run(sc, s, jobs=1))
+        print(f"3. gate {os.path.basename(plugin)}, cores {load}: {ga:8.0f} cases/s ({tga:.2f} s) against the same "
+              f"transform as a spec {sa:8.0f} cases/s ({tsa:.2f} s): the gate costs {sa / ga:.1f}x the spec")
 else:
     print("3. gate: skipped (build/examples/libheads_to_seq.so not built)")
+
+if only != "all":
+    sys.exit(0)
 
 def startup(binary, n=60):
     ts = []

@@ -36,9 +36,27 @@ struct rank_state {
 struct block {
 	struct sc_plugin_job job;
 	struct rank_state st;
+	struct sc_sandbox_opts fresh_opts;  /* the fork server's next fresh run ... */
+	struct sc_sandbox_result fresh;     /* ... and how it ended */
 };
 
 #define HUNG_SLOTS 64 /* calls that hung, remembered (the oldest forgotten first) */
+#define TR_SLOTS 64   /* transforms whose call times are kept (more: none kept) */
+
+/* Once a call of a transform hung, its later calls (the failure's
+ * confirmation, shrinking candidates, other properties) run under a
+ * shorter timeout: HANG_SLOWER times its slowest call that returned, at
+ * least HANG_FLOOR_S, at most the timeout asked for. A hang costs one full
+ * timeout, not one per candidate; a call cut short is a hang, a failure
+ * (never a pass), named as cut short in its message. */
+#define HANG_SLOWER 50
+#define HANG_FLOOR_S 1.0
+
+struct tr_times {
+	const void *tr;
+	double slowest_ok; /* seconds: the slowest call that returned */
+	double hung_at;    /* the timeout a call first hung at; 0: none hung */
+};
 
 struct sc_plugin_host {
 	pid_t owner; /* the process the block is shared with children of */
@@ -46,12 +64,43 @@ struct sc_plugin_host {
 	sc_plugin_resolve_fn resolve;
 	struct block *b;
 	struct sc_sandbox_worker *w;
+	struct sc_sandbox_worker *server; /* the fork server of fresh children */
+	unsigned long server_epoch;       /* the arenas' shared blocks it was forked with */
+	int no_server;                    /* it failed: fresh children forked from here */
 	unsigned long epoch;          /* the arenas' shared blocks the worker was forked with */
 	size_t memory;                /* its memory limit */
 	uint64_t hung[HUNG_SLOTS];
 	char hung_msg[HUNG_SLOTS][SC_ERR_MAX];
 	int nhung;
+	struct tr_times times[TR_SLOTS];
+	int ntimes;
 };
+
+/* tr's entry (made on first use); NULL when the table is full. */
+static struct tr_times *times_of(struct sc_plugin_host *h, const void *tr)
+{
+	for (int i = 0; i < h->ntimes; i++)
+		if (h->times[i].tr == tr)
+			return &h->times[i];
+	if (h->ntimes == TR_SLOTS)
+		return NULL;
+	struct tr_times *t = &h->times[h->ntimes++];
+	memset(t, 0, sizeof *t);
+	t->tr = tr;
+	return t;
+}
+
+/* The timeout of tr's next call: o's, or shorter once one of its calls
+ * hung (see HANG_SLOWER). */
+static double call_timeout(const struct tr_times *t, double asked)
+{
+	if (!t || !t->hung_at || asked <= 0)
+		return asked;
+	double cut = HANG_SLOWER * t->slowest_ok;
+	if (cut < HANG_FLOOR_S)
+		cut = HANG_FLOOR_S;
+	return cut < asked ? cut : asked;
+}
 
 enum sc_status sc_plugin_host_new(const char *load, sc_plugin_resolve_fn resolve, struct sc_plugin_host **out,
 				  struct sc_err *e)
@@ -76,6 +125,7 @@ void sc_plugin_host_free(struct sc_plugin_host *h)
 	if (!h)
 		return;
 	sc_sandbox_worker_stop(h->w);
+	sc_sandbox_worker_stop(h->server);
 	munmap(h->b, sizeof *h->b);
 	free(h);
 }
@@ -88,8 +138,10 @@ struct sc_plugin_job *sc_plugin_host_job(struct sc_plugin_host *h)
 			return NULL;
 		munmap(h->b, sizeof *h->b); /* this process's mapping only */
 		h->b = b;
-		sc_sandbox_worker_stop(h->w); /* the starter's: only this process's handle */
+		sc_sandbox_worker_stop(h->w); /* the starter's: only this process's handles */
 		h->w = NULL;
+		sc_sandbox_worker_stop(h->server);
+		h->server = NULL;
 		h->owner = sc_sandbox_self();
 	}
 	return &h->b->job;
@@ -312,8 +364,8 @@ static int overrun(const struct sc_tensor *in, const struct sc_tensor *out, int 
 
 /* How the call ended, as the run's status and message. */
 static enum sc_status verdict(const struct sc_sandbox_result *r, const struct rank_state *st, int world,
-			      const struct sc_plugin_host_run_opts *o, const struct sc_tensor *in,
-			      const struct sc_tensor *out, struct sc_err *e)
+			      const struct sc_plugin_host_run_opts *o, double timeout, double slowest,
+			      const struct sc_tensor *in, const struct sc_tensor *out, struct sc_err *e)
 {
 	char running[256], how[300], over[200] = "", mem[96] = "", cur[48] = "";
 	/* the usual end, told apart before any message is formatted */
@@ -329,6 +381,12 @@ static enum sc_status verdict(const struct sc_sandbox_result *r, const struct ra
 	if (o->memory && peak >= o->memory / 4 * 3)
 		snprintf(mem, sizeof mem, " (it mapped %zu MiB of its %zu MiB limit, --plugin-memory)", peak >> 20,
 			 o->memory >> 20);
+	if (r->end == SC_SANDBOX_TIMEOUT && timeout < o->timeout) /* cut short: an earlier call hung */
+		return SC_ERR(e, SC_E_RUNTIME,
+			      "%sthe plugin hung: no result after %.0f s (%s%s%s); killed (a timeout cut from %.0f s: an "
+			      "earlier call of this transform hung, and its calls that returned took at most %.3f s)",
+			      over, timeout, cur[0] ? "rank " : "no rank running", cur,
+			      cur[0] ? " did not return or reach a collective" : "", o->timeout, slowest);
 	if (r->end == SC_SANDBOX_TIMEOUT) /* a rank that neither returned nor reached a collective */
 		return SC_ERR(e, SC_E_RUNTIME, "%sthe plugin hung: no result after %.0f s (%s%s%s); killed", over,
 			      o->timeout, cur[0] ? "rank " : "no rank running", cur,
@@ -414,6 +472,64 @@ static struct sc_sandbox_worker *worker(struct sc_plugin_host *h, const struct s
 	return h->w;
 }
 
+/* The fork server's side of a call: the library loaded in this process
+ * (once; never run here, so a child forked from it is a just-loaded
+ * library), then one fresh child forked for the job, how it ended written
+ * to the block. A library that cannot be loaded here is loaded (and its
+ * failure told) by the child. The children stay in the server's pid
+ * namespace (a namespace each would cost more than the load it saves),
+ * contained by the subreapers' loops, and whatever escapes them ends with
+ * the server. A child that stops or kills the server (its parent) makes
+ * the call fail: the case then runs from shardcheck, in a namespace of its
+ * own. 0, or 1 when no child could be started. */
+static int server_main(void *arg)
+{
+	const struct sc_plugin_host *h = arg;
+	struct block *b = h->b;
+	char why[256];
+	sc_sandbox_flat();
+	h->resolve(h->load, b->job.tr, why, sizeof why);
+	struct sc_err e;
+	return sc_sandbox_run(host_main, arg, &b->fresh_opts, &b->fresh, &e) == SC_OK ? 0 : 1;
+}
+
+/* A fresh run forked by the library's fork server, which is started
+ * (again) as the worker is: loading the library once instead of once per
+ * fresh case. 0 when there is no server (then the caller forks from
+ * here). */
+#define SERVER_GRACE_S 10.0 /* beyond the run's own timeout, which the server keeps */
+static int served(struct sc_plugin_host *h, const struct sc_sandbox_opts *so, struct sc_sandbox_result *r)
+{
+	if (h->no_server)
+		return 0;
+	struct sc_err e;
+	if (!sc_sandbox_worker_alive(h->server) || h->server_epoch != sc_arena_shared_epoch()) {
+		sc_sandbox_worker_stop(h->server);
+		h->server = NULL;
+		const struct sc_sandbox_opts none = {0, 0}; /* each child sets its own limit */
+		if (sc_sandbox_worker_start(server_main, h, &none, &h->server, &e) != SC_OK) {
+			SC_LOG(PLUGIN, "%s: no fork server (%s): fresh children forked from here", h->load, e.msg);
+			h->no_server = 1;
+			return 0;
+		}
+		h->server_epoch = sc_arena_shared_epoch();
+	}
+	h->b->fresh_opts = *so;
+	struct sc_sandbox_result sr = {.end = SC_SANDBOX_EXITED, .code = -1, .tag = -1};
+	if (sc_sandbox_worker_call(h->server, so->timeout > 0 ? so->timeout + SERVER_GRACE_S : 0, &sr, &e) != SC_OK ||
+	    sr.end != SC_SANDBOX_RETURNED || sr.code != 0 || sr.leftovers) {
+		char how[300];
+		sc_sandbox_describe(&sr, NULL, how, sizeof how);
+		SC_LOG(PLUGIN, "%s: the fork server failed (%s): fresh children forked from here", h->load, how);
+		sc_sandbox_worker_stop(h->server);
+		h->server = NULL;
+		h->no_server = 1;
+		return 0;
+	}
+	*r = h->b->fresh;
+	return 1;
+}
+
 enum sc_status sc_plugin_host_run(struct sc_plugin_host *h, const struct sc_plugin_host_run_opts *o,
 				  const struct sc_tensor *in, const struct sc_tensor *out, struct sc_err *e)
 {
@@ -428,14 +544,22 @@ enum sc_status sc_plugin_host_run(struct sc_plugin_host *h, const struct sc_plug
 		h->w = NULL;
 	}
 	struct sc_sandbox_result r;
+	struct tr_times *times = times_of(h, h->b->job.tr);
+	const double timeout = call_timeout(times, o->timeout);
+	const double slowest = times ? times->slowest_ok : 0;
 	struct sc_sandbox_worker *w = o->fresh ? NULL : worker(h, o);
 	if (w) {
-		SC_CHECK(sc_sandbox_worker_call(w, o->timeout, &r, e));
+		SC_CHECK(sc_sandbox_worker_call(w, timeout, &r, e));
 	} else {
-		const struct sc_sandbox_opts so = {o->timeout, o->memory};
-		SC_CHECK(sc_sandbox_run(host_main, h, &so, &r, e));
+		const struct sc_sandbox_opts so = {timeout, o->memory};
+		if (!served(h, &so, &r))
+			SC_CHECK(sc_sandbox_run(host_main, h, &so, &r, e));
 	}
-	const enum sc_status st = verdict(&r, &h->b->st, world, o, in, out, e);
+	if (times && r.end == SC_SANDBOX_RETURNED && r.seconds > times->slowest_ok)
+		times->slowest_ok = r.seconds;
+	if (times && r.end == SC_SANDBOX_TIMEOUT && !times->hung_at)
+		times->hung_at = timeout;
+	const enum sc_status st = verdict(&r, &h->b->st, world, o, timeout, slowest, in, out, e);
 	if (w && r.end == SC_SANDBOX_RETURNED && r.code == 5) { /* abandoned ranks hold stacks and locks */
 		sc_sandbox_worker_stop(h->w);
 		h->w = NULL;

@@ -6,11 +6,15 @@
  *  - warm: the library's worker, a child that loaded the library once and
  *    runs call after call (restarted after it died, hung, or left
  *    processes, and when an arena mapped memory it has not seen);
- *  - fresh: a new child that loads the library for this one call.
+ *  - fresh: a new child for this one call, forked by the library's fork
+ *    server (a child that loaded the library and never runs it), or from
+ *    here where there is none.
  * Either way a crash, exit, hang, overrun of a buffer or a process left
  * behind ends only the child and becomes the run's error, in the same
- * words. A call that hung is remembered (sc_plugin_host_hung) so that the
- * same call is not timed again.
+ * words. A call that hung is remembered so that the same call is not
+ * timed again, and once a call of a transform hung, its later calls run
+ * under a timeout cut to 50 times its slowest call that returned (at
+ * least 1 s): a hang found while shrinking costs one full timeout.
  *
  * On backends with one process per rank (mpi), the local rank runs in
  * process (sc_plugin_host_run_local). */

@@ -1,8 +1,16 @@
-/* sc_sandbox: fork, confine, wait, kill the group, tell how it ended. */
-#define _GNU_SOURCE /* MAP_ANONYMOUS, strsignal, wait4 */
+/* sc_sandbox: fork, confine, wait, kill what it started, tell how it ended.
+ *
+ * Where allowed, a sandboxed child is the init of a pid namespace of its
+ * own and the code runs as its pid 2: init reports pid 2's end (its wait
+ * status, whether others still ran) on the shared page and exits, and the
+ * kernel kills what is left. Elsewhere, subreapers kill descendants in a
+ * loop until none is left (see sc_sandbox.h). */
+#define _GNU_SOURCE /* MAP_ANONYMOUS, strsignal, wait4, unshare, setns */
 #include "sc_sandbox.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <sched.h>
 #include <linux/futex.h>
 #include <stdatomic.h>
 #include <fcntl.h>
@@ -33,10 +41,17 @@ struct page {
 	volatile size_t added; /* the peak beyond it, when fn returned or exit ran */
 	volatile int code;      /* a worker's call: fn's value */
 	volatile int leftovers; /* a worker's call: fn left processes running */
+	volatile int init_reported; /* namespace: init saw the code's process end ... */
+	volatile int init_status;   /* ... with this wait status ... */
+	volatile int init_left;     /* ... while other processes still ran */
 };
 
 static _Thread_local int thread_tag = -1;
 static struct page *child_page; /* set in the child only */
+/* The child's process that runs the code: a copy of it that fn forked
+ * (daemon(3)) and that returns into this file is not the call. */
+static pid_t child_runner;
+static int child_in_ns; /* the child runs in a pid namespace of its own */
 /* The child's fn argument, a root for a leak check at exit() (which sees
  * only the stack it is called on: a coroutine's, not the one holding arg) */
 static void *volatile child_arg, *volatile child_worker;
@@ -59,7 +74,7 @@ static void on_sanitizer_death(void)
 
 static void on_exit_hook(void)
 {
-	if (child_page && !child_page->done) {
+	if (child_page && !child_page->done && getpid() == child_runner) {
 		const size_t peak = peak_mapped();
 		child_page->added = peak > child_page->base ? peak - child_page->base : 0;
 		child_page->tag = thread_tag;
@@ -106,18 +121,21 @@ static size_t peak_mapped(void)
 	return p ? (size_t)strtoull(p + 7, NULL, 10) * 1024 : 0;
 }
 
-static void child_setup(struct page *pg, const struct sc_sandbox_opts *o, pid_t parent)
+/* The code's process, set up: its own session (signals to shardcheck's
+ * group do not reach it, a kill of its session reaches what stayed in
+ * it), a subreaper (what its forks leave comes to it), shardcheck's
+ * handlers and stdout not its own, its memory limit. */
+static void child_setup(struct page *pg, const struct sc_sandbox_opts *o)
 {
-	setpgid(0, 0);
-	prctl(PR_SET_PDEATHSIG, SIGKILL); /* shardcheck killed: so is the child */
-	if (getppid() != parent) /* ... already, before the line above */
-		_exit(1);
+	setsid();
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGALRM, SIGPIPE, SIGCHLD};
 	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
 		signal(sigs[i], SIG_DFL); /* shardcheck's handlers are not the child's */
 	alarm(0);
 	dup2(2, 1);
 	child_page = pg;
+	child_runner = getpid();
 	atexit(on_exit_hook);
 	if (__sanitizer_set_death_callback)
 		__sanitizer_set_death_callback(on_sanitizer_death);
@@ -129,30 +147,290 @@ static void child_setup(struct page *pg, const struct sc_sandbox_opts *o, pid_t 
 	}
 }
 
-/* Kills what is left of the child's group and reaps it (orphans come to
- * this process, a subreaper). Returns whether anything was left. */
-static int kill_group(pid_t pgid)
+/* ---- containment ---- */
+
+/* Per process (a --jobs process has its own): this process's pid
+ * namespace (to come back to after making a child in a new one), -1 when
+ * namespaces are refused here; a pidfd of this process (its children's
+ * init looks whether it already died), -1 without one. */
+static struct {
+	pid_t owner;
+	int ns_fd;
+	int self_fd;
+	int flat; /* sc_sandbox_flat */
+} here = {0, -1, -1, 0};
+
+static void here_open(void)
 {
-	if (kill(-pgid, 0) != 0)
-		return 0;
-	kill(-pgid, SIGKILL);
-	const double t0 = sc_clock_now();
-	while (kill(-pgid, 0) == 0 && sc_clock_now() - t0 < 2.0) {
-		while (waitpid(-pgid, NULL, WNOHANG) > 0)
-			;
-		struct timespec ts = {0, 1000000};
-		nanosleep(&ts, NULL);
+	if (here.owner == sc_sandbox_self())
+		return;
+	if (here.owner) { /* a fork's copies: the starter's */
+		if (here.ns_fd >= 0)
+			close(here.ns_fd);
+		if (here.self_fd >= 0)
+			close(here.self_fd);
 	}
-	return 1;
+	here.owner = sc_sandbox_self();
+	here.flat = 0;
+	here.ns_fd = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+	here.self_fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+}
+
+/* Whether sandboxed children get pid namespaces: SC_SANDBOX_NS=0 turns
+ * them off (the fallback, for tests), else where the system allows. */
+int sc_sandbox_namespaces(void)
+{
+	here_open();
+	const char *env = getenv("SC_SANDBOX_NS");
+	return here.ns_fd >= 0 && !(env && env[0] == '0') && !here.flat;
+}
+
+void sc_sandbox_flat(void)
+{
+	here_open();
+	here.flat = 1;
+}
+
+/* Whether this process's starter is gone (pidfd readable); 0 when unknown. */
+static int starter_gone(int fd)
+{
+	struct pollfd pf = {fd, POLLIN, 0};
+	return fd >= 0 && poll(&pf, 1, 0) > 0;
+}
+
+/* Reaps the children that ended; 1 when some are still running. */
+static int children_running(void)
+{
+	for (;;) {
+		siginfo_t si;
+		memset(&si, 0, sizeof si);
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG) != 0)
+			return 0; /* ECHILD: none */
+		if (si.si_pid == 0)
+			return 1;
+	}
+}
+
+/* Kills (SIGKILL) and reaps each child of this process that keep() does
+ * not keep, as /proc lists them (every thread's children); the count, -1
+ * when /proc does not list children. */
+static int kill_children(int (*keep)(pid_t))
+{
+	DIR *d = opendir("/proc/self/task");
+	if (!d)
+		return -1;
+	int n = 0, listed = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char path[96], buf[4096];
+		snprintf(path, sizeof path, "/proc/self/task/%.20s/children", de->d_name);
+		const int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		listed = 1;
+		const ssize_t len = read(fd, buf, sizeof buf - 1);
+		buf[len > 0 ? len : 0] = '\0';
+		close(fd);
+		for (char *p = buf, *end; *p; p = end) {
+			const long pid = strtol(p, &end, 10);
+			if (end == p)
+				break;
+			if (pid <= 0 || (keep && keep((pid_t)pid)))
+				continue;
+			kill((pid_t)pid, SIGKILL);
+			while (waitpid((pid_t)pid, NULL, 0) < 0 && errno == EINTR)
+				;
+			n++;
+		}
+	}
+	closedir(d);
+	return listed ? n : -1;
+}
+
+/* Kills and reaps children until none is left that keep() does not keep:
+ * the orphans of each killed one come back to this process (a subreaper),
+ * and the next round kills them. Whether there was any. */
+static int kill_descendants(int (*keep)(pid_t))
+{
+	int any = 0;
+	for (int round = 0; round < 100000 && kill_children(keep) > 0; round++)
+		any = 1;
+	return any;
+}
+
+static struct sc_sandbox_worker *workers; /* started here, not yet stopped */
+static int is_worker(pid_t pid);
+
+/* What a sandboxed child runs: child_setup, then body(ctx) (which does
+ * not return). */
+struct start {
+	struct page *pg;
+	const struct sc_sandbox_opts *o;
+	void (*body)(void *);
+	void *ctx;
+};
+
+static __attribute__((noreturn)) void run_body(const struct start *s)
+{
+	child_setup(s->pg, s->o);
+	s->body(s->ctx);
+	_exit(1);
+}
+
+/* pid 1 of a sandbox's namespace (see the top of this file): starts
+ * body(ctx) as pid 2, reaps every process that ends in the namespace, and
+ * reports pid 2's end on the page. A signal from inside the namespace
+ * finds no handler here and is dropped by the kernel. */
+static __attribute__((noreturn)) void init_main(const struct start *s, int starter_fd)
+{
+	struct page *pg = s->pg;
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL); /* shardcheck's handlers must not run here */
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	prctl(PR_SET_PDEATHSIG, SIGKILL); /* shardcheck killed: so is the namespace */
+	if (starter_gone(starter_fd)) /* ... already, before the line above */
+		_exit(1);
+	setsid();
+	const pid_t c = fork();
+	if (c < 0)
+		_exit(1);
+	if (c == 0) {
+		if (starter_fd >= 0)
+			close(starter_fd);
+		run_body(s);
+	}
+	int status = 0;
+	for (;;) {
+		const pid_t w = waitpid(-1, &status, 0);
+		if (w == c)
+			break;
+		if (w < 0 && errno != EINTR)
+			_exit(1);
+	}
+	pg->init_status = status;
+	pg->init_left = children_running();
+	pg->init_reported = 1;
+	_exit(0); /* the kernel kills what is left in the namespace */
+}
+
+/* A sandboxed child of this process, in a namespace of its own (whose
+ * init it is) where allowed; either way body(ctx) runs in a child set up
+ * by child_setup. Returns the child's pid here, with *ns; never returns
+ * in the child. */
+static enum sc_status spawn(struct page *pg, const struct sc_sandbox_opts *o, void (*body)(void *), void *ctx,
+			    pid_t *pid, int *ns, struct sc_err *e)
+{
+	fflush(NULL);
+	int use_ns = sc_sandbox_namespaces();
+	if (use_ns && unshare(CLONE_NEWPID) != 0) { /* refused here: the fallback from now on */
+		SC_LOG(PLUGIN, "sandbox: no pid namespace (%s): children contained as a subreaper's", strerror(errno));
+		close(here.ns_fd);
+		here.ns_fd = -1;
+		use_ns = 0;
+	}
+	pid_t p = fork();
+	const int err = errno;
+	if (use_ns && p != 0 && setns(here.ns_fd, CLONE_NEWPID) != 0) {
+		/* this process's next children would be born in a namespace
+		 * whose init may be gone: none can be started */
+		if (p > 0) {
+			kill(p, SIGKILL);
+			waitpid(p, NULL, 0);
+		}
+		return SC_ERR(e, SC_E_INTERNAL, "sandbox: cannot return to this process's pid namespace: %s",
+			      strerror(errno));
+	}
+	if (p < 0)
+		return SC_ERR(e, SC_E_INTERNAL, "fork failed: %s", strerror(err));
+	if (p == 0) {
+		const struct start s = {pg, o, body, ctx};
+		child_in_ns = use_ns;
+		if (use_ns)
+			init_main(&s, here.self_fd);
+		prctl(PR_SET_PDEATHSIG, SIGKILL); /* shardcheck killed: so is the child */
+		if (starter_gone(here.self_fd))
+			_exit(1);
+		if (here.self_fd >= 0)
+			close(here.self_fd);
+		run_body(&s);
+	}
+	*pid = p;
+	*ns = use_ns;
+	return SC_OK;
+}
+
+/* Now since boot, in clock ticks (as /proc/PID/stat's start times). */
+static unsigned long long boot_ticks(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	const unsigned long long hz = (unsigned long long)sysconf(_SC_CLK_TCK);
+	return (unsigned long long)ts.tv_sec * hz + (unsigned long long)ts.tv_nsec * hz / 1000000000ull;
+}
+
+static unsigned long long orphans_since; /* see not_orphan */
+
+/* Whether a child of this process is not what a sandboxed child left (the
+ * fallback's cleaning kills only those): a worker, or a process in this
+ * process's session (a sandboxed child and its forks are in sessions of
+ * their own), or one started before the sandboxed child was. Unknown: kept. */
+static int not_orphan(pid_t pid)
+{
+	if (is_worker(pid))
+		return 1;
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	const int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	const ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	const char *p = strrchr(buf, ')'); /* then: state ppid pgrp session ... (19 on) starttime */
+	long sid = 0;
+	unsigned long long start = 0;
+	if (!p || sscanf(p + 2, "%*c %*d %*d %ld %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu", &sid,
+			 &start) != 2)
+		return 1;
+	return sid == (long)getsid(0) || start < orphans_since;
+}
+
+/* What a reaped sandboxed child (started at boot tick `since`) left: in a
+ * namespace, nothing (the kernel killed it); else its session is killed,
+ * and the orphans that came to this process are killed and reaped.
+ * Whether anything was left. */
+static int clean_up(pid_t pid, int ns, unsigned long long since)
+{
+	if (ns)
+		return 0;
+	int left = 0;
+	if (kill(-pid, 0) == 0) {
+		kill(-pid, SIGKILL);
+		left = 1;
+	}
+	orphans_since = since;
+	return kill_descendants(not_orphan) || left;
 }
 
 /* How a reaped child ended (r->end already TIMEOUT when it was killed for
- * its time), and what of its group was left (killed). */
-static void ended(pid_t pid, int status, const struct rusage *ru, const struct page *pg, struct sc_sandbox_result *r)
+ * its time), and what it left (killed). In a namespace, the end is that of
+ * init's child, as init reported it. */
+static void ended(pid_t pid, int ns, unsigned long long since, int status, const struct rusage *ru,
+		  const struct page *pg, struct sc_sandbox_result *r)
 {
 	r->peak_rss = (size_t)ru->ru_maxrss * 1024;
 	r->peak_added = pg->added;
-	r->leftovers = kill_group(pid);
+	r->leftovers |= pg->leftovers;
+	if (ns && pg->init_reported) {
+		status = pg->init_status;
+		r->leftovers |= pg->init_left;
+	}
+	r->leftovers |= clean_up(pid, ns, since);
 	if (r->end == SC_SANDBOX_TIMEOUT)
 		return;
 	if (WIFSIGNALED(status)) {
@@ -194,6 +472,31 @@ static void become_subreaper(void)
 	}
 }
 
+/* A run's child, after child_setup: fn, and how it ended on the page. */
+struct once {
+	int (*fn)(void *);
+	void *arg;
+	struct page *pg;
+};
+
+static void once_body(void *p)
+{
+	const struct once *c = p;
+	struct page *pg = c->pg;
+	child_arg = c->arg;
+	const int rc = c->fn(c->arg);
+	if (getpid() != child_runner) /* a copy fn forked (daemon(3)) returned here */
+		_exit(0);
+	const size_t peak = peak_mapped();
+	pg->added = peak > pg->base ? peak - pg->base : 0;
+	if (!child_in_ns) { /* in a namespace, init sees what is left and the kernel kills it */
+		pg->leftovers = children_running();
+		kill_descendants(NULL);
+	}
+	pg->done = 1;
+	_exit(rc & 0xff);
+}
+
 enum sc_status sc_sandbox_run(int (*fn)(void *), void *arg, const struct sc_sandbox_opts *o,
 			      struct sc_sandbox_result *out, struct sc_err *e)
 {
@@ -203,24 +506,16 @@ enum sc_status sc_sandbox_run(int (*fn)(void *), void *arg, const struct sc_sand
 		return SC_ERR(e, SC_E_NOMEM, "sandbox: mmap: %s", strerror(errno));
 	memset((void *)pg, 0, sizeof *pg);
 	pg->tag = -1;
-	fflush(NULL);
 	const double t0 = sc_clock_now();
-	const pid_t parent = getpid();
-	pid_t pid = fork();
-	if (pid < 0) {
+	struct once c = {fn, arg, pg};
+	const unsigned long long since = boot_ticks();
+	pid_t pid;
+	int ns;
+	enum sc_status st = spawn(pg, o, once_body, &c, &pid, &ns, e);
+	if (st != SC_OK) {
 		munmap(pg, sizeof *pg);
-		return SC_ERR(e, SC_E_INTERNAL, "fork failed: %s", strerror(errno));
+		return st;
 	}
-	if (pid == 0) {
-		child_setup(pg, o, parent);
-		child_arg = arg;
-		const int rc = fn(arg);
-		const size_t peak = peak_mapped();
-		pg->added = peak > pg->base ? peak - pg->base : 0;
-		pg->done = 1;
-		_exit(rc & 0xff);
-	}
-	setpgid(pid, pid); /* either side may win the race; both ask the same */
 	struct sc_sandbox_result r = {.end = SC_SANDBOX_RETURNED, .tag = -1};
 	struct rusage ru;
 	memset(&ru, 0, sizeof ru);
@@ -234,7 +529,8 @@ enum sc_status sc_sandbox_run(int (*fn)(void *), void *arg, const struct sc_sand
 		if (w == pid)
 			break;
 		if (w < 0 && errno != EINTR) {
-			kill_group(pid);
+			kill(pid, SIGKILL);
+			clean_up(pid, ns, since);
 			if (pfd >= 0)
 				close(pfd);
 			munmap(pg, sizeof *pg);
@@ -261,7 +557,7 @@ enum sc_status sc_sandbox_run(int (*fn)(void *), void *arg, const struct sc_sand
 	if (pfd >= 0)
 		close(pfd);
 	r.seconds = sc_clock_now() - t0;
-	ended(pid, status, &ru, pg, &r);
+	ended(pid, ns, since, status, &ru, pg, &r);
 	munmap(pg, sizeof *pg);
 	*out = r;
 	return SC_OK;
@@ -307,29 +603,52 @@ static void post(_Atomic unsigned *word, _Atomic unsigned *sleeping, unsigned v)
 		futex_wake(word);
 }
 
+/* How long a side spins before it sleeps (see spin below). */
+struct spinner {
+	double hits; /* the share of recent spins that saw the change */
+	unsigned waits;
+};
+
 struct sc_sandbox_worker {
 	struct sc_sandbox_worker *next; /* this process's workers (sc_sandbox_workers_end) */
 	pid_t pid, owner; /* the child; the process that started it */
+	int ns;           /* the child is its pid namespace's init */
+	unsigned long long since; /* when it was started (boot ticks) */
 	int pfd;          /* pidfd of the child, -1 without one */
 	struct page *pg;
 	struct handshake *hs;
 	unsigned seq;     /* calls asked so far */
 	int alive;
+	struct spinner spin; /* this side's, waiting for replies */
 };
 
+/* Watches *word for a change from seen, for up to SPIN_MAX_S, before a
+ * side sleeps on it: a call and its reply are often a few microseconds
+ * apart, and a sleep and a wake-up cost more. Spinning pays only while
+ * the other side runs on another core; on a busy machine (every core
+ * taken) the spin takes the core the other side waits for, and fails. So
+ * each side keeps the share of its recent spins that saw the change (an
+ * average over about 8); under SPIN_PAYS it sleeps at once, spinning once
+ * in SPIN_PROBE waits to see whether spinning pays again. 1 when it
+ * changed. */
+#define SPIN_MAX_S 50e-6
+#define SPIN_PAYS 0.5
+#define SPIN_PROBE 64
 
-/* Watches *word for a change from seen, for up to SPIN_S: a call and its
- * reply are often that close, and a sleep and wake-up cost more. 1 when
- * it changed. */
-#define SPIN_S 50e-6
-static int spin(_Atomic unsigned *word, unsigned seen)
+static int spin(_Atomic unsigned *word, unsigned seen, struct spinner *sp)
 {
+	if (sp->hits < SPIN_PAYS && ++sp->waits % SPIN_PROBE != 0)
+		return atomic_load_explicit(word, memory_order_acquire) != seen;
 	const double t0 = sc_clock_now();
 	for (int i = 0;; i++) {
-		if (atomic_load_explicit(word, memory_order_acquire) != seen)
+		if (atomic_load_explicit(word, memory_order_acquire) != seen) {
+			sp->hits += (1 - sp->hits) / 8;
 			return 1;
-		if ((i & 63) == 63 && sc_clock_now() - t0 > SPIN_S)
+		}
+		if ((i & 15) == 15 && sc_clock_now() - t0 > SPIN_MAX_S) {
+			sp->hits -= sp->hits / 8;
 			return 0;
+		}
 #if defined(__x86_64__) || defined(__i386__)
 		__builtin_ia32_pause();
 #elif defined(__aarch64__)
@@ -338,17 +657,24 @@ static int spin(_Atomic unsigned *word, unsigned seen)
 	}
 }
 
-static struct sc_sandbox_worker *workers; /* started here, not yet stopped */
+static int is_worker(pid_t pid)
+{
+	for (const struct sc_sandbox_worker *w = workers; w; w = w->next)
+		if (w->pid == pid && sc_sandbox_worker_alive(w))
+			return 1;
+	return 0;
+}
 
-/* Kills the worker's group and reaps it; it is gone, w stays. */
+/* Kills the worker and what it started, and reaps it; it is gone, w
+ * stays. */
 static void worker_kill(struct sc_sandbox_worker *w)
 {
 	kill(-w->pid, SIGKILL);
 	kill(w->pid, SIGKILL);
 	while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
 		;
-	kill_group(w->pid);
 	w->alive = 0;
+	clean_up(w->pid, w->ns, w->since);
 }
 
 void sc_sandbox_workers_end(void)
@@ -358,35 +684,41 @@ void sc_sandbox_workers_end(void)
 			worker_kill(w);
 }
 
-/* Reaps the children that ended; 1 when some are still running. */
-static int children_running(void)
-{
-	for (;;) {
-		siginfo_t si;
-		memset(&si, 0, sizeof si);
-		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG) != 0)
-			return 0; /* ECHILD: none */
-		if (si.si_pid == 0)
-			return 1;
-	}
-}
+struct worker_ctx {
+	struct handshake *hs;
+	int (*fn)(void *);
+	void *arg;
+	struct page *pg;
+	struct sc_sandbox_worker *w;
+};
 
-static __attribute__((noreturn)) void worker_main(struct handshake *hs, int (*fn)(void *), void *arg,
-						  struct page *pg)
+/* The worker's child, after child_setup: a call per request. After each,
+ * processes fn left running (they come to this process, a subreaper,
+ * unless fn turned that off) are the call's leftovers: the starter then
+ * ends the worker and them. */
+static __attribute__((noreturn)) void worker_main(void *p)
 {
-	prctl(PR_SET_CHILD_SUBREAPER, 1); /* what fn's forks leave behind comes here */
-	child_arg = arg;
+	const struct worker_ctx *c = p;
+	struct handshake *hs = c->hs;
+	struct page *pg = c->pg;
+	child_worker = c->w;
+	child_arg = c->arg;
 	unsigned seen = 0;
+	struct spinner sp = {1, 0};
 	for (;;) {
 		unsigned req;
-		spin(&hs->req, seen);
+		spin(&hs->req, seen, &sp);
 		while ((req = atomic_load(&hs->req)) == seen)
 			sleep_on(&hs->req, &hs->req_sleeping, seen, 0); /* the starter's death kills this process */
 		seen = req;
-		const int rc = fn(arg);
+		const int rc = c->fn(c->arg);
+		if (getpid() != child_runner) /* a copy fn forked (daemon(3)) returned here */
+			_exit(0);
+		int reaper = 0;
+		prctl(PR_GET_CHILD_SUBREAPER, &reaper);
 		pg->added = 0;
 		pg->code = rc;
-		pg->leftovers = children_running();
+		pg->leftovers = children_running() || !reaper;
 		pg->done = 1;
 		post(&hs->ack, &hs->ack_sleeping, seen);
 	}
@@ -411,22 +743,17 @@ enum sc_status sc_sandbox_worker_start(int (*fn)(void *), void *arg, const struc
 	w->hs = (struct handshake *)(void *)(m + ((sizeof(struct page) + 63) & ~(size_t)63));
 	w->pg->tag = -1;
 	w->pg->done = 1;
-	fflush(NULL);
-	const pid_t parent = getpid();
-	const pid_t pid = fork();
-	if (pid < 0) {
-		const int err = errno;
+	struct worker_ctx c = {w->hs, fn, arg, w->pg, w};
+	w->since = boot_ticks();
+	pid_t pid;
+	const enum sc_status st = spawn(w->pg, o, worker_main, &c, &pid, &w->ns, e);
+	if (st != SC_OK) {
 		munmap(m, 4096);
 		free(w);
-		return SC_ERR(e, SC_E_INTERNAL, "fork failed: %s", strerror(err));
+		return st;
 	}
-	if (pid == 0) {
-		child_worker = w;
-		child_setup(w->pg, o, parent);
-		worker_main(w->hs, fn, arg, w->pg);
-	}
-	setpgid(pid, pid);
 	w->pid = pid;
+	w->spin.hits = 1;
 	w->owner = sc_sandbox_self();
 	w->pfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	w->alive = 1;
@@ -467,7 +794,8 @@ static void worker_end(struct sc_sandbox_worker *w, struct sc_sandbox_result *r)
 	while (wait4(w->pid, &status, 0, &ru) < 0 && errno == EINTR)
 		;
 	const int left = r->leftovers;
-	ended(w->pid, status, &ru, w->pg, r);
+	w->alive = 0;
+	ended(w->pid, w->ns, w->since, status, &ru, w->pg, r);
 	if (left) { /* fn returned, then its processes were killed with the worker */
 		r->end = SC_SANDBOX_RETURNED;
 		r->code = w->pg->code;
@@ -497,7 +825,7 @@ enum sc_status sc_sandbox_worker_call(struct sc_sandbox_worker *w, double timeou
 	const unsigned want = ++w->seq;
 	post(&w->hs->req, &w->hs->req_sleeping, want);
 	int gone = 0;
-	spin(&w->hs->ack, want - 1);
+	spin(&w->hs->ack, want - 1, &w->spin);
 	for (;;) {
 		const unsigned ack = atomic_load(&w->hs->ack);
 		if (ack == want) {

@@ -1,13 +1,19 @@
 /* sc_sandbox: runs untrusted code (a plugin's registration, a plugin's
  * transform) in a forked child that cannot take shardcheck down with it.
  *
- * The child runs in its own process group (killed as a group when it ends,
- * so processes it forked do not outlive it), with its stdout sent to
- * stderr (a plugin's printf cannot corrupt `--json -`), under an address
- * space limit counted from what the child already maps at the fork, and
- * under a wall-clock timeout. How it ended is told apart: the function
- * returned, the code called exit() (and on which tagged thread), _exit, a
- * signal, the timeout, processes left behind. */
+ * Every process the code starts ends with its run, whatever it does
+ * (setsid, double forks, daemon(3)): where the system allows, the child is
+ * the init of a pid namespace of its own and the code runs as its pid 2,
+ * so its end kills the namespace, and no pid of shardcheck can be named
+ * (or signalled) from inside; elsewhere the child runs in a session of its
+ * own as a subreaper that kills its descendants until none is left, and
+ * shardcheck does the same with what a dead child leaves. A process still
+ * running when the code ended is reported (leftovers), then killed. The
+ * child's stdout goes to stderr (a plugin's printf cannot corrupt `--json
+ * -`), under an address space limit counted from what the child already
+ * maps at the fork, and under a wall-clock timeout. How it ended is told
+ * apart: the function returned, the code called exit() (and on which
+ * tagged thread), _exit, a signal, the timeout, processes left behind. */
 #ifndef SC_SANDBOX_H
 #define SC_SANDBOX_H
 
@@ -34,7 +40,7 @@ struct sc_sandbox_result {
 	enum sc_sandbox_end end;
 	int code;
 	int tag;          /* sc_sandbox_tag of the thread that called exit() (-1: none) */
-	int leftovers;    /* processes of the child's group still running when it ended */
+	int leftovers;    /* processes the child started still running when it ended (killed) */
 	size_t peak_rss;  /* bytes */
 	size_t peak_added; /* address space added at its peak, when it returned or called exit (else 0) */
 	double seconds;
@@ -47,10 +53,10 @@ enum sc_status sc_sandbox_run(int (*fn)(void *), void *arg, const struct sc_sand
 /* A persistent sandboxed child (a fork server without the forks): it is
  * set up as sc_sandbox_run's child is, then runs fn(arg) once per
  * sc_sandbox_worker_call, with what fn changed kept between calls. It
- * becomes its own subreaper, so processes fn forks and leaves running are
- * seen after each call. A call that does not end with fn returning (the
- * child died, hung or left processes) kills the child's group: the worker
- * is then gone, and the next call fails with SC_E_RUNTIME. */
+ * is its own subreaper, so processes fn forks and leaves running are seen
+ * after each call. A call that does not end with fn returning (the child
+ * died, hung or left processes) ends the worker and all it started: the
+ * worker is then gone, and the next call fails with SC_E_RUNTIME. */
 struct sc_sandbox_worker;
 enum sc_status sc_sandbox_worker_start(int (*fn)(void *), void *arg, const struct sc_sandbox_opts *o,
 				       struct sc_sandbox_worker **out, struct sc_err *e);
@@ -61,7 +67,7 @@ enum sc_status sc_sandbox_worker_call(struct sc_sandbox_worker *w, double timeou
 /* Whether the worker still runs calls, in this process (a process forked
  * from its starter does not own it). */
 int sc_sandbox_worker_alive(const struct sc_sandbox_worker *w);
-/* Ends the worker (its group killed, reaped) and frees w; in a process that
+/* Ends the worker (it and all it started killed, reaped) and frees w; in a process that
  * does not own it, only this process's handles are dropped. NULL-safe. */
 void sc_sandbox_worker_stop(struct sc_sandbox_worker *w);
 /* Ends every worker this process started and still runs (kept as handles
@@ -72,6 +78,15 @@ void sc_sandbox_workers_end(void);
  * system call; the plugin runner asks once per case whether it is still
  * in the process that started its worker). */
 pid_t sc_sandbox_self(void);
+/* Whether this process's sandboxed children get pid namespaces of their
+ * own: where the system allows it (CAP_SYS_ADMIN), unless SC_SANDBOX_NS=0
+ * is in the environment (the fallback, for its tests). */
+int sc_sandbox_namespaces(void);
+/* This process's sandboxed children no longer get namespaces of their
+ * own: they are contained as the fallback contains them, within the
+ * namespace this process runs in (a fork server inside a sandbox, whose
+ * end kills what they leave anyway). */
+void sc_sandbox_flat(void);
 /* Inside fn: tags the calling thread (a rank), for exit() reports. */
 void sc_sandbox_tag(int tag);
 /* The default memory limit: half the machine's physical memory. */

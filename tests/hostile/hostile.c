@@ -4,14 +4,22 @@
  *   -DHOSTILE_REG=1  registration segfaults
  *   -DHOSTILE_REG=2  registration never returns
  *   -DHOSTILE_REG=3  registration calls exit(0)
- * HOSTILE_PIDFILE names a file where `fork_leave` appends the pid of the
- * process it leaves behind. */
+ *   -DHOSTILE_REG=4  registration leaves processes behind in a session of
+ *                    their own (setsid and a double fork)
+ * Processes a transform leaves behind name themselves HOSTILE_COMM (their
+ * comm, for pgrep -x): a pid the plugin sees may be its namespace's, not
+ * the test's. The attacks on shardcheck itself signal its parent, or each
+ * shardcheck process (argv[0]) whose command line holds HOSTILE_MARK,
+ * found through /proc. */
 #define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "shardcheck/plugin.h"
@@ -48,26 +56,117 @@ static int over4k_inc(const struct sc_plugin_call *c) { return overrun(c, 4096, 
 static int over1m_zero(const struct sc_plugin_call *c) { return overrun(c, 1 << 20, 0x00); }
 static int over1m_a5(const struct sc_plugin_call *c) { return overrun(c, 1 << 20, 0xA5); }
 
+/* Names this process HOSTILE_COMM, then sleeps for 10 minutes. */
+static __attribute__((noreturn)) void linger(void)
+{
+	const char *comm = getenv("HOSTILE_COMM");
+	if (comm)
+		prctl(PR_SET_NAME, comm);
+	for (int i = 0; i < 600; i++)
+		sleep(1);
+	_exit(0);
+}
+
 static int fork_leave(const struct sc_plugin_call *call)
 {
-	if (call->rank == 0) {
-		pid_t p = fork();
-		if (p == 0) {
-			for (int i = 0; i < 600; i++)
-				sleep(1);
-			_exit(0);
-		}
-		/* the pid is written here, before run returns: the child may be
-		 * killed before it could write anything */
-		const char *f = getenv("HOSTILE_PIDFILE");
-		FILE *o = f && p > 0 ? fopen(f, "a") : NULL;
-		if (o) {
-			fprintf(o, "%ld\n", (long)p);
-			fclose(o);
-		}
+	if (call->rank == 0 && fork() == 0)
+		linger();
+	return copy(call);
+}
+
+/* A child in a session of its own (setsid) forks `n` lingering processes
+ * and exits: they escape a process group's kill, and their parent is gone. */
+static void escape(int n)
+{
+	const pid_t p = fork();
+	if (p != 0)
+		return;
+	setsid();
+	for (int i = 0; i < n; i++)
+		if (fork() == 0)
+			linger();
+	_exit(0);
+}
+
+static int setsid_fork(const struct sc_plugin_call *call)
+{
+	if (call->rank == 0)
+		escape(4);
+	return copy(call);
+}
+
+/* daemon(3) from a forked child: what a service library does at start-up. */
+static int daemonize(const struct sc_plugin_call *call)
+{
+	if (call->rank == 0 && fork() == 0) {
+		if (daemon(1, 1) == 0)
+			linger();
+		_exit(0);
 	}
 	return copy(call);
 }
+
+/* daemon(3) in run itself: the calling process ends (_exit(0) in daemon),
+ * and its copy runs on, returns and lingers. */
+static int daemon_in_run(const struct sc_plugin_call *call)
+{
+	if (call->rank == 0 && daemon(1, 1) == 0) {
+		copy(call);
+		if (fork() == 0)
+			linger();
+	}
+	return copy(call);
+}
+
+static int signal_parent(const struct sc_plugin_call *call, int sig)
+{
+	kill(getppid(), sig);
+	return copy(call);
+}
+
+static int stop_parent(const struct sc_plugin_call *c) { return signal_parent(c, SIGSTOP); }
+static int term_parent(const struct sc_plugin_call *c) { return signal_parent(c, SIGTERM); }
+static int usr1_parent(const struct sc_plugin_call *c) { return signal_parent(c, SIGUSR1); }
+
+/* Signals every other process whose command line holds HOSTILE_MARK (the
+ * test's temporary folder: the gate under test and its children), found
+ * through /proc as pgrep would. */
+static int signal_marked(const struct sc_plugin_call *call, int sig)
+{
+	const char *mark = getenv("HOSTILE_MARK");
+	DIR *d = mark && *mark ? opendir("/proc") : NULL;
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		const long pid = strtol(de->d_name, NULL, 10);
+		if (pid <= 0 || pid == (long)getpid())
+			continue;
+		char path[64], cmd[4096];
+		snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
+		const int fd = open(path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		const ssize_t n = read(fd, cmd, sizeof cmd - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		/* argv[0] ends in "shardcheck" (not a `timeout` running it) */
+		const size_t a0 = strnlen(cmd, (size_t)n);
+		const int is_sc = a0 >= 10 && memcmp(cmd + a0 - 10, "shardcheck", 10) == 0;
+		for (ssize_t i = 0; i < n; i++)
+			if (!cmd[i])
+				cmd[i] = ' ';
+		cmd[n] = '\0';
+		if (is_sc && strstr(cmd, mark))
+			kill((pid_t)pid, sig);
+	}
+	if (d)
+		closedir(d);
+	return copy(call);
+}
+
+static int stop_proc(const struct sc_plugin_call *c) { return signal_marked(c, SIGSTOP); }
+static int term_proc(const struct sc_plugin_call *c) { return signal_marked(c, SIGTERM); }
+static int usr1_proc(const struct sc_plugin_call *c) { return signal_marked(c, SIGUSR1); }
 
 static int print_stdout(const struct sc_plugin_call *call)
 {
@@ -162,6 +261,16 @@ static int leak(const struct sc_plugin_call *call)
 	return copy(call);
 }
 
+/* Rank 0 never returns when the shard holds 3 elements (n = 3 at world
+ * 1): a hang found again while shrinking, in every property. */
+static int hang_n3(const struct sc_plugin_call *call)
+{
+	if (call->rank == 0 && call->input.shape[0] == 3)
+		for (;;)
+			sleep(1);
+	return copy(call);
+}
+
 #define T(fn) {#fn, fn}
 static const struct {
 	const char *name;
@@ -169,7 +278,9 @@ static const struct {
 } transforms[] = {
 	T(over64_zero), T(over64_a5), T(over4k_ff), T(over4k_inc), T(over1m_zero), T(over1m_a5),
 	T(fork_leave), T(print_stdout), T(exit_in_run), T(sigkill_self), T(hog), T(copy),
-	T(early_return), T(skip_collective), T(leak), T(coll_in_thread),
+	T(early_return), T(skip_collective), T(leak), T(coll_in_thread), T(setsid_fork), T(daemonize),
+	T(daemon_in_run), T(stop_parent), T(term_parent), T(usr1_parent), T(stop_proc), T(term_proc),
+	T(usr1_proc), T(hang_n3),
 };
 
 int sc_plugin_register(struct sc_plugin_registry *reg)
@@ -182,6 +293,8 @@ int sc_plugin_register(struct sc_plugin_registry *reg)
 		;
 #elif HOSTILE_REG == 3
 	exit(0);
+#elif HOSTILE_REG == 4
+	escape(2);
 #endif
 	for (size_t i = 0; i < sizeof transforms / sizeof transforms[0]; i++) {
 		struct sc_plugin_transform t;
