@@ -421,7 +421,7 @@ enum sc_status sc_check_run(struct sc_ctx *ctx, struct sc_target *t, const struc
 	}
 	t->fresh = 0; /* a warm process until a failure (confirmed() sets it) */
 	/* a warm target's check starts in a new worker, its cases recorded */
-	struct sc_history hist = {NULL, 0}, *h = (t->ops->flags & SC_TARGET_WARM) ? &hist : NULL;
+	struct sc_history hist = {NULL, NULL, NULL, 0, 0, 0}, *h = (t->ops->flags & SC_TARGET_WARM) ? &hist : NULL;
 	t->restart = h != NULL;
 	const enum sc_status st = o->exhaustive ? check_exhaustive(ctx, t, p, o, res, t0, h)
 						: check_random(ctx, t, p, o, res, t0, h);

@@ -2,29 +2,59 @@
  * cutting the sequence down (see the header). */
 #include "sc_history.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sc_clock.h"
 
-void sc_history_reset(struct sc_history *h) { h->n = 0; }
+#define HEAD_BYTES offsetof(struct sc_case, counts)
+
+void sc_history_reset(struct sc_history *h)
+{
+	h->n = 0;
+	h->ncounts = 0;
+}
 
 void sc_history_free(struct sc_history *h)
 {
-	free(h->c);
-	h->c = NULL;
-	h->n = 0;
+	free(h->head);
+	free(h->counts_at);
+	free(h->counts);
+	memset(h, 0, sizeof *h);
 }
 
 int sc_history_push(struct sc_history *h, const struct sc_case *c)
 {
-	if (!h->c && !(h->c = malloc(sizeof *h->c * SC_HISTORY_MAX)))
+	if (!h->head && (!(h->head = malloc(HEAD_BYTES * SC_HISTORY_MAX)) ||
+			 !(h->counts_at = malloc(sizeof *h->counts_at * SC_HISTORY_MAX))))
 		return 0;
 	if (h->n >= SC_HISTORY_MAX)
 		return 0;
-	h->c[h->n++] = *c;
+	int at = -1;
+	if (c->counts.P) {
+		if (h->ncounts == h->counts_cap) {
+			const int cap = h->counts_cap ? 2 * h->counts_cap : 16;
+			struct sc_countv *m = realloc(h->counts, sizeof *m * (size_t)cap);
+			if (!m)
+				return 0;
+			h->counts = m;
+			h->counts_cap = cap;
+		}
+		h->counts[at = h->ncounts++] = c->counts;
+	}
+	memcpy(h->head + HEAD_BYTES * (size_t)h->n, c, HEAD_BYTES);
+	h->counts_at[h->n++] = at;
 	return 1;
+}
+
+void sc_history_get(const struct sc_history *h, int i, struct sc_case *out)
+{
+	memset(out, 0, sizeof *out);
+	memcpy(out, h->head + HEAD_BYTES * (size_t)i, HEAD_BYTES);
+	if (h->counts_at[i] >= 0)
+		out->counts = h->counts[h->counts_at[i]];
 }
 
 void sc_history_prime(const struct sc_history_run *r, const struct sc_case *earlier, int n)
@@ -98,11 +128,23 @@ static void take_shape(struct sc_case *c, const struct sc_case *from)
 	c->counts = from->counts;
 }
 
-/* Cuts s->e down: one earlier case alone (the most recent first), else
- * chunks removed, halving down to single cases. */
+/* Cuts s->e down: first to the shortest suffix that still fails (halving:
+ * a history of thousands costs a dozen long replays), then to one earlier
+ * case alone (the most recent first, the last 64 tried), else chunks
+ * removed, halving down to single cases. */
+#define SINGLES 64
 static void cut(struct seq *s)
 {
-	for (int i = s->n - 1; i >= 0 && s->n > 1 && !s->cut; i--)
+	for (int lo = 1, hi = s->n; lo < hi && !s->cut;) { /* fails with the last hi; find the fewest */
+		const int mid = lo + (hi - lo) / 2;
+		if (fails(s, s->e + s->n - mid, mid, &s->last)) {
+			memmove(s->e, s->e + s->n - mid, sizeof *s->e * (size_t)mid);
+			s->n = hi = mid;
+		} else {
+			lo = mid + 1;
+		}
+	}
+	for (int i = s->n - 1; i >= 0 && i >= s->n - SINGLES && s->n > 1 && !s->cut; i--)
 		if (fails(s, &s->e[i], 1, &s->last)) {
 			s->e[0] = s->e[i];
 			s->n = 1;
@@ -269,8 +311,8 @@ void sc_history_explain(const struct sc_history_run *r, const struct sc_history 
 	struct seq s = {.r = r, .e = malloc(sizeof *s.e * (size_t)(h->n > 0 ? h->n : 1)), .n = h->n, .last = *c};
 	int flaky = 0;
 	const int keep = s.e ? h->n : 0;
-	if (s.e && h->n)
-		memcpy(s.e, h->c, sizeof *s.e * (size_t)h->n);
+	for (int i = 0; i < keep; i++)
+		sc_history_get(h, i, &s.e[i]);
 	const int again = s.e && fails(&s, s.e, s.n, &s.last);
 	if (again) {
 		cut(&s);
@@ -292,8 +334,8 @@ void sc_history_explain(const struct sc_history_run *r, const struct sc_history 
 	}
 	const int n = again ? s.n : keep, from = n > SC_CASE_MAX_EARLIER ? n - SC_CASE_MAX_EARLIER : 0;
 	res->nearlier = n - from;
-	if (s.e && res->nearlier)
-		memcpy(res->earlier, (again ? s.e : h->c) + from, sizeof *res->earlier * (size_t)res->nearlier);
+	if (s.e && res->nearlier) /* s.e holds the whole history when the replay did not repeat it */
+		memcpy(res->earlier, s.e + from, sizeof *res->earlier * (size_t)res->nearlier);
 	res->cut = s.cut;
 	res->seconds = sc_clock_now() - t0;
 	lead(res, r->t, n, again ? 1 : s.cut ? -1 : 0, flaky);

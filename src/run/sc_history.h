@@ -18,18 +18,25 @@
 
 /* Cases recorded in one worker before it is restarted: bounds the
  * sequence a failure is replayed after. */
-#define SC_HISTORY_MAX 512
+#define SC_HISTORY_MAX 4096
 
+/* Kept compact, a push per case costs about a hundred bytes: a case's
+ * bytes before its counts, and the counts of the cases that have them. */
 struct sc_history {
-	struct sc_case *c;
-	int n;
+	unsigned char *head; /* SC_HISTORY_MAX × offsetof(struct sc_case, counts) */
+	int *counts_at;      /* per case: its index in counts, -1: none */
+	struct sc_countv *counts;
+	int n, ncounts, counts_cap;
 };
 
 /* Forgets the cases (memory kept); sc_history_free frees it. */
 void sc_history_reset(struct sc_history *h);
 void sc_history_free(struct sc_history *h);
-/* Records c; 0 when h is full (the caller restarts the worker and resets h). */
+/* Records c; 0 when h is full (the caller restarts the worker and resets
+ * h) or memory is short (likewise: the history then starts again). */
 int sc_history_push(struct sc_history *h, const struct sc_case *c);
+/* Case i of h (0 <= i < h->n). */
+void sc_history_get(const struct sc_history *h, int i, struct sc_case *out);
 
 /* How the caller checks one case of t (its property): c's verdict, f filled. */
 typedef enum sc_verdict (*sc_history_check_fn)(void *u, const struct sc_case *c, struct sc_failure *f);

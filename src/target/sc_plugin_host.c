@@ -189,6 +189,7 @@ static size_t stack_bytes(void)
  * the write landed (a neighbour's guard, for a long one). */
 #define WATCH_BYTES 32
 static unsigned char watched[SC_MAX_WORLD][2][2][WATCH_BYTES];
+static int watching; /* this call's job asked for it */
 
 static unsigned char *watch_at(const struct sc_plugin_tensor *t, int end)
 {
@@ -224,7 +225,7 @@ static int step(struct sc_coro *co, struct thread_arg *a, int start)
 	const int done = start ? sc_coro_start(co, rank_main, a) : sc_coro_resume(co);
 	a->st->current = -1;
 	sc_sandbox_tag(-1);
-	if (!a->st->stray && watch_changed(a - a->rank, a->call.world))
+	if (watching && !a->st->stray && watch_changed(a - a->rank, a->call.world))
 		a->st->stray = a->rank + 1;
 	return done;
 }
@@ -253,7 +254,8 @@ static int run_ranks(struct thread_arg *args, int world, const struct sc_mesh *m
 		args[r].comms = comms;
 	}
 	int done[SC_MAX_WORLD] = {0}, left = world;
-	watch(args, world);
+	if (watching)
+		watch(args, world);
 	for (int r = 0; r < world; r++)
 		left -= done[r] = step(co[r], &args[r], 1);
 	while (left > 0) {
@@ -299,6 +301,7 @@ static int host_main(void *arg)
 		args[r].rank = r;
 		args[r].comms = NULL;
 	}
+	watching = j->watch;
 	return run_ranks(args, j->world, &j->mesh);
 }
 
@@ -539,6 +542,7 @@ enum sc_status sc_plugin_host_run(struct sc_plugin_host *h, const struct sc_plug
 		if (h->hung[i] == key)
 			return SC_ERR(e, SC_E_RUNTIME, "%s", h->hung_msg[i]);
 	memset(&h->b->st, 0, sizeof h->b->st);
+	h->b->job.watch = o->fresh;
 	if (o->fresh || o->restart) { /* after a failure the worker's state is suspect; a replay starts anew */
 		sc_sandbox_worker_stop(h->w);
 		h->w = NULL;

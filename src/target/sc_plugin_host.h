@@ -37,6 +37,10 @@ struct sc_plugin_job {
 	struct sc_mesh mesh;
 	char mesh_name[SC_PLUGIN_MAX_MESH][64];
 	struct sc_plugin_call call[SC_MAX_WORLD];
+	/* the bytes around every buffer compared after each rank's turn, to
+	 * name the rank that wrote outside its buffers (fresh runs: the ones
+	 * a failure is confirmed and reported by) */
+	int watch;
 };
 
 /* In the child: the library at `load` loaded in this process (once) and
