@@ -76,15 +76,7 @@ PY
 
 # --- under mpirun: a rank SIGKILLed (the OOM killer) is named with its signal
 if [ "$part" = mpi ]; then
-	if ! command -v mpirun >/dev/null || ! "$sc" list | grep -q "^  mpi *available"; then
-		echo "signals (mpi): skipped: no mpirun or this build has no mpi backend"
-		exit 77
-	fi
-	if [ "$(id -u)" -eq 0 ]; then
-		export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-	fi
-	export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
-	export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+	. "$(dirname "$0")/mpi_env.sh" "signals (mpi)"
 	rank_pid() { # report folder rank: the process that runs that rank (not mpirun, not a keeper)
 		local p
 		for p in $(pgrep -f -- "--report $1"); do

@@ -349,14 +349,8 @@ static int alive(pid_t pid)
 	char p[64] = "/proc/", st[256];
 	num(p + 6, pid);
 	cat(p, sizeof p, "/stat");
-	int fd = open(p, O_RDONLY);
-	if (fd < 0)
+	if (sc_fs_read_small(p, st, sizeof st) <= 0)
 		return 0;
-	ssize_t n = read(fd, st, sizeof st - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	st[n] = '\0';
 	const char *rp = strrchr(st, ')'); /* "pid (comm) S ..." */
 	return !(rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X'));
 }
@@ -370,13 +364,9 @@ static int keeper_word(int k, int *psig)
 	char r[24];
 	num(r, k);
 	cat(p, sizeof p, r);
-	int fd = open(p, O_RDONLY);
-	if (fd < 0)
-		return 0;
 	char b[64];
-	ssize_t n = read(fd, b, sizeof b - 1);
-	close(fd);
-	b[n > 0 ? n : 0] = '\0';
+	if (sc_fs_read_small(p, b, sizeof b) < 0)
+		return 0;
 	int s = 0;
 	for (const char *q = strchr(b, ' '); q && *++q >= '0' && *q <= '9';)
 		s = s * 10 + (*q - '0');
@@ -753,7 +743,8 @@ static int append(struct grow *g, const char *piece, size_t n)
 		g->buf = nb;
 		g->cap = cap;
 	}
-	memcpy(g->buf + g->len, piece, n); /* past what the handler may read */
+	if (n) /* past what the handler may read */
+		memcpy(g->buf + g->len, piece, n);
 	g->len += n;
 	const int i = g->i < 0 ? 0 : 1 - g->i;
 	g->slot[i].p = g->buf;

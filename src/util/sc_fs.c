@@ -152,3 +152,15 @@ enum sc_status sc_fs_relpath(const char *from, const char *to, char *out, size_t
 		return SC_ERR(e, SC_E_IO, "%s: path too long", to);
 	return SC_OK;
 }
+
+long sc_fs_read_small(const char *path, char *buf, size_t n)
+{
+	const int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	const ssize_t len = n ? read(fd, buf, n - 1) : 0;
+	close(fd);
+	if (n)
+		buf[len > 0 ? len : 0] = '\0';
+	return len > 0 ? (long)len : 0;
+}

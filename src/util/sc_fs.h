@@ -37,4 +37,10 @@ enum sc_status sc_fs_mkdirs(const char *path, struct sc_err *e);
  * the working directory; they must exist), e.g. "../deepspeed/x.sc". */
 enum sc_status sc_fs_relpath(const char *from, const char *to, char *out, size_t n, struct sc_err *e);
 
+/* Up to n-1 bytes of a small file (a /proc entry, a status word) into
+ * buf, NUL-terminated; the bytes read, or -1 when it cannot be opened.
+ * Async-signal-safe (open, read, close): for signal handlers and forked
+ * children. */
+long sc_fs_read_small(const char *path, char *buf, size_t n);
+
 #endif

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "sc_clock.h"
+#include "sc_fs.h"
 
 /* Written by the child, read by the parent after it ended. */
 struct page {
@@ -94,14 +95,8 @@ size_t sc_sandbox_default_memory(void)
 static size_t mapped_now(void)
 {
 	char buf[128];
-	int fd = open("/proc/self/statm", O_RDONLY);
-	if (fd < 0)
+	if (sc_fs_read_small("/proc/self/statm", buf, sizeof buf) <= 0)
 		return 0;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	return (size_t)strtoull(buf, NULL, 10) * (size_t)sysconf(_SC_PAGESIZE);
 }
 
@@ -109,14 +104,8 @@ static size_t mapped_now(void)
 static size_t peak_mapped(void)
 {
 	char buf[4096];
-	int fd = open("/proc/self/status", O_RDONLY);
-	if (fd < 0)
+	if (sc_fs_read_small("/proc/self/status", buf, sizeof buf) <= 0)
 		return 0;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	const char *p = strstr(buf, "VmPeak:");
 	return p ? (size_t)strtoull(p + 7, NULL, 10) * 1024 : 0;
 }
@@ -226,13 +215,9 @@ static int kill_children(int (*keep)(pid_t))
 			continue;
 		char path[96], buf[4096];
 		snprintf(path, sizeof path, "/proc/self/task/%.20s/children", de->d_name);
-		const int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
+		if (sc_fs_read_small(path, buf, sizeof buf) < 0)
 			continue;
 		listed = 1;
-		const ssize_t len = read(fd, buf, sizeof buf - 1);
-		buf[len > 0 ? len : 0] = '\0';
-		close(fd);
 		for (char *p = buf, *end; *p; p = end) {
 			const long pid = strtol(p, &end, 10);
 			if (end == p)
@@ -385,12 +370,8 @@ static int not_orphan(pid_t pid)
 		return 1;
 	char path[64], buf[1024];
 	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-	const int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (sc_fs_read_small(path, buf, sizeof buf) < 0)
 		return 1;
-	const ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
 	const char *p = strrchr(buf, ')'); /* then: state ppid pgrp session ... (19 on) starttime */
 	long sid = 0;
 	unsigned long long start = 0;
