@@ -125,7 +125,8 @@ gate 1 hang_n3 hostile hang_n3 --cases 100 --timeout 5
 has hang_n3 "the plugin hung: no result after"
 grep -q "minimal case: world=1 n=3 " "$tmp/hang_n3.out" && ok || bad "hang_n3: not shrunk to world=1 n=3"
 took=$(( $(date +%s) - start ))
-[ "$took" -lt 40 ] && ok || bad "hang_n3: took $took s (a full timeout per hung candidate?)"
+# (about 24 s here, 45 s under ASan on a busy machine; 100 s before)
+[ "$took" -lt 70 ] && ok || bad "hang_n3: took $took s (a full timeout per hung candidate?)"
 
 # a collective called from a thread the plugin starts: refused, not a hang
 gate 1 coll_in_thread hostile coll_in_thread --property semantics --cases 20 --timeout 60
