@@ -152,7 +152,7 @@ static void stateful_failure(struct sc_ctx *ctx, struct sc_target *t, const stru
  * minimal case never depends on the cases before it. A failure the fresh
  * run does not repeat needs the earlier calls: *stateful is set, f keeps
  * the warm failure, and the verdict stays a failure (sc_history_explain
- * finds the calls). */
+ * finds the calls); an error in the worker stays an error. */
 static enum sc_verdict confirmed(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p,
 				 const struct sc_case *c, enum sc_verdict v, struct sc_failure *f, int *stateful)
 {
@@ -161,13 +161,18 @@ static enum sc_verdict confirmed(struct sc_ctx *ctx, struct sc_target *t, const 
 		return v;
 	t->fresh = 1;
 	struct sc_failure alone;
+	const struct sc_err warm_err = ctx->err;
 	const enum sc_verdict again = sc_check_case(ctx, t, p, c, &alone);
 	if (again == SC_V_FAIL || again == SC_V_ERROR) {
 		*f = alone;
 		return again;
 	}
 	t->fresh = 0;
-	*stateful = v == SC_V_FAIL && again == SC_V_PASS;
+	if (v == SC_V_ERROR) { /* an error in the worker stands: a fresh pass does not excuse it */
+		ctx->err = warm_err;
+		return v;
+	}
+	*stateful = again == SC_V_PASS;
 	return *stateful ? SC_V_FAIL : again;
 }
 
