@@ -88,9 +88,9 @@ class busy:
 
 plugin = "build/examples/libheads_to_seq.so"
 if os.path.exists(plugin):
-    # 2000 cases per property, one process each: the cases' cost, not the start-up's
-    g = ["gate", "--plugin", plugin, "--cases", "2000", "-q"]
-    s = ["check", "corpus/deepspeed/sf-head2seq-batchdim.sc", "--cases", "2000", "-q"]
+    # 5000 cases per property, one process each: the cases' cost, not the start-up's
+    g = ["gate", "--plugin", plugin, "--cases", "5000", "-q"]
+    s = ["check", "corpus/deepspeed/sf-head2seq-batchdim.sc", "--cases", "5000", "-q"]
     for load in ("idle", "busy"):
         with busy() if load == "busy" else open(os.devnull):
             ga, tga, sa, tsa = median_pair(lambda: run(sc, g, jobs=1), lambda: run(sc, s, jobs=1))

@@ -96,6 +96,80 @@ static enum sc_verdict check(struct sc_ctx *ctx, struct sc_target *t, const stru
 	return v;
 }
 
+/* Compares the outputs of dtype cd.dtype's run (ctx->x) with the
+ * provenance run's snapshot: wrong elements go to f. 0, or -1 when an
+ * output could not be read (ctx->err says). */
+static int compare(struct sc_ctx *ctx, const struct sc_case cd, const unsigned char *snap, int dedup,
+		   struct sc_failure *f, struct outbytes *right, struct outbytes *now)
+{
+	struct sc_exec *x = &ctx->x;
+	const int wi = __builtin_ctz((unsigned)sc_dtype_size(cd.dtype));
+	const int whole = !dedup && outputs_bytes(x, now);
+	if (whole && right[wi].len && right[wi].len == now->len && memcmp(right[wi].p, now->p, now->len) == 0)
+		return 0;
+	const int64_t wrong_dtype = f->wrong;
+	size_t k = 0, kright = 0, pright = 0;
+	int ok_rank = -1; /* the last rank found right: its part of the snapshot, pright bytes at kright */
+	for (int r = 0; r < x->nlocal; r++) {
+		struct sc_tensor *tt = &x->t[r];
+		int64_t nd;
+		memcpy(&nd, snap + k, 8);
+		const size_t k0 = k, part = 8 * (size_t)(nd + 1) + 8 * (size_t)sc_tensor_numel(tt);
+		/* a replicated output: the same elements and bits as a rank found right */
+		if (ok_rank >= 0 && pright == part && memcmp(snap + kright, snap + k0, part) == 0 &&
+		    sc_tensor_same_bytes(tt, &x->t[ok_rank])) {
+			k += part;
+			continue;
+		}
+		const int64_t wrong_before = f->wrong;
+		k += 8 * (size_t)(nd + 1);
+		struct sc_iter it;
+		sc_iter_init_runs(&it, tt->shape, tt->stride, tt->ndim, tt->offset);
+		const int64_t n = sc_tensor_numel(tt);
+		const unsigned es = tt->buf->esize;
+		const unsigned char *base = sc_tensor_host(&ctx->arena, tt);
+		if (!base) {
+			snprintf(ctx->err.msg, sizeof ctx->err.msg, "could not read rank %d's output from the device", x->first + r);
+			return -1;
+		}
+		struct sc_hd_values vals = sc_hd_values_of(cd.seed);
+		const uint64_t *gp = (const uint64_t *)(const void *)(snap + k);
+		/* the value's width a constant in each loop */
+#define DTYPE_RUN(W)                                                                                         \
+for (int64_t j = 0; j < len; j++) {                                                                    \
+	const uint64_t g = gp[i + j], want = sc_hd_values_bits(&vals, (W), g);                       \
+	const uint64_t got = sc_load_bits(a0 + (size_t)(j * ts) * es, es);                            \
+	if (SC_PROV_IS_INDEX(g) && got != want)                                                        \
+		wrong_bits(f, &cd, x->first + r, tt, i + j, g, want, got);                             \
+}
+		for (int64_t i = 0; i < n;) {
+			const int64_t len = sc_iter_run(&it), ts = sc_iter_step(&it);
+			const unsigned char *a0 = base + (size_t)it.off * es;
+			switch (sc_dtype_size(cd.dtype)) {
+			case 1: DTYPE_RUN(8) break;
+			case 2: DTYPE_RUN(16) break;
+			case 4: DTYPE_RUN(32) break;
+			default: DTYPE_RUN(64) break;
+			}
+			i += len;
+			sc_iter_skip(&it, len);
+		}
+#undef DTYPE_RUN
+		k += (size_t)n * 8;
+		if (f->wrong == wrong_before) {
+			ok_rank = r;
+			kright = k0;
+			pright = part;
+		}
+	}
+	if (whole && f->wrong == wrong_dtype) { /* these bytes are right for the width */
+		struct outbytes keep = right[wi];
+		right[wi] = *now;
+		*now = keep;
+	}
+	return 0;
+}
+
 /* right[w]: the outputs of a dtype of 2^w bytes found right in this case.
  * Dtypes of one width get the same input bits and must put the same
  * elements in the same places, so their right outputs are the same bytes:
@@ -117,6 +191,8 @@ static enum sc_verdict check_dtypes(struct sc_ctx *ctx, struct sc_target *t, con
 		return SC_V_ERROR;
 	const int dedup = one_per_width(ctx, t);
 	unsigned widths = 0;
+	struct sc_case cds[SC_NDTYPES];
+	int nd = 0;
 	for (int dt = 0; dt < SC_NDTYPES; dt++) {
 		if (!(ctx->dtypes & (1u << dt)))
 			continue;
@@ -124,81 +200,26 @@ static enum sc_verdict check_dtypes(struct sc_ctx *ctx, struct sc_target *t, con
 		if (dedup && (widths & wbit))
 			continue;
 		widths |= wbit;
-		struct sc_case cd = *c;
-		cd.dtype = (enum sc_dtype)dt;
-		sc_ctx_begin(ctx, 0, 0);
-		if ((v = sc_run_or_fail(ctx, t, &cd, NULL, f)) != SC_V_PASS) {
-			snprintf(f->msg + strlen(f->msg), sizeof f->msg - strlen(f->msg),
-				 " (with dtype %s)", sc_dtype_name(cd.dtype));
-			return v;
-		}
-		struct sc_exec *x = &ctx->x;
-		const int wi = __builtin_ctz((unsigned)sc_dtype_size(cd.dtype));
-		const int whole = !dedup && outputs_bytes(x, now);
-		if (whole && right[wi].len && right[wi].len == now->len && memcmp(right[wi].p, now->p, now->len) == 0)
-			continue;
-		const int64_t wrong_dtype = f->wrong;
-		size_t k = 0, kright = 0, pright = 0;
-		int ok_rank = -1; /* the last rank found right: its part of the snapshot, pright bytes at kright */
-		for (int r = 0; r < x->nlocal; r++) {
-			struct sc_tensor *tt = &x->t[r];
-			int64_t nd;
-			memcpy(&nd, snap + k, 8);
-			const size_t k0 = k, part = 8 * (size_t)(nd + 1) + 8 * (size_t)sc_tensor_numel(tt);
-			/* a replicated output: the same elements and bits as a rank found right */
-			if (ok_rank >= 0 && pright == part && memcmp(snap + kright, snap + k0, part) == 0 &&
-			    sc_tensor_same_bytes(tt, &x->t[ok_rank])) {
-				k += part;
-				continue;
-			}
-			const int64_t wrong_before = f->wrong;
-			k += 8 * (size_t)(nd + 1);
-			struct sc_iter it;
-			sc_iter_init_runs(&it, tt->shape, tt->stride, tt->ndim, tt->offset);
-			const int64_t n = sc_tensor_numel(tt);
-			const unsigned es = tt->buf->esize;
-			const unsigned char *base = sc_tensor_host(&ctx->arena, tt);
-			if (!base) {
-				snprintf(ctx->err.msg, sizeof ctx->err.msg, "could not read rank %d's output from the device", x->first + r);
-				return SC_V_ERROR;
-			}
-			struct sc_hd_values vals = sc_hd_values_of(cd.seed);
-			const uint64_t *gp = (const uint64_t *)(const void *)(snap + k);
-			/* the value's width a constant in each loop */
-#define DTYPE_RUN(W)                                                                                         \
-	for (int64_t j = 0; j < len; j++) {                                                                    \
-		const uint64_t g = gp[i + j], want = sc_hd_values_bits(&vals, (W), g);                       \
-		const uint64_t got = sc_load_bits(a0 + (size_t)(j * ts) * es, es);                            \
-		if (SC_PROV_IS_INDEX(g) && got != want)                                                        \
-			wrong_bits(f, &cd, x->first + r, tt, i + j, g, want, got);                             \
+		cds[nd] = *c;
+		cds[nd++].dtype = (enum sc_dtype)dt;
 	}
-			for (int64_t i = 0; i < n;) {
-				const int64_t len = sc_iter_run(&it), ts = sc_iter_step(&it);
-				const unsigned char *a0 = base + (size_t)it.off * es;
-				switch (sc_dtype_size(cd.dtype)) {
-				case 1: DTYPE_RUN(8) break;
-				case 2: DTYPE_RUN(16) break;
-				case 4: DTYPE_RUN(32) break;
-				default: DTYPE_RUN(64) break;
-				}
-				i += len;
-				sc_iter_skip(&it, len);
+	/* the dtypes' runs handed to the target together where it takes them
+	 * so, each checked in turn as if run alone */
+	for (int i = 0, took = 0; i < nd; i += took) {
+		sc_ctx_begin(ctx, 0, 0);
+		took = sc_batch_run(ctx, t, &cds[i], nd - i);
+		for (int b = 0; b < took; b++) {
+			const struct sc_case cd = cds[i + b];
+			if ((v = sc_batch_take(ctx, b, f)) != SC_V_PASS) {
+				snprintf(f->msg + strlen(f->msg), sizeof f->msg - strlen(f->msg),
+					 " (with dtype %s)", sc_dtype_name(cd.dtype));
+				return v;
 			}
-#undef DTYPE_RUN
-			k += (size_t)n * 8;
-			if (f->wrong == wrong_before) {
-				ok_rank = r;
-				kright = k0;
-				pright = part;
-			}
+			if (compare(ctx, cd, snap, dedup, f, right, now) < 0)
+				return SC_V_ERROR;
+			if (sc_any(ctx, c, f->wrong > 0))
+				return f->wrong ? SC_V_FAIL : SC_V_PASS;
 		}
-		if (whole && f->wrong == wrong_dtype) { /* these bytes are right for the width */
-			struct outbytes keep = right[wi];
-			right[wi] = *now;
-			*now = keep;
-		}
-		if (sc_any(ctx, c, f->wrong > 0))
-			return f->wrong ? SC_V_FAIL : SC_V_PASS;
 	}
 	return SC_V_PASS;
 }

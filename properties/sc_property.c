@@ -47,6 +47,7 @@ void sc_ctx_free(struct sc_ctx *ctx)
 		return;
 	sc_arena_free(&ctx->arena);
 	free(ctx->scratch);
+	free(ctx->batch.t);
 	free(ctx);
 }
 
@@ -74,6 +75,88 @@ enum sc_verdict sc_run_or_fail(struct sc_ctx *ctx, struct sc_target *t, const st
 	}
 	ctx->err = e;
 	return SC_V_ERROR;
+}
+
+#define BATCH_BYTES ((size_t)1 << 20) /* buffer bytes past which no variant is added */
+
+/* Variant k's verdict from how it ran (sc_run_or_fail's mapping). */
+static enum sc_verdict ran_as(struct sc_ctx *ctx, enum sc_status st, const struct sc_err *e, struct sc_failure *f)
+{
+	if (st == SC_OK)
+		return SC_V_PASS;
+	if (st == SC_E_RUNTIME) {
+		f->runtime_error = 1;
+		snprintf(f->msg, sizeof f->msg, "%s", e->msg);
+		return SC_V_FAIL;
+	}
+	ctx->err = *e;
+	return SC_V_ERROR;
+}
+
+int sc_batch_run(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c, int n)
+{
+	struct sc_batch *b = &ctx->batch;
+	int most = sc_target_batch(t) < n ? sc_target_batch(t) : n;
+	if (most > 1 && !b->t && !(b->t = malloc(sizeof *b->t * SC_TARGET_BATCH_MAX)))
+		most = 1; /* no room for a batch: one at a time */
+	struct sc_exec *x = &ctx->x;
+	sc_err_clear(&b->e);
+	b->single = most <= 1;
+	if (b->single) {
+		b->st = sc_verify_run(t, c, x, NULL, &b->e);
+		b->n = 1;
+		b->bad = b->st == SC_OK ? 1 : 0;
+		return 1;
+	}
+	int k = 0;
+	for (; k < most; k++) {
+		const size_t used = ctx->arena.used_bytes;
+		if (k > 0 && (used > BATCH_BYTES || used + used / (size_t)k > (ctx->arena.max_bytes ? ctx->arena.max_bytes : SC_ARENA_DEFAULT_MAX)))
+			break;
+		const struct sc_tensor *like = NULL; /* an earlier variant's inputs of this width: their bits */
+		for (int i = 0; i < k && !like; i++)
+			if (sc_dtype_size(c[i].dtype) == sc_dtype_size(c[k].dtype))
+				like = b->t[i];
+		struct sc_err fe;
+		const enum sc_status st = sc_verify_fill_like(t, &c[k], x, like, NULL, &fe);
+		if (st != SC_OK) {
+			if (k == 0) { /* the first variant's own failure */
+				b->n = 1;
+				b->bad = 0;
+				b->st = st;
+				b->e = fe;
+				return 1;
+			}
+			ctx->arena.over_limit = 0; /* it is filled again, alone, where its failure counts */
+			break;
+		}
+		memcpy(b->t[k], x->t, sizeof x->t[0] * (size_t)x->nlocal);
+		b->dtype[k] = c[k].dtype;
+	}
+	struct sc_tensor *io[SC_TARGET_BATCH_MAX];
+	for (int j = 0; j < k; j++)
+		io[j] = b->t[j];
+	int failed = 0;
+	b->n = k;
+	b->st = sc_target_run_batch(t, c, x, io, k, &failed, &b->e);
+	b->bad = b->st == SC_OK ? k : failed;
+	return k;
+}
+
+enum sc_verdict sc_batch_take(struct sc_ctx *ctx, int k, struct sc_failure *f)
+{
+	const struct sc_batch *b = &ctx->batch;
+	if (k < 0 || k >= b->n || k > b->bad) {
+		snprintf(ctx->err.msg, sizeof ctx->err.msg, "variant %d of a batch asked for out of order", k);
+		return SC_V_ERROR;
+	}
+	if (k == b->bad)
+		return ran_as(ctx, b->st, &b->e, f);
+	if (!b->single) {
+		memcpy(ctx->x.t, b->t[k], sizeof ctx->x.t[0] * (size_t)ctx->x.nlocal);
+		ctx->x.dtype = b->dtype[k];
+	}
+	return SC_V_PASS;
 }
 
 void sc_explain(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c,

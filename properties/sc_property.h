@@ -25,6 +25,13 @@ struct sc_ctx {
 	size_t scratch_cap;
 	struct sc_err err; /* details of SC_V_ERROR */
 	int limited;       /* the last case went over the per-case memory limit */
+	struct sc_batch {    /* sc_batch_run's variants */
+		int n, single, bad; /* taken; one, run in place; the one that did not run right (n: none) */
+		enum sc_status st;  /* its status and error */
+		struct sc_err e;
+		enum sc_dtype dtype[SC_TARGET_BATCH_MAX];
+		struct sc_tensor (*t)[SC_MAX_WORLD]; /* their outputs (made on first use) */
+	} batch;
 };
 
 struct sc_ctx *sc_ctx_new(struct sc_backend *be, uint32_t dtypes);
@@ -53,6 +60,16 @@ static inline int sc_any(struct sc_ctx *ctx, const struct sc_case *c, int flag)
 void sc_ctx_begin(struct sc_ctx *ctx, int prov, int poison);
 enum sc_verdict sc_run_or_fail(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c,
 			       struct sc_tensor *inputs, struct sc_failure *f);
+/* Runs of variants of one case (the same shapes: another dtype, the same
+ * case again), handed to the target together where it takes them so (a
+ * plugin's worker: one round trip for all; see sc_target_batch), else one.
+ * After sc_ctx_begin, sc_batch_run fills and runs the first of c[0..n)
+ * (at least one, as many as fit) and returns how many it took; then
+ * sc_batch_take(k), for k from 0 in order, makes variant k's outputs the
+ * current ones (ctx->x) and gives its verdict as sc_run_or_fail would.
+ * Variants after one that did not pass are not asked for. */
+int sc_batch_run(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c, int n);
+enum sc_verdict sc_batch_take(struct sc_ctx *ctx, int k, struct sc_failure *f);
 /* Fills f->first from a provenance run of the semantics check. */
 void sc_explain(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c,
 		struct sc_failure *f);

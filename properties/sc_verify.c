@@ -123,9 +123,11 @@ SC_ELEMENT_LOOP static void fill_host(unsigned char *p, unsigned es, const struc
 /* Fills rank r's input tensor (allocated here) on the device or the host;
  * *f is its fill. A rank whose fill is the previous rank's (*f on entry,
  * r > 0: a replicated input, the same elements in the same places) gets a
- * copy of that rank's host tensor instead of every value again. */
+ * copy of that rank's host tensor instead of every value again; so does
+ * one whose fill depends only on the width (indices, values) from `like`,
+ * the same rank's input of another dtype of that width (NULL: none). */
 static enum sc_status fill_input(const struct sc_spec *s0, int red, const struct sc_case *c, struct sc_exec *x,
-				 int r, struct sc_hd_fill *f, struct sc_err *e)
+				 int r, const struct sc_tensor *like, struct sc_hd_fill *f, struct sc_err *e)
 {
 	const int rank = x->first + r;
 	const unsigned es = x->prov ? 8u : (unsigned)sc_dtype_size(c->dtype);
@@ -149,6 +151,12 @@ static enum sc_status fill_input(const struct sc_spec *s0, int red, const struct
 		sc_devmem_fail(dm, dm->ops->fill(dm, rank, tt->buf->data, &mine, n), "fill", rank);
 		return SC_OK;
 	}
+	if (like && (mine.mode == SC_FILL_PROV || mine.mode == SC_FILL_VALUE) && !like->buf->dm &&
+	    sc_tensor_numel(like) == n && like->buf->esize == es && like->offset == 0 && like->ndim == tt->ndim &&
+	    memcmp(like->shape, tt->shape, sizeof tt->shape[0] * (size_t)tt->ndim) == 0) {
+		memcpy(tt->buf->data, like->buf->data, (size_t)n * es);
+		return SC_OK;
+	}
 	const struct sc_tensor *prev = r > 0 ? &x->t[r - 1] : NULL;
 	if (same && !prev->buf->dm && sc_tensor_numel(prev) == n && prev->buf->esize == es && prev->offset == 0) {
 		memcpy(tt->buf->data, prev->buf->data, (size_t)n * es);
@@ -158,8 +166,14 @@ static enum sc_status fill_input(const struct sc_spec *s0, int red, const struct
 	return SC_OK;
 }
 
-enum sc_status sc_verify_run(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
-			     struct sc_tensor *inputs, struct sc_err *e)
+enum sc_status sc_verify_fill(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
+			      struct sc_tensor *inputs, struct sc_err *e)
+{
+	return sc_verify_fill_like(t, c, x, NULL, inputs, e);
+}
+
+enum sc_status sc_verify_fill_like(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
+				   const struct sc_tensor *like, struct sc_tensor *inputs, struct sc_err *e)
 {
 	const struct sc_spec *s[SC_MAX_CHAIN];
 	int ns;
@@ -174,10 +188,17 @@ enum sc_status sc_verify_run(struct sc_target *t, const struct sc_case *c, struc
 	x->arena->use_dm = x->arena->dm && !s[0]->compute && !(t->ops->flags & SC_TARGET_HOST_ONLY);
 	struct sc_hd_fill f;
 	for (int r = 0; r < x->nlocal; r++) {
-		SC_CHECK(fill_input(s[0], red, c, x, r, &f, e));
+		SC_CHECK(fill_input(s[0], red, c, x, r, like ? &like[r] : NULL, &f, e));
 		if (inputs)
 			inputs[r] = x->t[r];
 	}
+	return SC_OK;
+}
+
+enum sc_status sc_verify_run(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
+			     struct sc_tensor *inputs, struct sc_err *e)
+{
+	SC_CHECK(sc_verify_fill(t, c, x, inputs, e));
 	return sc_target_run(t, c, x, e);
 }
 

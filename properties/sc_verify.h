@@ -45,6 +45,14 @@ struct sc_failure {
  * SC_E_RUNTIME the case failed. */
 enum sc_status sc_verify_run(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
 			     struct sc_tensor *inputs, struct sc_err *e);
+/* The same without the run: the inputs filled. */
+enum sc_status sc_verify_fill(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
+			      struct sc_tensor *inputs, struct sc_err *e);
+/* The same, given like: the inputs of a variant of c of another dtype of
+ * the same width (like[r] rank r's, as filled and not yet run on), whose
+ * bits the fill copies where they are those c's would get. */
+enum sc_status sc_verify_fill_like(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
+				   const struct sc_tensor *like, struct sc_tensor *inputs, struct sc_err *e);
 
 /* Compares the outputs in x (after sc_verify_run) with the output placement
  * of X: *wrong elements, the first ones recorded in f (a shape mismatch is

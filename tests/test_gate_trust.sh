@@ -100,4 +100,27 @@ for w in 2 4 8; do
 	has under$w "rank $((w - 1)) wrote before the start of its output"
 done
 
+# a case's dtypes run in one call of the worker: a kernel wrong in any way
+# for one dtype only (bf16, the tenth of twelve) fails with that dtype
+# named, at worlds 1 and 4
+for w in 1 4; do
+	gate 1 crash$w --plugin "$dir/libbydtype.so" crash_bf16 --property dtype --cases 50 --world $w
+	has crash$w "crashed: signal 11 .*\(with dtype bf16\)"
+	gate 1 wrong$w --plugin "$dir/libbydtype.so" wrong_bf16 --property dtype --cases 50 --world $w
+	has wrong$w "with dtype bf16, rank [0-9]+ element"
+	gate 1 over$w --plugin "$dir/libbydtype.so" over_bf16 --property dtype --cases 50 --world $w
+	has over$w "wrote past the end of its output .*\(with dtype bf16\)"
+	gate 1 fail$w --plugin "$dir/libbydtype.so" fail_bf16 --property dtype --cases 50 --world $w
+	has fail$w "the transform returned 7 \(with dtype bf16\)"
+	gate 0 copy$w --plugin "$dir/libbydtype.so" copy --property dtype --cases 50 --world $w
+done
+gate 1 leave --plugin "$dir/libbydtype.so" leave_bf16 --property dtype --cases 50 --world 2
+has leave "left processes running .*\(with dtype bf16\)"
+# a hang in the batch's tenth call gets one timeout, not ten: the first
+# hang and its confirmation take 3 s each, the rest are cut short
+SECONDS=0
+gate 1 hang --plugin "$dir/libbydtype.so" hang_bf16 --property dtype --cases 50 --timeout 3
+has hang "the plugin hung: no result after [0-9]+ s .*\(with dtype bf16\)"
+[ "$SECONDS" -lt 25 ] && ok || bad "hang: took $SECONDS s (a batch's calls share one timeout?)"
+
 finish gate_trust

@@ -385,11 +385,15 @@ static void plugin_free(struct sc_target *t)
 	sc_plugin_close(t->own_baseline);
 }
 
+static enum sc_status plugin_run_batch(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
+				       struct sc_tensor *const *io, int n, int *failed, struct sc_err *e);
+
 static const struct sc_target_ops plugin_ops = {
 	.kind = "plugin",
-	.flags = SC_TARGET_HOST_ONLY | SC_TARGET_TYPED | SC_TARGET_WARM,
+	.flags = SC_TARGET_HOST_ONLY | SC_TARGET_TYPED | SC_TARGET_WARM | SC_TARGET_BATCH,
 	.specs = plugin_specs,
 	.run = sc_plugin_exec,
+	.run_batch = plugin_run_batch,
 	.moves_data_only = plugin_moves_data_only,
 	.free = plugin_free,
 };
@@ -492,57 +496,64 @@ static void set_tensor(struct sc_plugin_tensor *pt, const struct sc_tensor *t)
 	pt->elem_size = t->buf->esize;
 }
 
-/* Rank first+r's call (the pointers that differ per process are set where
+/* Rank `rank`'s call (the pointers that differ per process are set where
  * it runs). */
-static void set_call(struct sc_plugin_call *call, const struct sc_case *c, const struct sc_exec *x, int r,
-		     const struct sc_tensor *out, const struct sc_mesh *mesh)
+static void set_call(struct sc_plugin_call *call, const struct sc_case *c, int prov, int rank,
+		     const struct sc_tensor *in, const struct sc_tensor *out, const struct sc_mesh *mesh)
 {
 	memset(call, 0, sizeof *call);
 	call->size = sizeof *call;
 	call->abi_version = SC_PLUGIN_ABI_VERSION;
-	call->rank = x->first + r;
+	call->rank = rank;
 	call->world = c->world;
-	call->dtype = x->prov ? SC_PLUGIN_U64 : (enum sc_plugin_dtype)c->dtype;
+	call->dtype = prov ? SC_PLUGIN_U64 : (enum sc_plugin_dtype)c->dtype;
 	call->memory = SC_PLUGIN_HOST;
-	set_tensor(&call->input, &x->t[r]);
-	set_tensor(&call->output, &out[r]);
+	set_tensor(&call->input, in);
+	set_tensor(&call->output, out);
 	call->mesh_ndims = mesh->n;
 	for (int m = 0; m < mesh->n; m++) {
 		call->mesh_size[m] = mesh->size[m];
-		call->mesh_coord[m] = sc_mesh_coord(mesh, x->first + r, m);
+		call->mesh_coord[m] = sc_mesh_coord(mesh, rank, m);
 	}
 }
 
-/* Every rank in a child of the library's host. */
+/* Every rank of variants c[0..n) of one case in a child of the library's
+ * host (one call of its worker for all of them): in[k * world + r] and
+ * out[k * world + r] are variant k's rank r's buffers. */
 static enum sc_status run_hosted(struct sc_target *t, const struct sc_plugin_transform *tr, const struct sc_case *c,
-				 struct sc_exec *x, const struct sc_mesh *mesh, const struct sc_tensor *out,
-				 double timeout, struct sc_err *e)
+				 int n, struct sc_exec *x, const struct sc_mesh *mesh, const struct sc_tensor *in,
+				 const struct sc_tensor *out, double timeout, int *failed, struct sc_err *e)
 {
+	*failed = 0;
 	if (!x->arena->shared)
 		return SC_ERR(e, SC_E_INTERNAL, "a plugin's ranks in one process need a shared arena");
 	struct sc_plugin_lib *lib = lib_of(tr);
 	if (!lib->host)
 		SC_CHECK(sc_plugin_host_new(lib->load, resolve_here, &lib->host, e));
-	struct sc_plugin_job *j = sc_plugin_host_job(lib->host);
-	if (!j)
-		return SC_ERR(e, SC_E_NOMEM, "out of memory");
-	j->tr = tr;
-	j->world = c->world;
-	j->mesh = *mesh;
-	for (int m = 0; m < mesh->n; m++)
-		snprintf(j->mesh_name[m], sizeof j->mesh_name[m], "%.63s", t->spec->mesh_dim[m]);
-	for (int r = 0; r < c->world; r++)
-		set_call(&j->call[r], c, x, r, out, mesh);
+	const int world = c[0].world;
+	for (int k = 0; k < n; k++) {
+		struct sc_plugin_job *j = sc_plugin_host_job(lib->host, k);
+		if (!j)
+			return SC_ERR(e, SC_E_NOMEM, "out of memory");
+		j->tr = tr;
+		j->world = world;
+		j->mesh = *mesh;
+		for (int m = 0; m < mesh->n; m++)
+			snprintf(j->mesh_name[m], sizeof j->mesh_name[m], "%.63s", t->spec->mesh_dim[m]);
+		const size_t at = (size_t)k * (size_t)world;
+		for (int r = 0; r < world; r++)
+			set_call(&j->call[r], &c[k], x->prov, x->first + r, &in[at + (size_t)r], &out[at + (size_t)r], mesh);
+	}
 	/* what, beyond the shapes, makes this call the same call: the values
 	 * (seed, counts), provenance, and poisoned outputs (purity) */
-	uint64_t key = sc_mix64(c->seed) ^ (uint64_t)x->prov ^ ((uint64_t)x->arena->poison << 1);
-	if (c->counts.P)
+	uint64_t key = sc_mix64(c[0].seed) ^ (uint64_t)x->prov ^ ((uint64_t)x->arena->poison << 1);
+	if (c[0].counts.P)
 		for (int k = 0; k < SC_MAX_COUNTS; k++)
 			for (int i = 0; i < SC_COUNTS_MAX_LEN; i++)
-				key = sc_mix64(key ^ (uint64_t)(uint32_t)c->counts.v[k][i]);
+				key = sc_mix64(key ^ (uint64_t)(uint32_t)c[0].counts.v[k][i]);
 	const struct sc_plugin_host_run_opts o = {t->fresh, timeout, limits.memory, key, t->restart};
 	t->restart = 0;
-	return sc_plugin_host_run(lib->host, &o, x->t, out, e);
+	return sc_plugin_host_run(lib->host, &o, n, in, out, failed, e);
 }
 
 /* The local rank in this process (one rank per process: mpi). */
@@ -554,7 +565,7 @@ static enum sc_status run_here(const struct sc_target *t, const struct sc_plugin
 	SC_CHECK(sc_plugin_comms_new(x->be, c->world, x->first, 1, mesh, &comms, e));
 	struct sc_plugin_native native = {sizeof native, NULL, NULL, NULL};
 	struct sc_plugin_call call;
-	set_call(&call, c, x, 0, out, mesh);
+	set_call(&call, c, x->prov, x->first, &x->t[0], &out[0], mesh);
 	call.native = &native;
 	for (int m = 0; m < mesh->n; m++)
 		call.mesh_name[m] = t->spec->mesh_dim[m];
@@ -563,6 +574,13 @@ static enum sc_status run_here(const struct sc_target *t, const struct sc_plugin
 	if (rc != 0)
 		return SC_ERR(e, SC_E_RUNTIME, "rank %d: the transform returned %d", x->first, rc);
 	return SC_OK;
+}
+
+_Static_assert(SC_TARGET_BATCH_MAX <= SC_PLUGIN_HOST_BATCH, "a batch fits the host's block");
+
+static double plugin_timeout(const struct sc_target *t)
+{
+	return t->plugin_timeout > 0 ? t->plugin_timeout : limits.timeout > 0 ? limits.timeout : 10;
 }
 
 enum sc_status sc_plugin_exec(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
@@ -575,10 +593,10 @@ enum sc_status sc_plugin_exec(struct sc_target *t, const struct sc_case *c, stru
 	struct sc_mesh mesh = {0, {0}};
 	if (t->spec->nmesh)
 		mesh = sc_spec_mesh(t->spec, c->sizes, c->world);
-	const double timeout = t->plugin_timeout > 0 ? t->plugin_timeout : limits.timeout > 0 ? limits.timeout : 10;
 	enum sc_status rs = SC_OK;
+	int failed;
 	if (x->nlocal == c->world && x->nlocal > 0)
-		rs = run_hosted(t, tr, c, x, &mesh, out, timeout, e);
+		rs = run_hosted(t, tr, c, 1, x, &mesh, x->t, out, plugin_timeout(t), &failed, e);
 	else if (x->nlocal == 1)
 		rs = run_here(t, tr, c, x, &mesh, out, e);
 	if (rs != SC_OK)
@@ -586,4 +604,41 @@ enum sc_status sc_plugin_exec(struct sc_target *t, const struct sc_case *c, stru
 	for (int r = 0; r < x->nlocal; r++)
 		x->t[r] = out[r];
 	return SC_OK;
+}
+
+/* Variants of one case in one call of the library's worker (where every
+ * rank is here and the worker is in use: not while a failure is
+ * confirmed in fresh children); else one after another. */
+static enum sc_status plugin_run_batch(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
+				       struct sc_tensor *const *io, int n, int *failed, struct sc_err *e)
+{
+	*failed = 0;
+	const int world = c[0].world;
+	if (n == 1 || n > SC_PLUGIN_HOST_BATCH || t->fresh || x->nlocal != world || world < 1)
+		return sc_target_run_each(t, c, x, io, n, failed, e);
+	const struct sc_plugin_transform *tr = t->use_baseline ? t->baseline : t->plugin;
+	struct sc_tensor *in = malloc(sizeof *in * 2 * (size_t)n * (size_t)world);
+	if (!in)
+		return SC_ERR(e, SC_E_NOMEM, "out of memory");
+	struct sc_tensor *out = in + (size_t)n * (size_t)world;
+	enum sc_status rs = SC_OK;
+	for (int k = 0; k < n && rs == SC_OK; k++) {
+		if (c[k].world != world) {
+			rs = SC_ERR(e, SC_E_INTERNAL, "a batch of cases of worlds %d and %d", world, c[k].world);
+			break;
+		}
+		const unsigned es = x->prov ? 8u : (unsigned)sc_dtype_size(c[k].dtype);
+		memcpy(in + (size_t)k * (size_t)world, io[k], sizeof *in * (size_t)world);
+		rs = outputs(t->spec, &c[k], x, es, out + (size_t)k * (size_t)world, e);
+	}
+	struct sc_mesh mesh = {0, {0}};
+	if (rs == SC_OK && t->spec->nmesh)
+		mesh = sc_spec_mesh(t->spec, c[0].sizes, world);
+	if (rs == SC_OK)
+		rs = run_hosted(t, tr, c, n, x, &mesh, in, out, plugin_timeout(t), failed, e);
+	const int done = rs == SC_OK ? n : *failed;
+	for (int k = 0; k < done; k++)
+		memcpy(io[k], out + (size_t)k * (size_t)world, sizeof *in * (size_t)world);
+	free(in);
+	return rs;
 }

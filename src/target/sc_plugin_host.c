@@ -16,6 +16,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "sc_clock.h"
 #include "sc_coro.h"
 #include "sc_mix.h"
 #include "sc_sandbox.h"
@@ -34,8 +35,11 @@ struct rank_state {
 /* The block shared with the children: MAP_SHARED, mapped before any of
  * them was forked, never in the arena the plugin writes to. */
 struct block {
-	struct sc_plugin_job job;
-	struct rank_state st;
+	struct sc_plugin_job job[SC_PLUGIN_HOST_BATCH];
+	int njobs;            /* the jobs of this call, run in order */
+	volatile int at;      /* the child's: the job it is on (the one that failed, after a failure) */
+	volatile double took[SC_PLUGIN_HOST_BATCH]; /* the child's: seconds each job that returned took */
+	struct rank_state st; /* of job `at` */
 	struct sc_sandbox_opts fresh_opts;  /* the fork server's next fresh run ... */
 	struct sc_sandbox_result fresh;     /* ... and how it ended */
 };
@@ -130,8 +134,10 @@ void sc_plugin_host_free(struct sc_plugin_host *h)
 	free(h);
 }
 
-struct sc_plugin_job *sc_plugin_host_job(struct sc_plugin_host *h)
+struct sc_plugin_job *sc_plugin_host_job(struct sc_plugin_host *h, int k)
 {
+	if (k < 0 || k >= SC_PLUGIN_HOST_BATCH)
+		return NULL;
 	if (h->owner != sc_sandbox_self()) { /* a forked process (--jobs): a block, and later a worker, of its own */
 		struct block *b = mmap(NULL, sizeof *b, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 		if (b == MAP_FAILED)
@@ -144,7 +150,7 @@ struct sc_plugin_job *sc_plugin_host_job(struct sc_plugin_host *h)
 		h->server = NULL;
 		h->owner = sc_sandbox_self();
 	}
-	return &h->b->job;
+	return &h->b->job[k];
 }
 
 /* ---- in the child ---- */
@@ -276,14 +282,10 @@ static int run_ranks(struct thread_arg *args, int world, const struct sc_mesh *m
 	return 0;
 }
 
-/* The child's side of a call: the library loaded here (once per process),
- * then the ranks. 0 ok, 3 a rank returned non-zero, 4 st->why says. */
-static int host_main(void *arg)
+/* One job: the library loaded here (once per process), then the ranks.
+ * 0 ok, 3 a rank returned non-zero, 4 st->why says, 5 deadlock. */
+static int run_job(const struct sc_plugin_host *h, const struct sc_plugin_job *j, struct rank_state *st)
 {
-	const struct sc_plugin_host *h = arg;
-	struct block *b = h->b;
-	const struct sc_plugin_job *j = &b->job;
-	struct rank_state *st = &b->st;
 	const struct sc_plugin_transform *tr = h->resolve(h->load, j->tr, st->why, sizeof st->why);
 	if (!tr)
 		return 4;
@@ -303,6 +305,27 @@ static int host_main(void *arg)
 	}
 	watching = j->watch;
 	return run_ranks(args, j->world, &j->mesh);
+}
+
+/* The child's side of a call: its jobs in order, up to the first that
+ * fails, or after which processes the plugin started are still running
+ * (the call's leftovers, then told as that job's); b->at names it. */
+static int host_main(void *arg)
+{
+	const struct sc_plugin_host *h = arg;
+	struct block *b = h->b;
+	const int n = b->njobs < 1 ? 1 : b->njobs > SC_PLUGIN_HOST_BATCH ? SC_PLUGIN_HOST_BATCH : b->njobs;
+	for (int k = 0; k < n; k++) {
+		b->at = k;
+		if (k > 0)
+			memset((void *)&b->st, 0, sizeof b->st);
+		const double t0 = sc_clock_now();
+		const int rc = run_job(h, &b->job[k], &b->st);
+		b->took[k] = sc_clock_now() - t0;
+		if (rc != 0 || (k + 1 < n && sc_sandbox_between()))
+			return rc;
+	}
+	return 0;
 }
 
 int sc_plugin_host_run_local(const struct sc_plugin_transform *tr, struct sc_plugin_call *call,
@@ -491,7 +514,7 @@ static int server_main(void *arg)
 	struct block *b = h->b;
 	char why[256];
 	sc_sandbox_flat();
-	h->resolve(h->load, b->job.tr, why, sizeof why);
+	h->resolve(h->load, b->job[0].tr, why, sizeof why);
 	struct sc_err e;
 	return sc_sandbox_run(host_main, arg, &b->fresh_opts, &b->fresh, &e) == SC_OK ? 0 : 1;
 }
@@ -533,37 +556,74 @@ static int served(struct sc_plugin_host *h, const struct sc_sandbox_opts *so, st
 	return 1;
 }
 
-enum sc_status sc_plugin_host_run(struct sc_plugin_host *h, const struct sc_plugin_host_run_opts *o,
-				  const struct sc_tensor *in, const struct sc_tensor *out, struct sc_err *e)
+/* Job k's overrun, if any, as its error (stray: see rank_state). */
+static int overran(const struct block *b, int k, int stray, const struct sc_tensor *in, const struct sc_tensor *out,
+		   struct sc_err *e)
 {
-	const int world = h->b->job.world;
-	const uint64_t key = o->key ? job_key(&h->b->job, o->key) : 0;
+	const int world = b->job[k].world;
+	char over[200];
+	if (!overrun(in + (size_t)k * (size_t)world, out + (size_t)k * (size_t)world, world, stray, over, sizeof over))
+		return 0;
+	SC_ERR(e, SC_E_RUNTIME, "%s", over);
+	return 1;
+}
+
+enum sc_status sc_plugin_host_run(struct sc_plugin_host *h, const struct sc_plugin_host_run_opts *o, int n,
+				  const struct sc_tensor *in, const struct sc_tensor *out, int *failed, struct sc_err *e)
+{
+	*failed = 0;
+	if (n < 1 || n > SC_PLUGIN_HOST_BATCH || (n > 1 && o->fresh))
+		return SC_ERR(e, SC_E_INTERNAL, "a plugin call of %d jobs%s", n, o->fresh ? " in a fresh child" : "");
+	struct block *b = h->b;
+	const int world = b->job[0].world;
+	const uint64_t key = o->key ? job_key(&b->job[0], o->key) : 0;
 	for (int i = 0; key && i < h->nhung && i < HUNG_SLOTS; i++)
 		if (h->hung[i] == key)
 			return SC_ERR(e, SC_E_RUNTIME, "%s", h->hung_msg[i]);
-	memset(&h->b->st, 0, sizeof h->b->st);
-	h->b->job.watch = o->fresh;
+	memset(&b->st, 0, sizeof b->st);
+	b->njobs = n;
+	b->at = 0;
+	b->job[0].watch = o->fresh;
+	for (int k = 1; k < n; k++)
+		b->job[k].watch = 0;
 	if (o->fresh || o->restart) { /* after a failure the worker's state is suspect; a replay starts anew */
 		sc_sandbox_worker_stop(h->w);
 		h->w = NULL;
 	}
 	struct sc_sandbox_result r;
-	struct tr_times *times = times_of(h, h->b->job.tr);
+	struct tr_times *times = times_of(h, b->job[0].tr);
 	const double timeout = call_timeout(times, o->timeout);
 	const double slowest = times ? times->slowest_ok : 0;
 	struct sc_sandbox_worker *w = o->fresh ? NULL : worker(h, o);
 	if (w) {
-		SC_CHECK(sc_sandbox_worker_call(w, timeout, &r, e));
+		SC_CHECK(sc_sandbox_worker_call_steps(w, timeout, &b->at, n, &r, e));
 	} else {
 		const struct sc_sandbox_opts so = {timeout, o->memory};
 		if (!served(h, &so, &r))
 			SC_CHECK(sc_sandbox_run(host_main, h, &so, &r, e));
 	}
-	if (times && r.end == SC_SANDBOX_RETURNED && r.seconds > times->slowest_ok)
-		times->slowest_ok = r.seconds;
+	const int whole = r.end == SC_SANDBOX_RETURNED && r.code == 0 && !r.leftovers;
+	/* the job that did not complete (the child's word, in range) */
+	const int at = whole ? n : b->at < 0 ? 0 : b->at >= n ? n - 1 : b->at;
+	for (int k = 0; times && r.end == SC_SANDBOX_RETURNED && k < at; k++) {
+		const double took = n == 1 ? r.seconds : b->took[k] < 0 ? 0 : b->took[k] > r.seconds ? r.seconds : b->took[k];
+		if (took > times->slowest_ok)
+			times->slowest_ok = took;
+	}
 	if (times && r.end == SC_SANDBOX_TIMEOUT && !times->hung_at)
 		times->hung_at = timeout;
-	const enum sc_status st = verdict(&r, &h->b->st, world, o, timeout, slowest, in, out, e);
+	/* the first job that went wrong: one that returned and wrote outside
+	 * its buffers, or the one the call ended in */
+	for (int k = 0; k < at; k++)
+		if (overran(b, k, k == n - 1 ? b->st.stray : 0, in, out, e)) {
+			*failed = k;
+			return SC_E_RUNTIME;
+		}
+	if (whole)
+		return SC_OK;
+	*failed = at;
+	const size_t ko = (size_t)at * (size_t)world;
+	const enum sc_status st = verdict(&r, &b->st, b->job[at].world, o, timeout, slowest, in + ko, out + ko, e);
 	if (w && r.end == SC_SANDBOX_RETURNED && r.code == 5) { /* abandoned ranks hold stacks and locks */
 		sc_sandbox_worker_stop(h->w);
 		h->w = NULL;

@@ -55,8 +55,14 @@ struct sc_plugin_host;
 enum sc_status sc_plugin_host_new(const char *load, sc_plugin_resolve_fn resolve, struct sc_plugin_host **out,
 				  struct sc_err *e);
 void sc_plugin_host_free(struct sc_plugin_host *h); /* NULL-safe; stops the worker */
-/* The job block to fill for the next run. */
-struct sc_plugin_job *sc_plugin_host_job(struct sc_plugin_host *h);
+/* Calls of a batch: jobs run one after another in one call of the
+ * worker (one round trip instead of one each), each under its own
+ * timeout. */
+#define SC_PLUGIN_HOST_BATCH 16
+
+/* Job k of the next run (0 .. SC_PLUGIN_HOST_BATCH-1) to fill; NULL out
+ * of range or out of memory. */
+struct sc_plugin_job *sc_plugin_host_job(struct sc_plugin_host *h, int k);
 
 struct sc_plugin_host_run_opts {
 	int fresh;      /* a new child for this call, not the worker (which is ended:
@@ -67,10 +73,15 @@ struct sc_plugin_host_run_opts {
 	int restart;    /* a new worker for this call and the ones after it */
 };
 
-/* Runs the job (every rank); in[r]/out[r] are rank r's buffers, checked
- * for overruns after it. */
-enum sc_status sc_plugin_host_run(struct sc_plugin_host *h, const struct sc_plugin_host_run_opts *o,
-				  const struct sc_tensor *in, const struct sc_tensor *out, struct sc_err *e);
+/* Runs jobs 0 .. n-1 (every rank of each), in order, in one call (n > 1
+ * only in the worker, not fresh); in[k * world + r] and out[k * world + r]
+ * are job k's rank r's buffers, checked for overruns after it. SC_OK when
+ * every job ran right; otherwise the error of the first that did not, its
+ * index in *failed: the jobs before it completed, the ones after it did
+ * not run. */
+enum sc_status sc_plugin_host_run(struct sc_plugin_host *h, const struct sc_plugin_host_run_opts *o, int n,
+				  const struct sc_tensor *in, const struct sc_tensor *out, int *failed,
+				  struct sc_err *e);
 
 /* Runs tr on one local rank in this process (mpi): rank r of comms. */
 int sc_plugin_host_run_local(const struct sc_plugin_transform *tr, struct sc_plugin_call *call,

@@ -39,6 +39,11 @@ typedef void (*sc_fault_fn)(struct sc_exec *x, const struct sc_case *c, int prov
 /* Its runs may reuse a process that ran earlier cases (a plugin's
  * worker): a failure is confirmed, and shrunk, with t->fresh set. */
 #define SC_TARGET_WARM 4u
+/* It runs variants of one case together (run_batch) faster than one by
+ * one (a plugin's worker: one round trip for all of them). */
+#define SC_TARGET_BATCH 8u
+/* The most variants a batch takes. */
+#define SC_TARGET_BATCH_MAX 16
 
 struct sc_target_ops {
 	const char *kind; /* "spec", "chain", "builtin", "plugin" */
@@ -50,6 +55,15 @@ struct sc_target_ops {
 	 * there. NULL: every spec's steps in order. */
 	enum sc_status (*run)(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
 			      struct sc_err *e);
+	/* Runs variants c[0..n) of one case (one world and shapes; another
+	 * dtype, or the same case again) together: io[k] holds variant k's
+	 * inputs on entry and its outputs on return, one tensor per local
+	 * rank; x describes the run (ranks, arena, provenance), its t
+	 * unused. SC_OK when every variant ran; otherwise the error of the
+	 * first that did not, its index in *failed (those before it ran, those
+	 * after it did not). NULL: one run after another. */
+	enum sc_status (*run_batch)(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
+				    struct sc_tensor *const *io, int n, int *failed, struct sc_err *e);
 	/* Runs the inverse transform of case c on x->t (roundtrip); NULL: the
 	 * target has none of its own (a chain ending where it starts is its
 	 * own round trip). */
@@ -139,6 +153,17 @@ int sc_target_has_reduction(struct sc_target *t, const struct sc_case *c);
 /* Runs the transform (the fault hook after it). x's inputs are filled. */
 enum sc_status sc_target_run(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
 			     struct sc_err *e);
+/* Variants of one case run together (see run_batch in the ops), the
+ * fault hook after each that ran. n at most sc_target_batch(t). */
+enum sc_status sc_target_run_batch(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
+				   struct sc_tensor *const *io, int n, int *failed, struct sc_err *e);
+/* The same one variant after another (sc_target_run each): the kinds'
+ * fallback. */
+enum sc_status sc_target_run_each(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
+				  struct sc_tensor *const *io, int n, int *failed, struct sc_err *e);
+/* How many variants of a case the target runs together now (1: it runs
+ * them one by one; while a failure is confirmed, always 1). */
+int sc_target_batch(const struct sc_target *t);
 /* Runs the inverse; SC_E_USAGE when the target has none. */
 enum sc_status sc_target_run_inverse(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
 				     struct sc_err *e);

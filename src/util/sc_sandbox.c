@@ -11,7 +11,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <sched.h>
-#include <linux/futex.h>
 #include <stdatomic.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -30,6 +29,7 @@
 #include <unistd.h>
 
 #include "sc_clock.h"
+#include "sc_handoff.h"
 #include "sc_fs.h"
 
 /* Written by the child, read by the parent after it ended. */
@@ -546,50 +546,6 @@ enum sc_status sc_sandbox_run(int (*fn)(void *), void *arg, const struct sc_sand
 
 /* ---- a persistent child ---- */
 
-static void futex_wait(_Atomic unsigned *word, unsigned seen, double seconds)
-{
-	struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
-	syscall(SYS_futex, (unsigned *)word, FUTEX_WAIT, seen, seconds > 0 ? &ts : NULL, NULL, 0);
-}
-
-static void futex_wake(_Atomic unsigned *word) { syscall(SYS_futex, (unsigned *)word, FUTEX_WAKE, 1, NULL, NULL, 0); }
-
-/* The call handshake, in shared memory: the starter raises req (calls
- * asked), the child runs fn and sets ack (calls answered) to it; each side
- * spins, then sleeps, on the other's word. A side about to sleep on one
- * says so in its *_sleeping word first, and the other side makes the
- * wake-up system call only then: when both sides are spinning, a call and
- * its answer cost no system call (stores and loads are sequentially
- * consistent, so either the sleeper sees the new value or the waker sees
- * the sleeper). */
-struct handshake {
-	_Atomic unsigned req, ack;
-	_Atomic unsigned req_sleeping, ack_sleeping;
-};
-
-/* Sleeps on *word while it holds seen, for up to seconds (0: no limit). */
-static void sleep_on(_Atomic unsigned *word, _Atomic unsigned *sleeping, unsigned seen, double seconds)
-{
-	atomic_store(sleeping, 1);
-	if (atomic_load(word) == seen)
-		futex_wait(word, seen, seconds);
-	atomic_store(sleeping, 0);
-}
-
-/* Sets *word to v and wakes its sleeper, if any. */
-static void post(_Atomic unsigned *word, _Atomic unsigned *sleeping, unsigned v)
-{
-	atomic_store(word, v);
-	if (atomic_load(sleeping))
-		futex_wake(word);
-}
-
-/* How long a side spins before it sleeps (see spin below). */
-struct spinner {
-	double hits; /* the share of recent spins that saw the change */
-	unsigned waits;
-};
-
 struct sc_sandbox_worker {
 	struct sc_sandbox_worker *next; /* this process's workers (sc_sandbox_workers_end) */
 	pid_t pid, owner; /* the child; the process that started it */
@@ -597,46 +553,11 @@ struct sc_sandbox_worker {
 	unsigned long long since; /* when it was started (boot ticks) */
 	int pfd;          /* pidfd of the child, -1 without one */
 	struct page *pg;
-	struct handshake *hs;
+	struct sc_handoff *hs;
 	unsigned seq;     /* calls asked so far */
 	int alive;
-	struct spinner spin; /* this side's, waiting for replies */
+	struct sc_spinner spin; /* this side's, waiting for replies */
 };
-
-/* Watches *word for a change from seen, for up to SPIN_MAX_S, before a
- * side sleeps on it: a call and its reply are often a few microseconds
- * apart, and a sleep and a wake-up cost more. Spinning pays only while
- * the other side runs on another core; on a busy machine (every core
- * taken) the spin takes the core the other side waits for, and fails. So
- * each side keeps the share of its recent spins that saw the change (an
- * average over about 8); under SPIN_PAYS it sleeps at once, spinning once
- * in SPIN_PROBE waits to see whether spinning pays again. 1 when it
- * changed. */
-#define SPIN_MAX_S 50e-6
-#define SPIN_PAYS 0.5
-#define SPIN_PROBE 64
-
-static int spin(_Atomic unsigned *word, unsigned seen, struct spinner *sp)
-{
-	if (sp->hits < SPIN_PAYS && ++sp->waits % SPIN_PROBE != 0)
-		return atomic_load_explicit(word, memory_order_acquire) != seen;
-	const double t0 = sc_clock_now();
-	for (int i = 0;; i++) {
-		if (atomic_load_explicit(word, memory_order_acquire) != seen) {
-			sp->hits += (1 - sp->hits) / 8;
-			return 1;
-		}
-		if ((i & 15) == 15 && sc_clock_now() - t0 > SPIN_MAX_S) {
-			sp->hits -= sp->hits / 8;
-			return 0;
-		}
-#if defined(__x86_64__) || defined(__i386__)
-		__builtin_ia32_pause();
-#elif defined(__aarch64__)
-		__asm__ __volatile__("yield");
-#endif
-	}
-}
 
 static int is_worker(pid_t pid)
 {
@@ -666,12 +587,21 @@ void sc_sandbox_workers_end(void)
 }
 
 struct worker_ctx {
-	struct handshake *hs;
+	struct sc_handoff *hs;
 	int (*fn)(void *);
 	void *arg;
 	struct page *pg;
 	struct sc_sandbox_worker *w;
 };
+
+int sc_sandbox_between(void)
+{
+	if (getpid() != child_runner) /* a copy fn forked (daemon(3)) returned here */
+		_exit(0);
+	int reaper = 0;
+	prctl(PR_GET_CHILD_SUBREAPER, &reaper);
+	return children_running() || !reaper;
+}
 
 /* The worker's child, after child_setup: a call per request. After each,
  * processes fn left running (they come to this process, a subreaper,
@@ -680,28 +610,26 @@ struct worker_ctx {
 static __attribute__((noreturn)) void worker_main(void *p)
 {
 	const struct worker_ctx *c = p;
-	struct handshake *hs = c->hs;
+	struct sc_handoff *hs = c->hs;
 	struct page *pg = c->pg;
 	child_worker = c->w;
 	child_arg = c->arg;
 	unsigned seen = 0;
-	struct spinner sp = {1, 0};
+	struct sc_spinner sp = {0, 0};
+	int pinned = -1;
 	for (;;) {
 		unsigned req;
-		spin(&hs->req, seen, &sp);
+		sc_handoff_spin(hs, &hs->req, seen, &sp);
 		while ((req = atomic_load(&hs->req)) == seen)
-			sleep_on(&hs->req, &hs->req_sleeping, seen, 0); /* the starter's death kills this process */
+			sc_handoff_sleep(&hs->req, &hs->req_sleeping, seen, 0); /* the starter's death kills this process */
 		seen = req;
+		sc_handoff_follow(hs, &pinned);
 		const int rc = c->fn(c->arg);
-		if (getpid() != child_runner) /* a copy fn forked (daemon(3)) returned here */
-			_exit(0);
-		int reaper = 0;
-		prctl(PR_GET_CHILD_SUBREAPER, &reaper);
+		pg->leftovers = sc_sandbox_between();
 		pg->added = 0;
 		pg->code = rc;
-		pg->leftovers = children_running() || !reaper;
 		pg->done = 1;
-		post(&hs->ack, &hs->ack_sleeping, seen);
+		sc_handoff_post(&hs->ack, &hs->ack_sleeping, seen);
 	}
 }
 
@@ -713,7 +641,7 @@ enum sc_status sc_sandbox_worker_start(int (*fn)(void *), void *arg, const struc
 	if (!w)
 		return SC_ERR(e, SC_E_NOMEM, "out of memory");
 	/* one shared page: the child's page, then the handshake */
-	_Static_assert(sizeof(struct page) + sizeof(struct handshake) <= 4096, "the worker's page");
+	_Static_assert(sizeof(struct page) + sizeof(struct sc_handoff) <= 4096, "the worker's page");
 	unsigned char *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED) {
 		free(w);
@@ -721,7 +649,7 @@ enum sc_status sc_sandbox_worker_start(int (*fn)(void *), void *arg, const struc
 	}
 	memset(m, 0, 4096);
 	w->pg = (struct page *)(void *)m;
-	w->hs = (struct handshake *)(void *)(m + ((sizeof(struct page) + 63) & ~(size_t)63));
+	w->hs = (struct sc_handoff *)(void *)(m + ((sizeof(struct page) + 63) & ~(size_t)63));
 	w->pg->tag = -1;
 	w->pg->done = 1;
 	struct worker_ctx c = {w->hs, fn, arg, w->pg, w};
@@ -734,7 +662,6 @@ enum sc_status sc_sandbox_worker_start(int (*fn)(void *), void *arg, const struc
 		return st;
 	}
 	w->pid = pid;
-	w->spin.hits = 1;
 	w->owner = sc_sandbox_self();
 	w->pfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	w->alive = 1;
@@ -792,6 +719,12 @@ static void worker_end(struct sc_sandbox_worker *w, struct sc_sandbox_result *r)
 enum sc_status sc_sandbox_worker_call(struct sc_sandbox_worker *w, double timeout, struct sc_sandbox_result *out,
 				      struct sc_err *e)
 {
+	return sc_sandbox_worker_call_steps(w, timeout, NULL, 0, out, e);
+}
+
+enum sc_status sc_sandbox_worker_call_steps(struct sc_sandbox_worker *w, double timeout, const volatile int *step,
+					    int steps, struct sc_sandbox_result *out, struct sc_err *e)
+{
 	if (!sc_sandbox_worker_alive(w))
 		return SC_ERR(e, SC_E_RUNTIME, "sandbox: the worker is gone");
 	struct page *pg = w->pg;
@@ -803,10 +736,13 @@ enum sc_status sc_sandbox_worker_call(struct sc_sandbox_worker *w, double timeou
 	pg->leftovers = 0;
 	struct sc_sandbox_result r = {.end = SC_SANDBOX_RETURNED, .tag = -1};
 	const double t0 = sc_clock_now();
+	double since = t0; /* the last step's start */
+	int seen_step = step ? *step : 0, moved = 0;
 	const unsigned want = ++w->seq;
-	post(&w->hs->req, &w->hs->req_sleeping, want);
+	sc_handoff_ask(w->hs);
+	sc_handoff_post(&w->hs->req, &w->hs->req_sleeping, want);
 	int gone = 0;
-	spin(&w->hs->ack, want - 1, &w->spin);
+	sc_handoff_spin(w->hs, &w->hs->ack, want - 1, &w->spin);
 	for (;;) {
 		const unsigned ack = atomic_load(&w->hs->ack);
 		if (ack == want) {
@@ -814,12 +750,17 @@ enum sc_status sc_sandbox_worker_call(struct sc_sandbox_worker *w, double timeou
 			r.leftovers = pg->leftovers;
 			break;
 		}
-		const double left = timeout > 0 ? timeout - (sc_clock_now() - t0) : WORKER_LOOK_S;
+		if (step && *step != seen_step && moved < steps - 1) { /* the next step: its own timeout */
+			seen_step = *step;
+			moved++;
+			since = sc_clock_now();
+		}
+		const double left = timeout > 0 ? timeout - (sc_clock_now() - since) : WORKER_LOOK_S;
 		if (timeout > 0 && left <= 0) {
 			r.end = SC_SANDBOX_TIMEOUT;
 			break;
 		}
-		sleep_on(&w->hs->ack, &w->hs->ack_sleeping, ack, left < WORKER_LOOK_S ? left : WORKER_LOOK_S);
+		sc_handoff_sleep(&w->hs->ack, &w->hs->ack_sleeping, ack, left < WORKER_LOOK_S ? left : WORKER_LOOK_S);
 		if (atomic_load(&w->hs->ack) != want && (gone = worker_gone(w)))
 			break;
 	}

@@ -64,6 +64,18 @@ enum sc_status sc_sandbox_worker_start(int (*fn)(void *), void *arg, const struc
  * sc_sandbox_run's (peak_added: 0 unless the child called exit). */
 enum sc_status sc_sandbox_worker_call(struct sc_sandbox_worker *w, double timeout, struct sc_sandbox_result *out,
 				      struct sc_err *e);
+/* In a worker's child, between two pieces of work of one call (and after
+ * the last): 1 when processes the code started are still running, or it
+ * turned off their reaping (the call's leftovers, told after it); 0 when
+ * the call may go on. A copy of the child that the code forked (daemon(3))
+ * and that returns into the call is ended here. */
+int sc_sandbox_between(void);
+/* The same for a call of `steps` pieces of work, each under its own
+ * timeout: *step (written by the child) changes as each piece starts, and
+ * each of its first steps-1 changes starts the timeout anew (a child
+ * that keeps changing it gets at most steps timeouts). */
+enum sc_status sc_sandbox_worker_call_steps(struct sc_sandbox_worker *w, double timeout, const volatile int *step,
+					    int steps, struct sc_sandbox_result *out, struct sc_err *e);
 /* Whether the worker still runs calls, in this process (a process forked
  * from its starter does not own it). */
 int sc_sandbox_worker_alive(const struct sc_sandbox_worker *w);
