@@ -18,7 +18,7 @@ static enum sc_verdict check(struct sc_ctx *ctx, struct sc_target *t, const stru
 	 * (one after the other in one process either way) */
 	const struct sc_case twice[2] = {*c, *c};
 	sc_ctx_begin(ctx, 0, 0);
-	const int took = sc_batch_run(ctx, t, twice, 2);
+	const int took = sc_batch_run(ctx, t, twice, NULL, 2);
 	enum sc_verdict v = sc_batch_take(ctx, 0, f);
 	if (v != SC_V_PASS)
 		return v;
@@ -33,7 +33,7 @@ static enum sc_verdict check(struct sc_ctx *ctx, struct sc_target *t, const stru
 	memcpy(first, snap, (size_t)n1);
 	if (took == 1) { /* one at a time */
 		sc_ctx_begin(ctx, 0, 0);
-		sc_batch_run(ctx, t, &twice[1], 1);
+		sc_batch_run(ctx, t, &twice[1], NULL, 1);
 	}
 	v = sc_batch_take(ctx, took - 1, f);
 	if (v == SC_V_PASS) {

@@ -48,6 +48,7 @@ void sc_ctx_free(struct sc_ctx *ctx)
 	sc_arena_free(&ctx->arena);
 	free(ctx->scratch);
 	free(ctx->batch.t);
+	free(ctx->batch.in);
 	free(ctx);
 }
 
@@ -93,17 +94,23 @@ static enum sc_verdict ran_as(struct sc_ctx *ctx, enum sc_status st, const struc
 	return SC_V_ERROR;
 }
 
-int sc_batch_run(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c, int n)
+int sc_batch_run(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c, const int *prov, int n)
 {
 	struct sc_batch *b = &ctx->batch;
-	int most = sc_target_batch(t) < n ? sc_target_batch(t) : n;
-	if (most > 1 && !b->t && !(b->t = malloc(sizeof *b->t * SC_TARGET_BATCH_MAX)))
-		most = 1; /* no room for a batch: one at a time */
 	struct sc_exec *x = &ctx->x;
+	int most = sc_target_batch(t) < n ? sc_target_batch(t) : n;
+	if (!b->in && !(b->in = malloc(sizeof *b->in * SC_TARGET_BATCH_MAX)))
+		most = 1; /* no room for a batch: one at a time, inputs not kept */
+	if (most > 1 && !b->t && !(b->t = malloc(sizeof *b->t * SC_TARGET_BATCH_MAX)))
+		most = 1;
 	sc_err_clear(&b->e);
 	b->single = most <= 1;
 	if (b->single) {
-		b->st = sc_verify_run(t, c, x, NULL, &b->e);
+		if (prov)
+			x->prov = prov[0];
+		b->prov[0] = x->prov;
+		b->dtype[0] = c->dtype;
+		b->st = sc_verify_run(t, c, x, b->in ? b->in[0] : NULL, &b->e);
 		b->n = 1;
 		b->bad = b->st == SC_OK ? 1 : 0;
 		return 1;
@@ -111,14 +118,17 @@ int sc_batch_run(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *
 	int k = 0;
 	for (; k < most; k++) {
 		const size_t used = ctx->arena.used_bytes;
-		if (k > 0 && (used > BATCH_BYTES || used + used / (size_t)k > (ctx->arena.max_bytes ? ctx->arena.max_bytes : SC_ARENA_DEFAULT_MAX)))
+		if (k > 0 && (used > BATCH_BYTES ||
+			      used + used / (size_t)k > (ctx->arena.max_bytes ? ctx->arena.max_bytes : SC_ARENA_DEFAULT_MAX)))
 			break;
-		const struct sc_tensor *like = NULL; /* an earlier variant's inputs of this width: their bits */
+		const int pk = prov ? prov[k] : x->prov;
+		const struct sc_tensor *like = NULL; /* an earlier variant's inputs of this kind and width: their bits */
 		for (int i = 0; i < k && !like; i++)
-			if (sc_dtype_size(c[i].dtype) == sc_dtype_size(c[k].dtype))
-				like = b->t[i];
+			if (b->prov[i] == pk && sc_dtype_size(c[i].dtype) == sc_dtype_size(c[k].dtype))
+				like = b->in[i];
+		x->prov = pk;
 		struct sc_err fe;
-		const enum sc_status st = sc_verify_fill_like(t, &c[k], x, like, NULL, &fe);
+		const enum sc_status st = sc_verify_fill_like(t, &c[k], x, like, b->in[k], &fe);
 		if (st != SC_OK) {
 			if (k == 0) { /* the first variant's own failure */
 				b->n = 1;
@@ -132,13 +142,14 @@ int sc_batch_run(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *
 		}
 		memcpy(b->t[k], x->t, sizeof x->t[0] * (size_t)x->nlocal);
 		b->dtype[k] = c[k].dtype;
+		b->prov[k] = pk;
 	}
 	struct sc_tensor *io[SC_TARGET_BATCH_MAX];
 	for (int j = 0; j < k; j++)
 		io[j] = b->t[j];
 	int failed = 0;
 	b->n = k;
-	b->st = sc_target_run_batch(t, c, x, io, k, &failed, &b->e);
+	b->st = sc_target_run_batch(t, c, b->prov, x, io, k, &failed, &b->e);
 	b->bad = b->st == SC_OK ? k : failed;
 	return k;
 }
@@ -150,6 +161,7 @@ enum sc_verdict sc_batch_take(struct sc_ctx *ctx, int k, struct sc_failure *f)
 		snprintf(ctx->err.msg, sizeof ctx->err.msg, "variant %d of a batch asked for out of order", k);
 		return SC_V_ERROR;
 	}
+	ctx->x.prov = b->prov[k];
 	if (k == b->bad)
 		return ran_as(ctx, b->st, &b->e, f);
 	if (!b->single) {
@@ -157,6 +169,12 @@ enum sc_verdict sc_batch_take(struct sc_ctx *ctx, int k, struct sc_failure *f)
 		ctx->x.dtype = b->dtype[k];
 	}
 	return SC_V_PASS;
+}
+
+const struct sc_tensor *sc_batch_inputs(const struct sc_ctx *ctx, int k)
+{
+	const struct sc_batch *b = &ctx->batch;
+	return b->in && k >= 0 && k < b->n ? b->in[k] : NULL;
 }
 
 void sc_explain(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c,

@@ -30,7 +30,9 @@ struct sc_ctx {
 		enum sc_status st;  /* its status and error */
 		struct sc_err e;
 		enum sc_dtype dtype[SC_TARGET_BATCH_MAX];
-		struct sc_tensor (*t)[SC_MAX_WORLD]; /* their outputs (made on first use) */
+		int prov[SC_TARGET_BATCH_MAX];
+		struct sc_tensor (*t)[SC_MAX_WORLD];  /* their outputs (made on first use) */
+		struct sc_tensor (*in)[SC_MAX_WORLD]; /* their inputs, as filled */
 	} batch;
 };
 
@@ -61,15 +63,18 @@ void sc_ctx_begin(struct sc_ctx *ctx, int prov, int poison);
 enum sc_verdict sc_run_or_fail(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c,
 			       struct sc_tensor *inputs, struct sc_failure *f);
 /* Runs of variants of one case (the same shapes: another dtype, the same
- * case again), handed to the target together where it takes them so (a
- * plugin's worker: one round trip for all; see sc_target_batch), else one.
- * After sc_ctx_begin, sc_batch_run fills and runs the first of c[0..n)
- * (at least one, as many as fit) and returns how many it took; then
+ * case again, its provenance run), handed to the target together where it
+ * takes them so (a plugin's worker: one round trip for all; see
+ * sc_target_batch), else one. After sc_ctx_begin, sc_batch_run fills and
+ * runs the first of c[0..n) (prov[k]: variant k is a provenance run; NULL:
+ * as ctx->x is) and returns how many it took, at least one; then
  * sc_batch_take(k), for k from 0 in order, makes variant k's outputs the
- * current ones (ctx->x) and gives its verdict as sc_run_or_fail would.
+ * current ones (ctx->x) and gives its verdict as sc_run_or_fail would, and
+ * sc_batch_inputs(k) its inputs as filled (NULL when out of memory).
  * Variants after one that did not pass are not asked for. */
-int sc_batch_run(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c, int n);
+int sc_batch_run(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c, const int *prov, int n);
 enum sc_verdict sc_batch_take(struct sc_ctx *ctx, int k, struct sc_failure *f);
+const struct sc_tensor *sc_batch_inputs(const struct sc_ctx *ctx, int k);
 /* Fills f->first from a provenance run of the semantics check. */
 void sc_explain(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c,
 		struct sc_failure *f);

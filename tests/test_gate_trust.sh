@@ -116,6 +116,12 @@ for w in 1 4; do
 done
 gate 1 leave --plugin "$dir/libbydtype.so" leave_bf16 --property dtype --cases 50 --world 2
 has leave "left processes running .*\(with dtype bf16\)"
+# purity's provenance and data runs of a case go together: each fails in
+# the run that does it
+gate 1 scribble --plugin "$dir/libbydtype.so" scribble_data --property purity --cases 50 --world 2
+has scribble "the input of rank [01] was modified"
+gate 1 skip --plugin "$dir/libbydtype.so" skip_prov --property purity --cases 50 --world 2
+has skip "rank [01] output element .* was never written"
 # a hang in the batch's tenth call gets one timeout, not ten: the first
 # hang and its confirmation take 3 s each, the rest are cut short
 SECONDS=0

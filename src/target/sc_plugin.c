@@ -385,8 +385,9 @@ static void plugin_free(struct sc_target *t)
 	sc_plugin_close(t->own_baseline);
 }
 
-static enum sc_status plugin_run_batch(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
-				       struct sc_tensor *const *io, int n, int *failed, struct sc_err *e);
+static enum sc_status plugin_run_batch(struct sc_target *t, const struct sc_case *c, const int *prov,
+				       struct sc_exec *x, struct sc_tensor *const *io, int n, int *failed,
+				       struct sc_err *e);
 
 static const struct sc_target_ops plugin_ops = {
 	.kind = "plugin",
@@ -521,7 +522,7 @@ static void set_call(struct sc_plugin_call *call, const struct sc_case *c, int p
  * host (one call of its worker for all of them): in[k * world + r] and
  * out[k * world + r] are variant k's rank r's buffers. */
 static enum sc_status run_hosted(struct sc_target *t, const struct sc_plugin_transform *tr, const struct sc_case *c,
-				 int n, struct sc_exec *x, const struct sc_mesh *mesh, const struct sc_tensor *in,
+				 const int *prov, int n, struct sc_exec *x, const struct sc_mesh *mesh, const struct sc_tensor *in,
 				 const struct sc_tensor *out, double timeout, int *failed, struct sc_err *e)
 {
 	*failed = 0;
@@ -542,11 +543,11 @@ static enum sc_status run_hosted(struct sc_target *t, const struct sc_plugin_tra
 			snprintf(j->mesh_name[m], sizeof j->mesh_name[m], "%.63s", t->spec->mesh_dim[m]);
 		const size_t at = (size_t)k * (size_t)world;
 		for (int r = 0; r < world; r++)
-			set_call(&j->call[r], &c[k], x->prov, x->first + r, &in[at + (size_t)r], &out[at + (size_t)r], mesh);
+			set_call(&j->call[r], &c[k], prov[k], x->first + r, &in[at + (size_t)r], &out[at + (size_t)r], mesh);
 	}
 	/* what, beyond the shapes, makes this call the same call: the values
 	 * (seed, counts), provenance, and poisoned outputs (purity) */
-	uint64_t key = sc_mix64(c[0].seed) ^ (uint64_t)x->prov ^ ((uint64_t)x->arena->poison << 1);
+	uint64_t key = sc_mix64(c[0].seed) ^ (uint64_t)prov[0] ^ ((uint64_t)x->arena->poison << 1);
 	if (c[0].counts.P)
 		for (int k = 0; k < SC_MAX_COUNTS; k++)
 			for (int i = 0; i < SC_COUNTS_MAX_LEN; i++)
@@ -596,7 +597,7 @@ enum sc_status sc_plugin_exec(struct sc_target *t, const struct sc_case *c, stru
 	enum sc_status rs = SC_OK;
 	int failed;
 	if (x->nlocal == c->world && x->nlocal > 0)
-		rs = run_hosted(t, tr, c, 1, x, &mesh, x->t, out, plugin_timeout(t), &failed, e);
+		rs = run_hosted(t, tr, c, &x->prov, 1, x, &mesh, x->t, out, plugin_timeout(t), &failed, e);
 	else if (x->nlocal == 1)
 		rs = run_here(t, tr, c, x, &mesh, out, e);
 	if (rs != SC_OK)
@@ -609,13 +610,14 @@ enum sc_status sc_plugin_exec(struct sc_target *t, const struct sc_case *c, stru
 /* Variants of one case in one call of the library's worker (where every
  * rank is here and the worker is in use: not while a failure is
  * confirmed in fresh children); else one after another. */
-static enum sc_status plugin_run_batch(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
-				       struct sc_tensor *const *io, int n, int *failed, struct sc_err *e)
+static enum sc_status plugin_run_batch(struct sc_target *t, const struct sc_case *c, const int *prov,
+				       struct sc_exec *x, struct sc_tensor *const *io, int n, int *failed,
+				       struct sc_err *e)
 {
 	*failed = 0;
 	const int world = c[0].world;
 	if (n == 1 || n > SC_PLUGIN_HOST_BATCH || t->fresh || x->nlocal != world || world < 1)
-		return sc_target_run_each(t, c, x, io, n, failed, e);
+		return sc_target_run_each(t, c, prov, x, io, n, failed, e);
 	const struct sc_plugin_transform *tr = t->use_baseline ? t->baseline : t->plugin;
 	struct sc_tensor *in = malloc(sizeof *in * 2 * (size_t)n * (size_t)world);
 	if (!in)
@@ -627,7 +629,7 @@ static enum sc_status plugin_run_batch(struct sc_target *t, const struct sc_case
 			rs = SC_ERR(e, SC_E_INTERNAL, "a batch of cases of worlds %d and %d", world, c[k].world);
 			break;
 		}
-		const unsigned es = x->prov ? 8u : (unsigned)sc_dtype_size(c[k].dtype);
+		const unsigned es = prov[k] ? 8u : (unsigned)sc_dtype_size(c[k].dtype);
 		memcpy(in + (size_t)k * (size_t)world, io[k], sizeof *in * (size_t)world);
 		rs = outputs(t->spec, &c[k], x, es, out + (size_t)k * (size_t)world, e);
 	}
@@ -635,7 +637,7 @@ static enum sc_status plugin_run_batch(struct sc_target *t, const struct sc_case
 	if (rs == SC_OK && t->spec->nmesh)
 		mesh = sc_spec_mesh(t->spec, c[0].sizes, world);
 	if (rs == SC_OK)
-		rs = run_hosted(t, tr, c, n, x, &mesh, in, out, plugin_timeout(t), failed, e);
+		rs = run_hosted(t, tr, c, prov, n, x, &mesh, in, out, plugin_timeout(t), failed, e);
 	const int done = rs == SC_OK ? n : *failed;
 	for (int k = 0; k < done; k++)
 		memcpy(io[k], out + (size_t)k * (size_t)world, sizeof *in * (size_t)world);

@@ -92,13 +92,14 @@ enum sc_status sc_target_run(struct sc_target *t, const struct sc_case *c, struc
 	return SC_OK;
 }
 
-enum sc_status sc_target_run_each(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
+enum sc_status sc_target_run_each(struct sc_target *t, const struct sc_case *c, const int *prov, struct sc_exec *x,
 				  struct sc_tensor *const *io, int n, int *failed, struct sc_err *e)
 {
 	const size_t bytes = sizeof x->t[0] * (size_t)x->nlocal;
 	for (int k = 0; k < n; k++) {
 		memcpy(x->t, io[k], bytes);
 		x->dtype = c[k].dtype;
+		x->prov = prov[k];
 		const enum sc_status st = sc_target_run(t, &c[k], x, e);
 		if (st != SC_OK) {
 			*failed = k;
@@ -114,18 +115,19 @@ int sc_target_batch(const struct sc_target *t)
 	return (t->ops->flags & SC_TARGET_BATCH) && t->ops->run_batch && !t->fresh ? SC_TARGET_BATCH_MAX : 1;
 }
 
-enum sc_status sc_target_run_batch(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
+enum sc_status sc_target_run_batch(struct sc_target *t, const struct sc_case *c, const int *prov, struct sc_exec *x,
 				   struct sc_tensor *const *io, int n, int *failed, struct sc_err *e)
 {
 	*failed = 0;
 	if (n <= 1 || sc_target_batch(t) < n)
-		return sc_target_run_each(t, c, x, io, n, failed, e);
-	const enum sc_status st = t->ops->run_batch(t, c, x, io, n, failed, e);
+		return sc_target_run_each(t, c, prov, x, io, n, failed, e);
+	const enum sc_status st = t->ops->run_batch(t, c, prov, x, io, n, failed, e);
 	const int done = st == SC_OK ? n : *failed;
 	const size_t bytes = sizeof x->t[0] * (size_t)x->nlocal;
 	for (int k = 0; t->fault && k < done; k++) {
 		memcpy(x->t, io[k], bytes);
 		x->dtype = c[k].dtype;
+		x->prov = prov[k];
 		t->fault(x, &c[k], x->prov, t->fault_ctx);
 		memcpy(io[k], x->t, bytes);
 	}

@@ -56,13 +56,13 @@ struct sc_target_ops {
 	enum sc_status (*run)(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
 			      struct sc_err *e);
 	/* Runs variants c[0..n) of one case (one world and shapes; another
-	 * dtype, or the same case again) together: io[k] holds variant k's
-	 * inputs on entry and its outputs on return, one tensor per local
-	 * rank; x describes the run (ranks, arena, provenance), its t
-	 * unused. SC_OK when every variant ran; otherwise the error of the
+	 * dtype, the same case again, a provenance run) together: io[k]
+	 * holds variant k's inputs on entry and its outputs on return, one
+	 * tensor per local rank, prov[k] says whether it is a provenance run;
+	 * x describes the run (ranks, arena), its t and prov unused. SC_OK when every variant ran; otherwise the error of the
 	 * first that did not, its index in *failed (those before it ran, those
 	 * after it did not). NULL: one run after another. */
-	enum sc_status (*run_batch)(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
+	enum sc_status (*run_batch)(struct sc_target *t, const struct sc_case *c, const int *prov, struct sc_exec *x,
 				    struct sc_tensor *const *io, int n, int *failed, struct sc_err *e);
 	/* Runs the inverse transform of case c on x->t (roundtrip); NULL: the
 	 * target has none of its own (a chain ending where it starts is its
@@ -155,11 +155,11 @@ enum sc_status sc_target_run(struct sc_target *t, const struct sc_case *c, struc
 			     struct sc_err *e);
 /* Variants of one case run together (see run_batch in the ops), the
  * fault hook after each that ran. n at most sc_target_batch(t). */
-enum sc_status sc_target_run_batch(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
+enum sc_status sc_target_run_batch(struct sc_target *t, const struct sc_case *c, const int *prov, struct sc_exec *x,
 				   struct sc_tensor *const *io, int n, int *failed, struct sc_err *e);
 /* The same one variant after another (sc_target_run each): the kinds'
  * fallback. */
-enum sc_status sc_target_run_each(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
+enum sc_status sc_target_run_each(struct sc_target *t, const struct sc_case *c, const int *prov, struct sc_exec *x,
 				  struct sc_tensor *const *io, int n, int *failed, struct sc_err *e);
 /* How many variants of a case the target runs together now (1: it runs
  * them one by one; while a failure is confirmed, always 1). */

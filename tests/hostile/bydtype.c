@@ -5,7 +5,12 @@
  *   crash_bf16: SIGSEGV          hang_bf16:  never returns
  *   wrong_bf16: one bit flipped  over_bf16:  writes 16 bytes past its output
  *   leave_bf16: leaves a process running     fail_bf16: returns 7
- *   copy:       right for every dtype */
+ *   copy:       right for every dtype
+ * and two that purity, which runs a provenance run (dtype u64) and a data
+ * run of each case together, must fail in the run that does it:
+ *   scribble_data: writes into its input in data runs only
+ *   skip_prov:     leaves its output's last element unwritten in
+ *                  provenance runs only */
 #include <signal.h>
 #include <unistd.h>
 
@@ -53,6 +58,21 @@ static int leave_bf16(const struct sc_plugin_call *call)
 	return kit_copy(call);
 }
 
+static int scribble_data(const struct sc_plugin_call *call)
+{
+	kit_copy(call);
+	if (call->dtype != SC_PLUGIN_U64 && kit_bytes(&call->input))
+		((unsigned char *)call->input.data)[0] ^= 0xff;
+	return 0;
+}
+
+static int skip_prov(const struct sc_plugin_call *call)
+{
+	const size_t n = kit_bytes(&call->input);
+	memcpy(call->output.data, call->input.data, call->dtype == SC_PLUGIN_U64 && n ? n - 8 : n);
+	return 0;
+}
+
 static int fail_bf16(const struct sc_plugin_call *call) { return is_bf16(call) ? 7 : kit_copy(call); }
 
 int sc_plugin_register(struct sc_plugin_registry *reg)
@@ -60,6 +80,6 @@ int sc_plugin_register(struct sc_plugin_registry *reg)
 	static const struct kit_kernel kernels[] = {
 		{"crash_bf16", crash_bf16}, {"hang_bf16", hang_bf16}, {"wrong_bf16", wrong_bf16},
 		{"over_bf16", over_bf16},   {"leave_bf16", leave_bf16}, {"fail_bf16", fail_bf16},
-		{"copy", kit_copy}};
+		{"scribble_data", scribble_data}, {"skip_prov", skip_prov}, {"copy", kit_copy}};
 	return kit_register(reg, kernels, sizeof kernels / sizeof kernels[0]);
 }
