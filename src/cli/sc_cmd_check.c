@@ -69,6 +69,25 @@ static void load_error(struct run *r, const char *what, const char *why)
 	r->errors = 1;
 }
 
+/* The report folder rid of an earlier run's report (moved to
+ * DIR/previous/ by the leader) before this run writes into it; every
+ * process waits for it. 0, or 2 when it cannot be done. */
+static int fresh_report(struct run *r)
+{
+	if (!r->c.report_dir)
+		return 0;
+	int rc = 0, moved = 0;
+	if (sc_backend_leader(r->be)) {
+		struct sc_err e;
+		if (sc_report_fresh(r->c.report_dir, &moved, &e) != SC_OK) {
+			fprintf(stderr, "shardcheck: --report %s: %s\n", r->c.report_dir, e.msg);
+			rc = 2;
+		}
+	}
+	sc_backend_bcast(r->be, &rc, sizeof rc, 0);
+	return rc;
+}
+
 /* Options, backend, world range, targets: 0 or an exit code. */
 static int setup(struct run *r, const struct sc_cmd *cmd, int argc, char **argv)
 {
@@ -109,6 +128,8 @@ static int setup(struct run *r, const struct sc_cmd *cmd, int argc, char **argv)
 			char why[SC_ERR_MAX];
 			snprintf(why, sizeof why, "%s; a pass at fewer ranks is not a pass: launch more ranks, narrow --world, or "
 				 "give --allow-fewer-ranks", r->fewer);
+			if (fresh_report(r))
+				return 2;
 			load_error(r, "world", why);
 			fprintf(r->out, "ERROR %-44s %-18s %s\n", c->plugin, "world", why);
 			fprintf(stderr, "shardcheck: nothing run\n");
@@ -116,6 +137,8 @@ static int setup(struct run *r, const struct sc_cmd *cmd, int argc, char **argv)
 		}
 	}
 	if (r->gate && (rc = sc_cli_load_plugins(c, r->targets, &r->nt, r->libs, &e)) != 0) {
+		if (fresh_report(r))
+			return 2;
 		load_error(r, "load", e.msg);
 		fprintf(r->out, "ERROR %-44s %-18s %s\n", c->plugin, "load", e.msg);
 		fprintf(stderr, "shardcheck: nothing run\n");
@@ -124,6 +147,10 @@ static int setup(struct run *r, const struct sc_cmd *cmd, int argc, char **argv)
 	if (!r->gate && (rc = sc_cli_load_targets(c, r->targets, &r->nt, stderr)) != 0) {
 		fprintf(stderr, "shardcheck: nothing run\n");
 		return rc;
+	}
+	if (fresh_report(r)) {
+		fprintf(stderr, "shardcheck: nothing run\n");
+		return 2;
 	}
 	/* a case that can hang or crash the process is saved first (on sim, a
 	 * gate's timeout is the plugin's own: its child is killed instead) */

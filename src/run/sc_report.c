@@ -2,10 +2,12 @@
 #include "sc_report.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sc_casefile.h"
@@ -645,6 +647,37 @@ static char *summary_md(const struct sc_report_meta *m, const struct sc_result *
 		return NULL;
 	}
 	return b.s;
+}
+
+enum sc_status sc_report_fresh(const char *dir, int *moved, struct sc_err *e)
+{
+	static const char *const ours[] = {"report.json", "junit.xml", "summary.md", "failures"};
+	char path[4096], prev[4096], to[4200];
+	int found = 0;
+	for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++) {
+		struct stat st;
+		snprintf(path, sizeof path, "%s/%s", dir, ours[i]);
+		found += lstat(path, &st) == 0;
+	}
+	*moved = 0;
+	if (!found)
+		return SC_OK;
+	/* beside dir, so that the relative paths in its case files still hold */
+	char real[4000];
+	SC_CHECK(sc_fs_absolute(dir, real, sizeof real, e));
+	if (strcmp(real, "/") == 0)
+		return SC_ERR(e, SC_E_USAGE, "the report folder cannot be /");
+	snprintf(prev, sizeof prev, "%s.previous", real);
+	SC_CHECK(sc_fs_remove_tree(prev, e));
+	SC_CHECK(sc_fs_mkdirs(prev, e));
+	for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, ours[i]);
+		snprintf(to, sizeof to, "%s/%s", prev, ours[i]);
+		if (rename(path, to) != 0 && errno != ENOENT)
+			return SC_ERR(e, SC_E_IO, "cannot move %s to %s: %s", path, to, strerror(errno));
+	}
+	*moved = 1;
+	return SC_OK;
 }
 
 enum sc_status sc_report_write(const char *dir, const struct sc_report_meta *m,

@@ -43,6 +43,14 @@ enum sc_status sc_report_junit_case(const struct sc_result *r, char **out, int *
  * embeds it, or says why there is none). */
 enum sc_status sc_report_write_failure(const char *dir, struct sc_result *r, const char *backend,
 				       struct sc_err *e);
+/* Before a run writes its report into dir: what an earlier run left
+ * there (report.json, junit.xml, summary.md, failures/) moves into
+ * DIR.previous/ beside it (DIR as an absolute path; the one before is
+ * replaced), so that no earlier failure stands beside this run's summary,
+ * and the last run's case files, whose paths are relative to their
+ * folder, still replay. Nothing else in dir is touched. *moved: 1 when
+ * something moved. */
+enum sc_status sc_report_fresh(const char *dir, int *moved, struct sc_err *e);
 /* Writes DIR/report.json, DIR/junit.xml and DIR/summary.md atomically
  * (a counterexample's "picture" and summary.md's image: its NAME.svg in
  * DIR/failures, when there is one). */

@@ -1,7 +1,9 @@
 /* sc_fs: atomic writes (temporary file, fsync, rename), reads of regular
  * files only, mkdir -p. */
 #define _DEFAULT_SOURCE /* realpath */
+#define _XOPEN_SOURCE 700 /* nftw */
 #include "sc_fs.h"
+#include <ftw.h>
 #include <limits.h>
 #include <stdlib.h>
 
@@ -163,4 +165,32 @@ long sc_fs_read_small(const char *path, char *buf, size_t n)
 	if (n)
 		buf[len > 0 ? len : 0] = '\0';
 	return len > 0 ? (long)len : 0;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return (flag == FTW_DP ? rmdir(path) : unlink(path)) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+enum sc_status sc_fs_remove_tree(const char *path, struct sc_err *e)
+{
+	struct stat st;
+	if (lstat(path, &st) != 0)
+		return errno == ENOENT ? SC_OK : SC_ERR(e, SC_E_IO, "%s: %s", path, strerror(errno));
+	if (nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
+		return SC_ERR(e, SC_E_IO, "cannot remove %s: %s", path, strerror(errno));
+	return SC_OK;
+}
+
+enum sc_status sc_fs_absolute(const char *path, char *out, size_t n, struct sc_err *e)
+{
+	char real[PATH_MAX];
+	if (!realpath(path, real))
+		return SC_ERR(e, SC_E_IO, "%s: %s", path, strerror(errno));
+	if (strlen(real) >= n)
+		return SC_ERR(e, SC_E_IO, "%s: the absolute path is too long", path);
+	memcpy(out, real, strlen(real) + 1);
+	return SC_OK;
 }

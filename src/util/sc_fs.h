@@ -30,6 +30,13 @@ const char *sc_fs_kind(unsigned m);
 enum sc_status sc_fs_read_regular(const char *path, size_t max_bytes, char **buf, size_t *len,
 				  struct sc_err *e);
 
+/* rm -r of path, symlinks removed as links (never followed); a path that
+ * does not exist is fine. */
+enum sc_status sc_fs_remove_tree(const char *path, struct sc_err *e);
+
+/* The absolute path of an existing path, symlinks resolved (realpath). */
+enum sc_status sc_fs_absolute(const char *path, char *out, size_t n, struct sc_err *e);
+
 /* mkdir -p (existing directories are fine). */
 enum sc_status sc_fs_mkdirs(const char *path, struct sc_err *e);
 
