@@ -21,6 +21,27 @@ expect_rc 2 "unknown option" "$sc" check --frob
 expect_rc 2 "bad --world" "$sc" check --world 0..3
 expect_rc 2 "bad --dtypes" "$sc" check --dtypes f128
 expect_rc 2 "unknown property" "$sc" check --property nope
+expect_no_grep "did you mean" "$tmp/err" "no suggestion for a word nothing is close to"
+# a slip of the keyboard gets the closest known name
+hint() { # description expected-suggestion args...
+	local what=$1 want=$2; shift 2
+	expect_rc 2 "$what" "$sc" "$@"
+	expect_grep "(did you mean '$want'?)" "$tmp/err" "$what: suggests $want"
+}
+hint "misspelt command" check chek
+hint "misspelt option" --world check --wrld 4
+hint "misspelt short-typed option" --seed check --seeed 3
+hint "misspelt property" semantics check --property semantic
+hint "misspelt backend" sim check --backend simm
+hint "misspelt dtype" bf16 check --dtype bf61
+hint "misspelt dtype in a list" f16 check --dtypes i32,fp16
+hint "misspelt builtin" builtin:all_gather check builtin:all_gathr
+printf 'dims a b\ninput shard a\noutput shard a\ntranpsose 0 1\n' >"$tmp/slip.sc"
+hint "misspelt step" transpose check "$tmp/slip.sc"
+expect_grep "slip.sc:4:1: unknown declaration or step 'tranpsose'" "$tmp/err" "misspelt step: file:line:col"
+# an empty --world range says so
+expect_rc 2 "empty --world range" "$sc" check --world 4..2
+expect_grep "needs LO <= HI, got '4..2' (an empty range)" "$tmp/err" "empty --world range: the reason"
 expect_rc 2 "unavailable backend" "$sc" check --backend nccl builtin:all_gather
 expect_grep "unavailable" "$tmp/err" "unavailable backend message"
 expect_rc 2 "missing file" "$sc" check does/not/exist.sc

@@ -10,6 +10,7 @@
 #include "sc_coro.h"
 #include "sc_hd.h"
 #include "sc_hd_dtype.h"
+#include "sc_suggest.h"
 #include "sc_test.h"
 
 static struct sc_spec spec;
@@ -593,6 +594,31 @@ static void test_coro(void)
 		sc_coro_free(co[i]);
 }
 
+/* "did you mean": slips of the keyboard are suggested, other words not */
+static void test_suggest(void)
+{
+	T_CHECK(sc_suggest_distance("semantic", "semantics", 3) == 1, "one deletion");
+	T_CHECK(sc_suggest_distance("trasnpose", "transpose", 3) == 1, "a swap of neighbours is one edit");
+	T_CHECK(sc_suggest_distance("BF16", "bf16", 3) == 0, "case is ignored");
+	T_CHECK(sc_suggest_distance("abcdef", "uvwxyz", 2) == 3, "capped at cap + 1");
+	static const char *const names[] = {"semantics", "purity", "dtype", "determinism", "roundtrip"};
+	struct sc_suggest s;
+	char hint[96];
+	sc_suggest_init(&s, "purty");
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		sc_suggest_add(&s, names[i]);
+	T_CHECK(s.best && strcmp(s.best, "purity") == 0, "purty: purity (%s)", s.best ? s.best : "none");
+	T_CHECK(strcmp(sc_suggest_hint(&s, hint, sizeof hint), " (did you mean 'purity'?)") == 0, "the hint (%s)", hint);
+	sc_suggest_init(&s, "xyz");
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		sc_suggest_add(&s, names[i]);
+	T_CHECK(!s.best && strcmp(sc_suggest_hint(&s, hint, sizeof hint), "") == 0, "xyz: nothing close");
+	sc_suggest_init(&s, "dtyp");
+	sc_suggest_add(&s, "dtypes");
+	sc_suggest_add(&s, "dtype");
+	T_CHECK(s.best && strcmp(s.best, "dtype") == 0, "the closest of two wins (%s)", s.best ? s.best : "none");
+}
+
 int main(void)
 {
 	struct sc_backend *be;
@@ -607,6 +633,7 @@ int main(void)
 	test_steps();
 	test_strided();
 	test_coro();
+	test_suggest();
 	sc_ctx_free(ctx);
 	sc_backend_close(be);
 	T_DONE();

@@ -5,6 +5,7 @@
 #include "sc_backend.h"
 #include "sc_devmem.h"
 #include "sc_dso.h"
+#include "sc_suggest.h"
 #include "sc_limits.h"
 
 #include <stdio.h>
@@ -119,7 +120,13 @@ enum sc_status sc_backend_open(const char *name, struct sc_backend **out, struct
 		}
 		return st;
 	}
-	return SC_ERR(e, SC_E_USAGE, "unknown backend '%s' (known: sim, mpi, cuda, nccl, emu)", name);
+	struct sc_suggest s;
+	sc_suggest_init(&s, name);
+	for (int i = 0; i < NBACKENDS; i++)
+		sc_suggest_add(&s, registry[i].name);
+	char hint[96];
+	return SC_ERR(e, SC_E_USAGE, "unknown backend '%s'%s (known: sim, mpi, cuda, nccl, emu)", name,
+		      sc_suggest_hint(&s, hint, sizeof hint));
 }
 
 void sc_backend_close(struct sc_backend *be)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sc_cli.h"
+#include "sc_suggest.h"
 
 static const struct sc_cmd *const commands[] = {
 	&sc_cmd_check, &sc_cmd_eval, &sc_cmd_repro, &sc_cmd_fuzz, &sc_cmd_gate, &sc_cmd_list, &sc_cmd_trace,
@@ -75,6 +76,11 @@ int main(int argc, char **argv)
 	const struct sc_cmd *c = find(cmd);
 	if (c)
 		return c->run(argc - 2, argv + 2, argc, argv);
-	fprintf(stderr, "shardcheck: unknown command '%s'\n\n%s", cmd, usage_main);
+	struct sc_suggest s;
+	sc_suggest_init(&s, cmd);
+	for (int i = 0; i < NCOMMANDS; i++)
+		sc_suggest_add(&s, commands[i]->name);
+	char hint[96];
+	fprintf(stderr, "shardcheck: unknown command '%s'%s\n\n%s", cmd, sc_suggest_hint(&s, hint, sizeof hint), usage_main);
 	return 2;
 }

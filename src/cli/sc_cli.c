@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sc_suggest.h"
 #include "sc_builtin.h"
 #include "sc_casefile.h"
 #include "sc_reference.h"
@@ -46,6 +47,21 @@ int sc_cli_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* "--dtype: unknown dtype 'bf61' (did you mean 'bf16'?) (see shardcheck
+ * list)" as an exit code. */
+static int unknown_dtype(const char *flag, const char *word)
+{
+	struct sc_suggest s;
+	sc_suggest_init(&s, word);
+	for (int k = 0; k < SC_NDTYPES; k++)
+		sc_suggest_add(&s, sc_dtype_name((enum sc_dtype)k));
+	char hint[96], msg[256];
+	snprintf(msg, sizeof msg, "%s: unknown dtype '%.60s'%s (see shardcheck list)", flag, word,
+		 sc_suggest_hint(&s, hint, sizeof hint));
+	return sc_cli_die("%s", msg);
+}
+
+/* 0, or the exit code of a message naming the first unknown dtype. */
 static int parse_dtypes(const char *s, uint32_t *mask)
 {
 	char buf[256];
@@ -58,10 +74,10 @@ static int parse_dtypes(const char *s, uint32_t *mask)
 			continue;
 		}
 		if (sc_dtype_parse(tok, &dt) != SC_OK)
-			return -1;
+			return unknown_dtype("--dtypes", tok);
 		*mask |= 1u << dt;
 	}
-	return *mask ? 0 : -1;
+	return *mask ? 0 : sc_cli_die("--dtypes needs a comma-separated list of dtypes, got '%s'", s);
 }
 
 static int one_case(const struct sc_cli *c) { return (c->cmd->bit & (SC_EVAL | SC_REPRO)) != 0; }
@@ -264,8 +280,10 @@ static int set_world(struct sc_cli *c, const char *val)
 	} else {
 		return sc_cli_die("--world needs LO..HI, P or a list P1,P2,..., got '%s'", val);
 	}
-	if (lo < 1 || hi < lo || hi > SC_MAX_WORLD)
+	if (lo < 1 || hi > SC_MAX_WORLD)
 		return sc_cli_die("--world range must be within 1..256, got '%s'", val);
+	if (hi < lo)
+		return sc_cli_die("--world LO..HI needs LO <= HI, got '%s' (an empty range)", val);
 	memset(c->co.gen.world_set, 0, sizeof c->co.gen.world_set);
 	c->co.gen.world_lo = (int)lo;
 	c->co.gen.world_hi = (int)hi;
@@ -274,15 +292,13 @@ static int set_world(struct sc_cli *c, const char *val)
 
 static int set_dtypes(struct sc_cli *c, const char *val)
 {
-	if (parse_dtypes(val, &c->co.gen.dtypes))
-		return sc_cli_die("--dtypes: unknown dtype in '%s' (see shardcheck list)", val);
-	return 0;
+	return parse_dtypes(val, &c->co.gen.dtypes);
 }
 
 static int set_dtype(struct sc_cli *c, const char *val)
 {
 	if (sc_dtype_parse(val, &c->dtype) != SC_OK)
-		return sc_cli_die("--dtype: unknown dtype '%s' (see shardcheck list)", val);
+		return unknown_dtype("--dtype", val);
 	return 0;
 }
 
@@ -324,8 +340,18 @@ static int set_max_elems(struct sc_cli *c, const char *val)
 
 static int set_property(struct sc_cli *c, const char *val)
 {
-	if (!sc_property_find(val))
-		return sc_cli_die("unknown property '%s' (see shardcheck list)", val);
+	if (!sc_property_find(val)) {
+		const struct sc_property *const *props;
+		const int np = sc_properties(&props);
+		struct sc_suggest s;
+		sc_suggest_init(&s, val);
+		for (int k = 0; k < np; k++)
+			sc_suggest_add(&s, props[k]->name);
+		char hint[96], msg[256];
+		snprintf(msg, sizeof msg, "unknown property '%.100s'%s (see shardcheck list)", val,
+			 sc_suggest_hint(&s, hint, sizeof hint));
+		return sc_cli_die("%s", msg);
+	}
 	c->property = val;
 	return 0;
 }
@@ -364,6 +390,25 @@ static const struct flag *find_flag(const struct sc_cli *c, const char *name)
 		if (strcmp(flags[k].name, name) == 0)
 			return flags[k].scope == SC_ONE_CASE && !one_case(c) ? NULL : &flags[k];
 	return NULL;
+}
+
+/* " (did you mean '--world'?)" for an unknown option: the closest that
+ * this command shows in its help. */
+static const char *option_hint(const struct sc_cli *c, const char *name, char *buf, size_t n)
+{
+	struct sc_suggest s;
+	sc_suggest_init(&s, name);
+	for (int k = 0; k < NFLAGS; k++)
+		if (!c->cmd || (flags[k].show & c->cmd->bit))
+			sc_suggest_add(&s, flags[k].name);
+	return sc_suggest_hint(&s, buf, n);
+}
+
+static int unknown_option(const struct sc_cli *c, const char *name)
+{
+	char hint[96], msg[256];
+	snprintf(msg, sizeof msg, "unknown option '%.100s'%s", name, option_hint(c, name, hint, sizeof hint));
+	return sc_cli_die("%s", msg);
 }
 
 void sc_cli_usage(FILE *out, const struct sc_cmd *cmd)
@@ -413,7 +458,7 @@ static int long_option(struct sc_cli *c, int argc, char **argv, int *i)
 			return sc_cli_die("option %s needs a value", key);
 	}
 	if (!f)
-		return sc_cli_die("unknown option '%s'", key);
+		return unknown_option(c, key);
 	return f->set(c, val);
 }
 
@@ -432,7 +477,7 @@ int sc_cli_parse(struct sc_cli *c, const struct sc_cmd *cmd, int argc, char **ar
 		} else if (a[0] == '-' && a[1] && (f = find_flag(c, a)) != NULL) {
 			rc = f->set(c, NULL);
 		} else if (a[0] == '-' && a[1]) {
-			rc = sc_cli_die("unknown option '%s'", a);
+			rc = unknown_option(c, a);
 		} else if (c->ntargets >= SC_CLI_MAX_TARGETS) {
 			rc = sc_cli_die("too many targets (at most %s)", "1024");
 		} else {
@@ -457,6 +502,23 @@ static int ends_with(const char *s, const char *suf)
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* "unknown builtin 'builtin:all_gathr' (did you mean 'builtin:all_gather'?)"
+ * as an exit code. */
+static int unknown_builtin(const char *a)
+{
+	const struct sc_builtin_family *const *fams;
+	const int nf = sc_builtin_families(&fams);
+	struct sc_suggest s;
+	sc_suggest_init(&s, a + 8);
+	for (int k = 0; k < nf; k++)
+		sc_suggest_add(&s, fams[k]->name);
+	char msg[300], hint[96] = "";
+	if (s.best)
+		snprintf(hint, sizeof hint, " (did you mean 'builtin:%s'?)", s.best);
+	snprintf(msg, sizeof msg, "unknown builtin '%.100s'%s (see shardcheck list)", a, hint);
+	return sc_cli_die("%s", msg);
 }
 
 /* Every .sc below dir, sorted; paths malloc'd into out. */
@@ -533,7 +595,7 @@ int sc_cli_load_targets(struct sc_cli *c, struct sc_target *t, int *nt, FILE *lo
 			}
 			if (sc_builtin_find(a + 8, &fam) != SC_OK) {
 				*nt = n;
-				return sc_cli_die("unknown builtin '%s' (see shardcheck list)", a);
+				return unknown_builtin(a);
 			}
 			sc_target_builtin(&t[n++], fam, &e);
 			continue;

@@ -13,6 +13,7 @@
 
 #include "sc_counts.h"
 #include "sc_fs.h"
+#include "sc_suggest.h"
 #include "sc_expr.h"
 #include "sc_program.h"
 #include "sc_step.h"
@@ -486,7 +487,17 @@ static enum sc_status parse_line(struct spec_parse *q, const char *line)
 				  strcmp(kw->text, "split") == 0 ? "a, b = split t [E, E] dim=i" : "y = cat a b dim=i");
 	if (def)
 		return sc_step_parse(p, def, line);
-	return sc_lex_err(p, kw->col, "unknown declaration or step '%s'", kw->text);
+	struct sc_suggest sg;
+	sc_suggest_init(&sg, kw->text);
+	for (size_t i = 0; i < sizeof decls / sizeof decls[0]; i++)
+		sc_suggest_add(&sg, decls[i].keyword);
+	const struct sc_step_def *const *rows;
+	int nrows;
+	sc_step_table(&rows, &nrows);
+	for (int i = 0; i < nrows; i++)
+		sc_suggest_add(&sg, rows[i]->keyword);
+	char hint[96];
+	return sc_lex_err(p, kw->col, "unknown declaration or step '%s'%s", kw->text, sc_suggest_hint(&sg, hint, sizeof hint));
 }
 
 /* ---- after the last line ---- */
