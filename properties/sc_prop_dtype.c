@@ -208,9 +208,10 @@ static enum sc_verdict check_dtypes(struct sc_ctx *ctx, struct sc_target *t, con
 		for (int b = 0; b < took; b++) {
 			const struct sc_case cd = cds[i + b];
 			if ((v = sc_batch_take(ctx, b, f)) != SC_V_PASS) {
-				if (i + b > 0)
+				const int bad = i + sc_batch_bad(ctx);
+				if (bad > 0)
 					snprintf(f->msg + strlen(f->msg), sizeof f->msg - strlen(f->msg),
-						 " (with dtype %s)", sc_dtype_name(cd.dtype));
+						 " (with dtype %s)", sc_dtype_name(cds[bad].dtype));
 				return v;
 			}
 			if (i + b == 0) { /* the provenance run: where each element must land */

@@ -45,6 +45,7 @@ void sc_ctx_free(struct sc_ctx *ctx)
 {
 	if (!ctx)
 		return;
+	sc_batch_end(ctx);
 	sc_arena_free(&ctx->arena);
 	free(ctx->scratch);
 	free(ctx->batch.t);
@@ -54,6 +55,7 @@ void sc_ctx_free(struct sc_ctx *ctx)
 
 void sc_ctx_begin(struct sc_ctx *ctx, int prov, int poison)
 {
+	sc_batch_end(ctx); /* a target may still write into the buffers the reset hands out again */
 	sc_arena_reset(&ctx->arena);
 	ctx->arena.poison = poison;
 	ctx->arena.use_dm = 0; /* sc_verify_run decides */
@@ -144,26 +146,51 @@ int sc_batch_run(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *
 		b->dtype[k] = c[k].dtype;
 		b->prov[k] = pk;
 	}
-	struct sc_tensor *io[SC_TARGET_BATCH_MAX];
 	for (int j = 0; j < k; j++)
-		io[j] = b->t[j];
-	int failed = 0;
+		b->io[j] = b->t[j];
 	b->n = k;
-	b->st = sc_target_run_batch(t, c, b->prov, x, io, k, &failed, &b->e);
-	b->bad = b->st == SC_OK ? k : failed;
+	b->st = SC_OK;
+	b->bad = k; /* none known yet: each is waited for as it is taken */
+	b->target = t;
+	sc_target_batch_start(t, c, b->prov, x, b->io, k);
 	return k;
+}
+
+int sc_batch_bad(const struct sc_ctx *ctx) { return ctx->batch.bad; }
+
+void sc_batch_end(struct sc_ctx *ctx)
+{
+	if (ctx && ctx->batch.target) {
+		sc_target_batch_settle(ctx->batch.target);
+		ctx->batch.target = NULL;
+	}
 }
 
 enum sc_verdict sc_batch_take(struct sc_ctx *ctx, int k, struct sc_failure *f)
 {
-	const struct sc_batch *b = &ctx->batch;
+	struct sc_batch *b = &ctx->batch;
 	if (k < 0 || k >= b->n || k > b->bad) {
 		snprintf(ctx->err.msg, sizeof ctx->err.msg, "variant %d of a batch asked for out of order", k);
 		return SC_V_ERROR;
 	}
+	if (!b->single && k < b->bad) { /* once it ran (the target runs the rest meanwhile) */
+		int failed = 0;
+		struct sc_err e;
+		sc_err_clear(&e);
+		const enum sc_status st = sc_target_batch_wait(b->target, k, &failed, &e);
+		if (st != SC_OK) {
+			b->bad = failed >= 0 && failed <= k ? failed : k;
+			b->st = st;
+			b->e = e;
+		}
+		if (k == b->n - 1 || st != SC_OK)
+			sc_batch_end(ctx);
+	}
 	ctx->x.prov = b->prov[k];
-	if (k == b->bad)
+	if (k >= b->bad) {
+		ctx->x.prov = b->prov[b->bad];
 		return ran_as(ctx, b->st, &b->e, f);
+	}
 	if (!b->single) {
 		memcpy(ctx->x.t, b->t[k], sizeof ctx->x.t[0] * (size_t)ctx->x.nlocal);
 		ctx->x.dtype = b->dtype[k];

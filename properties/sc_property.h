@@ -33,6 +33,8 @@ struct sc_ctx {
 		int prov[SC_TARGET_BATCH_MAX];
 		struct sc_tensor (*t)[SC_MAX_WORLD];  /* their outputs (made on first use) */
 		struct sc_tensor (*in)[SC_MAX_WORLD]; /* their inputs, as filled */
+		struct sc_tensor *io[SC_TARGET_BATCH_MAX];
+		struct sc_target *target; /* running them, until sc_batch_end */
 	} batch;
 };
 
@@ -64,8 +66,8 @@ enum sc_verdict sc_run_or_fail(struct sc_ctx *ctx, struct sc_target *t, const st
 			       struct sc_tensor *inputs, struct sc_failure *f);
 /* Runs of variants of one case (the same shapes: another dtype, the same
  * case again, its provenance run), handed to the target together where it
- * takes them so (a plugin's worker: one round trip for all; see
- * sc_target_batch), else one. After sc_ctx_begin, sc_batch_run fills and
+ * takes them so (a plugin's worker: one round trip for all, checked here
+ * while it runs the next; see sc_target_batch), else one. After sc_ctx_begin, sc_batch_run fills and
  * runs the first of c[0..n) (prov[k]: variant k is a provenance run; NULL:
  * as ctx->x is) and returns how many it took, at least one; then
  * sc_batch_take(k), for k from 0 in order, makes variant k's outputs the
@@ -74,6 +76,14 @@ enum sc_verdict sc_run_or_fail(struct sc_ctx *ctx, struct sc_target *t, const st
  * Variants after one that did not pass are not asked for. */
 int sc_batch_run(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c, const int *prov, int n);
 enum sc_verdict sc_batch_take(struct sc_ctx *ctx, int k, struct sc_failure *f);
+/* After sc_batch_take gave a failure: the variant it belongs to (at most
+ * the one asked for: a later variant may have written around an earlier
+ * one's buffers). */
+int sc_batch_bad(const struct sc_ctx *ctx);
+/* Ends the batch (the target may still run variants not asked for):
+ * before the arena is reset (sc_ctx_begin does it) and after a case. c
+ * must live until then. */
+void sc_batch_end(struct sc_ctx *ctx);
 const struct sc_tensor *sc_batch_inputs(const struct sc_ctx *ctx, int k);
 /* Fills f->first from a provenance run of the semantics check. */
 void sc_explain(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c,

@@ -116,6 +116,13 @@ for w in 1 4; do
 done
 gate 1 leave --plugin "$dir/libbydtype.so" leave_bf16 --property dtype --cases 50 --world 2
 has leave "left processes running .*\(with dtype bf16\)"
+# a failure found while the worker still runs the calls after it: f16's
+# wrong bits are the failure, and bf16's hang, in a later call of the
+# same batch, costs at most its timeout (the next case waits for it)
+SECONDS=0
+gate 1 early --plugin "$dir/libbydtype.so" wrong_f16_hang_bf16 --property dtype --cases 50 --world 2 --timeout 3
+has early "with dtype f16, rank [01] element"
+[ "$SECONDS" -lt 25 ] && ok || bad "early: took $SECONDS s"
 # purity's provenance and data runs of a case go together: each fails in
 # the run that does it
 gate 1 scribble --plugin "$dir/libbydtype.so" scribble_data --property purity --cases 50 --world 2

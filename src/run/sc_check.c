@@ -43,6 +43,7 @@ enum sc_verdict sc_check_case(struct sc_ctx *ctx, struct sc_target *t, const str
 	const int mine = ctx->be->ops->local_ranks(ctx->be, c->world, &first) > 0;
 	ctx->arena.over_limit = 0;
 	enum sc_verdict v = mine ? p->check(ctx, t, c, f) : SC_V_SKIP;
+	sc_batch_end(ctx); /* what a property left running ends with its case */
 	/* a case over the memory limit says nothing about the target */
 	ctx->limited = (v == SC_V_FAIL || v == SC_V_ERROR) && ctx->arena.over_limit;
 	if (ctx->limited)

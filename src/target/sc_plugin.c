@@ -385,16 +385,18 @@ static void plugin_free(struct sc_target *t)
 	sc_plugin_close(t->own_baseline);
 }
 
-static enum sc_status plugin_run_batch(struct sc_target *t, const struct sc_case *c, const int *prov,
-				       struct sc_exec *x, struct sc_tensor *const *io, int n, int *failed,
-				       struct sc_err *e);
+static enum sc_status plugin_batch_start(struct sc_target *t, int *failed, struct sc_err *e);
+static enum sc_status plugin_batch_wait(struct sc_target *t, int k, int *failed, struct sc_err *e);
+static void plugin_batch_settle(struct sc_target *t);
 
 static const struct sc_target_ops plugin_ops = {
 	.kind = "plugin",
 	.flags = SC_TARGET_HOST_ONLY | SC_TARGET_TYPED | SC_TARGET_WARM | SC_TARGET_BATCH,
 	.specs = plugin_specs,
 	.run = sc_plugin_exec,
-	.run_batch = plugin_run_batch,
+	.batch_start = plugin_batch_start,
+	.batch_wait = plugin_batch_wait,
+	.batch_settle = plugin_batch_settle,
 	.moves_data_only = plugin_moves_data_only,
 	.free = plugin_free,
 };
@@ -523,7 +525,7 @@ static void set_call(struct sc_plugin_call *call, const struct sc_case *c, int p
  * out[k * world + r] are variant k's rank r's buffers. */
 static enum sc_status run_hosted(struct sc_target *t, const struct sc_plugin_transform *tr, const struct sc_case *c,
 				 const int *prov, int n, struct sc_exec *x, const struct sc_mesh *mesh, const struct sc_tensor *in,
-				 const struct sc_tensor *out, double timeout, int *failed, struct sc_err *e)
+				 const struct sc_tensor *out, double timeout, int start_only, int *failed, struct sc_err *e)
 {
 	*failed = 0;
 	if (!x->arena->shared)
@@ -554,6 +556,8 @@ static enum sc_status run_hosted(struct sc_target *t, const struct sc_plugin_tra
 				key = sc_mix64(key ^ (uint64_t)(uint32_t)c[0].counts.v[k][i]);
 	const struct sc_plugin_host_run_opts o = {t->fresh, timeout, limits.memory, key, t->restart};
 	t->restart = 0;
+	if (start_only)
+		return sc_plugin_host_start(lib->host, &o, n, in, out, e);
 	return sc_plugin_host_run(lib->host, &o, n, in, out, failed, e);
 }
 
@@ -597,7 +601,7 @@ enum sc_status sc_plugin_exec(struct sc_target *t, const struct sc_case *c, stru
 	enum sc_status rs = SC_OK;
 	int failed;
 	if (x->nlocal == c->world && x->nlocal > 0)
-		rs = run_hosted(t, tr, c, &x->prov, 1, x, &mesh, x->t, out, plugin_timeout(t), &failed, e);
+		rs = run_hosted(t, tr, c, &x->prov, 1, x, &mesh, x->t, out, plugin_timeout(t), 0, &failed, e);
 	else if (x->nlocal == 1)
 		rs = run_here(t, tr, c, x, &mesh, out, e);
 	if (rs != SC_OK)
@@ -607,40 +611,63 @@ enum sc_status sc_plugin_exec(struct sc_target *t, const struct sc_case *c, stru
 	return SC_OK;
 }
 
+static const struct sc_plugin_transform *running(const struct sc_target *t)
+{
+	return t->use_baseline ? t->baseline : t->plugin;
+}
+
 /* Variants of one case in one call of the library's worker (where every
  * rank is here and the worker is in use: not while a failure is
- * confirmed in fresh children); else one after another. */
-static enum sc_status plugin_run_batch(struct sc_target *t, const struct sc_case *c, const int *prov,
-				       struct sc_exec *x, struct sc_tensor *const *io, int n, int *failed,
-				       struct sc_err *e)
+ * confirmed in fresh children), left running: plugin_batch_wait answers
+ * for each as it ends. Elsewhere one after another, at once. */
+static enum sc_status plugin_batch_start(struct sc_target *t, int *failed, struct sc_err *e)
 {
+	struct sc_target_batch *b = &t->batch;
+	const struct sc_case *c = b->c;
+	struct sc_exec *x = b->x;
+	const int n = b->n, world = c[0].world;
 	*failed = 0;
-	const int world = c[0].world;
-	if (n == 1 || n > SC_PLUGIN_HOST_BATCH || t->fresh || x->nlocal != world || world < 1)
-		return sc_target_run_each(t, c, prov, x, io, n, failed, e);
-	const struct sc_plugin_transform *tr = t->use_baseline ? t->baseline : t->plugin;
-	struct sc_tensor *in = malloc(sizeof *in * 2 * (size_t)n * (size_t)world);
+	if (n > SC_PLUGIN_HOST_BATCH || t->fresh || x->nlocal != world || world < 1) {
+		b->hook_here = 0; /* sc_target_run runs the hook on each */
+		return sc_target_run_each(t, c, b->prov, x, b->io, n, failed, e);
+	}
+	struct sc_plugin_lib *lib = lib_of(running(t));
+	sc_plugin_host_settle(lib->host); /* the last call's buffers are about to be reused */
+	struct sc_tensor *in = realloc(b->mem, sizeof *in * 2 * (size_t)n * (size_t)world);
 	if (!in)
 		return SC_ERR(e, SC_E_NOMEM, "out of memory");
+	b->mem = in;
 	struct sc_tensor *out = in + (size_t)n * (size_t)world;
-	enum sc_status rs = SC_OK;
-	for (int k = 0; k < n && rs == SC_OK; k++) {
-		if (c[k].world != world) {
-			rs = SC_ERR(e, SC_E_INTERNAL, "a batch of cases of worlds %d and %d", world, c[k].world);
-			break;
-		}
-		const unsigned es = prov[k] ? 8u : (unsigned)sc_dtype_size(c[k].dtype);
-		memcpy(in + (size_t)k * (size_t)world, io[k], sizeof *in * (size_t)world);
-		rs = outputs(t->spec, &c[k], x, es, out + (size_t)k * (size_t)world, e);
+	for (int k = 0; k < n; k++) {
+		if (c[k].world != world)
+			return SC_ERR(e, SC_E_INTERNAL, "a batch of cases of worlds %d and %d", world, c[k].world);
+		const unsigned es = b->prov[k] ? 8u : (unsigned)sc_dtype_size(c[k].dtype);
+		memcpy(in + (size_t)k * (size_t)world, b->io[k], sizeof *in * (size_t)world);
+		SC_CHECK(outputs(t->spec, &c[k], x, es, out + (size_t)k * (size_t)world, e));
 	}
 	struct sc_mesh mesh = {0, {0}};
-	if (rs == SC_OK && t->spec->nmesh)
+	if (t->spec->nmesh)
 		mesh = sc_spec_mesh(t->spec, c[0].sizes, world);
-	if (rs == SC_OK)
-		rs = run_hosted(t, tr, c, prov, n, x, &mesh, in, out, plugin_timeout(t), failed, e);
-	const int done = rs == SC_OK ? n : *failed;
-	for (int k = 0; k < done; k++)
-		memcpy(io[k], out + (size_t)k * (size_t)world, sizeof *in * (size_t)world);
-	free(in);
-	return rs;
+	SC_CHECK(run_hosted(t, running(t), c, b->prov, n, x, &mesh, in, out, plugin_timeout(t), 1, failed, e));
+	b->async = 1;
+	b->copied = 0;
+	return SC_OK;
+}
+
+static enum sc_status plugin_batch_wait(struct sc_target *t, int k, int *failed, struct sc_err *e)
+{
+	struct sc_target_batch *b = &t->batch;
+	SC_CHECK(sc_plugin_host_wait(lib_of(running(t))->host, k, failed, e));
+	const size_t world = (size_t)b->c[0].world;
+	const struct sc_tensor *out = (const struct sc_tensor *)b->mem + (size_t)b->n * world;
+	for (; b->copied <= k; b->copied++)
+		memcpy(b->io[b->copied], out + (size_t)b->copied * world, sizeof *out * world);
+	return SC_OK;
+}
+
+static void plugin_batch_settle(struct sc_target *t)
+{
+	const struct sc_plugin_lib *lib = lib_of(running(t));
+	if (lib)
+		sc_plugin_host_settle(lib->host);
 }

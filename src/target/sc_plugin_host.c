@@ -62,6 +62,24 @@ struct tr_times {
 	double hung_at;    /* the timeout a call first hung at; 0: none hung */
 };
 
+/* A call of n jobs: asked of the worker and answered job by job
+ * (sc_plugin_host_wait), or run to its end at once (fresh children). */
+struct call {
+	int n;              /* jobs; 0: none since the last one ended and was settled */
+	int flying;         /* the worker runs it: its end not yet waited for */
+	int ok;             /* jobs found complete and within their buffers so far */
+	struct sc_plugin_host_run_opts o;
+	uint64_t key;
+	double timeout, slowest;
+	struct tr_times *times;
+	struct sc_sandbox_worker *w; /* the worker it runs in (NULL: a fresh child) */
+	const struct sc_tensor *in, *out;
+	int ended;          /* its outcome is known: */
+	enum sc_status st;  /* SC_OK, or the error of job `failed` */
+	int failed;
+	struct sc_err err;
+};
+
 struct sc_plugin_host {
 	pid_t owner; /* the process the block is shared with children of */
 	char load[600];
@@ -78,6 +96,7 @@ struct sc_plugin_host {
 	int nhung;
 	struct tr_times times[TR_SLOTS];
 	int ntimes;
+	struct call cur; /* the last call: in flight in the worker, or ended */
 };
 
 /* tr's entry (made on first use); NULL when the table is full. */
@@ -138,6 +157,9 @@ struct sc_plugin_job *sc_plugin_host_job(struct sc_plugin_host *h, int k)
 {
 	if (k < 0 || k >= SC_PLUGIN_HOST_BATCH)
 		return NULL;
+	if (h->owner != sc_sandbox_self()) /* a forked process (--jobs): no call of its own yet */
+		memset(&h->cur, 0, sizeof h->cur);
+	sc_plugin_host_settle(h); /* the child may still read the jobs of the last call */
 	if (h->owner != sc_sandbox_self()) { /* a forked process (--jobs): a block, and later a worker, of its own */
 		struct block *b = mmap(NULL, sizeof *b, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 		if (b == MAP_FAILED)
@@ -316,7 +338,7 @@ static int host_main(void *arg)
 	struct block *b = h->b;
 	const int n = b->njobs < 1 ? 1 : b->njobs > SC_PLUGIN_HOST_BATCH ? SC_PLUGIN_HOST_BATCH : b->njobs;
 	for (int k = 0; k < n; k++) {
-		b->at = k;
+		__atomic_store_n(&b->at, k, __ATOMIC_RELEASE); /* job k-1's outputs before the word that says it ended */
 		if (k > 0)
 			memset((void *)&b->st, 0, sizeof b->st);
 		const double t0 = sc_clock_now();
@@ -568,18 +590,99 @@ static int overran(const struct block *b, int k, int stray, const struct sc_tens
 	return 1;
 }
 
-enum sc_status sc_plugin_host_run(struct sc_plugin_host *h, const struct sc_plugin_host_run_opts *o, int n,
-				  const struct sc_tensor *in, const struct sc_tensor *out, int *failed, struct sc_err *e)
+/* The call's outcome from how it ended (r): its first job that went
+ * wrong, as its error. */
+static void outcome(struct sc_plugin_host *h, struct call *c, const struct sc_sandbox_result *r)
 {
-	*failed = 0;
+	struct block *b = h->b;
+	const int n = c->n, world = b->job[0].world;
+	const int whole = r->end == SC_SANDBOX_RETURNED && r->code == 0 && !r->leftovers;
+	/* the job that did not complete (the child's word, in range) */
+	const int at = whole ? n : b->at < 0 ? 0 : b->at >= n ? n - 1 : b->at;
+	struct tr_times *times = c->times;
+	for (int k = 0; times && r->end == SC_SANDBOX_RETURNED && k < at; k++) {
+		const double took = n == 1 ? r->seconds : b->took[k] < 0 ? 0 : b->took[k] > r->seconds ? r->seconds : b->took[k];
+		if (took > times->slowest_ok)
+			times->slowest_ok = took;
+	}
+	if (times && r->end == SC_SANDBOX_TIMEOUT && !times->hung_at)
+		times->hung_at = c->timeout;
+	c->ended = 1;
+	c->st = SC_OK;
+	/* the first job that went wrong: one that returned and wrote outside
+	 * its buffers (looked at again: a later job may have), or the one the
+	 * call ended in */
+	for (int k = 0; k < at; k++)
+		if (overran(b, k, k == n - 1 ? b->st.stray : 0, c->in, c->out, &c->err)) {
+			c->failed = k;
+			c->st = SC_E_RUNTIME;
+			return;
+		}
+	if (whole)
+		return;
+	c->failed = at;
+	const size_t ko = (size_t)at * (size_t)world;
+	c->st = verdict(r, &b->st, b->job[at].world, &c->o, c->timeout, c->slowest, c->in + ko, c->out + ko, &c->err);
+	if (c->w && r->end == SC_SANDBOX_RETURNED && r->code == 5) { /* abandoned ranks hold stacks and locks */
+		sc_sandbox_worker_stop(h->w);
+		h->w = NULL;
+	}
+	/* a hang is remembered from fresh runs only: a warm one may come
+	 * from earlier calls, and its confirmation must run */
+	if (r->end == SC_SANDBOX_TIMEOUT && c->key && c->o.fresh) {
+		const int k = h->nhung++ % HUNG_SLOTS;
+		h->hung[k] = c->key;
+		snprintf(h->hung_msg[k], sizeof h->hung_msg[k], "%s", c->err.msg);
+	}
+}
+
+/* Waits for the end of the call in flight, if any (its outcome kept). */
+static void land(struct sc_plugin_host *h)
+{
+	struct call *c = &h->cur;
+	if (!c->flying)
+		return;
+	struct sc_sandbox_result r;
+	struct sc_err e;
+	int done = 0;
+	c->flying = 0;
+	if (sc_sandbox_worker_alive(c->w) && sc_sandbox_worker_wait(c->w, 0, &done, &r, &e) == SC_OK && done) {
+		outcome(h, c, &r);
+		return;
+	}
+	c->ended = 1;
+	c->failed = c->ok;
+	c->st = SC_ERR(&c->err, SC_E_RUNTIME, "the plugin's worker went away during the call");
+}
+
+void sc_plugin_host_settle(struct sc_plugin_host *h)
+{
+	if (h) {
+		land(h);
+		h->cur.n = 0;
+	}
+}
+
+enum sc_status sc_plugin_host_start(struct sc_plugin_host *h, const struct sc_plugin_host_run_opts *o, int n,
+				    const struct sc_tensor *in, const struct sc_tensor *out, struct sc_err *e)
+{
 	if (n < 1 || n > SC_PLUGIN_HOST_BATCH || (n > 1 && o->fresh))
 		return SC_ERR(e, SC_E_INTERNAL, "a plugin call of %d jobs%s", n, o->fresh ? " in a fresh child" : "");
+	sc_plugin_host_settle(h);
 	struct block *b = h->b;
-	const int world = b->job[0].world;
-	const uint64_t key = o->key ? job_key(&b->job[0], o->key) : 0;
-	for (int i = 0; key && i < h->nhung && i < HUNG_SLOTS; i++)
-		if (h->hung[i] == key)
-			return SC_ERR(e, SC_E_RUNTIME, "%s", h->hung_msg[i]);
+	struct call *c = &h->cur;
+	memset(c, 0, sizeof *c);
+	c->n = n;
+	c->o = *o;
+	c->in = in;
+	c->out = out;
+	c->key = o->key ? job_key(&b->job[0], o->key) : 0;
+	for (int i = 0; c->key && i < h->nhung && i < HUNG_SLOTS; i++)
+		if (h->hung[i] == c->key) { /* this call hung before: the same answer */
+			c->ended = 1;
+			c->st = SC_ERR(&c->err, SC_E_RUNTIME, "%s", h->hung_msg[i]);
+			return SC_OK;
+		}
 	memset(&b->st, 0, sizeof b->st);
 	b->njobs = n;
 	b->at = 0;
@@ -590,50 +693,65 @@ enum sc_status sc_plugin_host_run(struct sc_plugin_host *h, const struct sc_plug
 		sc_sandbox_worker_stop(h->w);
 		h->w = NULL;
 	}
-	struct sc_sandbox_result r;
-	struct tr_times *times = times_of(h, b->job[0].tr);
-	const double timeout = call_timeout(times, o->timeout);
-	const double slowest = times ? times->slowest_ok : 0;
-	struct sc_sandbox_worker *w = o->fresh ? NULL : worker(h, o);
-	if (w) {
-		SC_CHECK(sc_sandbox_worker_call_steps(w, timeout, &b->at, n, &r, e));
-	} else {
-		const struct sc_sandbox_opts so = {timeout, o->memory};
-		if (!served(h, &so, &r))
-			SC_CHECK(sc_sandbox_run(host_main, h, &so, &r, e));
-	}
-	const int whole = r.end == SC_SANDBOX_RETURNED && r.code == 0 && !r.leftovers;
-	/* the job that did not complete (the child's word, in range) */
-	const int at = whole ? n : b->at < 0 ? 0 : b->at >= n ? n - 1 : b->at;
-	for (int k = 0; times && r.end == SC_SANDBOX_RETURNED && k < at; k++) {
-		const double took = n == 1 ? r.seconds : b->took[k] < 0 ? 0 : b->took[k] > r.seconds ? r.seconds : b->took[k];
-		if (took > times->slowest_ok)
-			times->slowest_ok = took;
-	}
-	if (times && r.end == SC_SANDBOX_TIMEOUT && !times->hung_at)
-		times->hung_at = timeout;
-	/* the first job that went wrong: one that returned and wrote outside
-	 * its buffers, or the one the call ended in */
-	for (int k = 0; k < at; k++)
-		if (overran(b, k, k == n - 1 ? b->st.stray : 0, in, out, e)) {
-			*failed = k;
-			return SC_E_RUNTIME;
-		}
-	if (whole)
+	c->times = times_of(h, b->job[0].tr);
+	c->timeout = call_timeout(c->times, o->timeout);
+	c->slowest = c->times ? c->times->slowest_ok : 0;
+	c->w = o->fresh ? NULL : worker(h, o);
+	if (c->w) {
+		SC_CHECK(sc_sandbox_worker_post(c->w, c->timeout, &b->at, n, e));
+		c->flying = 1;
 		return SC_OK;
-	*failed = at;
-	const size_t ko = (size_t)at * (size_t)world;
-	const enum sc_status st = verdict(&r, &b->st, b->job[at].world, o, timeout, slowest, in + ko, out + ko, e);
-	if (w && r.end == SC_SANDBOX_RETURNED && r.code == 5) { /* abandoned ranks hold stacks and locks */
-		sc_sandbox_worker_stop(h->w);
-		h->w = NULL;
 	}
-	/* a hang is remembered from fresh runs only: a warm one may come
-	 * from earlier calls, and its confirmation must run */
-	if (r.end == SC_SANDBOX_TIMEOUT && key && o->fresh) {
-		const int k = h->nhung++ % HUNG_SLOTS;
-		h->hung[k] = key;
-		snprintf(h->hung_msg[k], sizeof h->hung_msg[k], "%s", e->msg);
+	struct sc_sandbox_result r;
+	const struct sc_sandbox_opts so = {c->timeout, o->memory};
+	if (!served(h, &so, &r)) {
+		const enum sc_status st = sc_sandbox_run(host_main, h, &so, &r, e);
+		if (st != SC_OK) {
+			c->n = 0;
+			return st;
+		}
 	}
-	return st;
+	outcome(h, c, &r);
+	return SC_OK;
+}
+
+enum sc_status sc_plugin_host_wait(struct sc_plugin_host *h, int k, int *failed, struct sc_err *e)
+{
+	struct call *c = &h->cur;
+	*failed = 0;
+	if (k < 0 || k >= c->n)
+		return SC_ERR(e, SC_E_INTERNAL, "job %d of a call of %d asked for", k, c->n);
+	/* job k ended while the call goes on: its buffers looked at now */
+	while (c->flying && k >= c->ok && k < c->n - 1) {
+		struct sc_sandbox_result r;
+		int done = 0;
+		SC_CHECK(sc_sandbox_worker_wait(c->w, c->ok + 1, &done, &r, e));
+		if (done) {
+			c->flying = 0;
+			outcome(h, c, &r);
+			break;
+		}
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		const int at = h->b->at < c->n ? h->b->at : c->n;
+		for (; c->ok < at; c->ok++)
+			if (overran(h->b, c->ok, 0, c->in, c->out, e)) {
+				*failed = c->ok;
+				return SC_E_RUNTIME; /* the call goes on; settled before the next */
+			}
+	}
+	if (k >= c->ok || k == c->n - 1)
+		land(h);
+	if (!c->ended || c->st == SC_OK || k < c->failed) /* not ended: k < ok, ended and looked at */
+		return SC_OK;
+	*failed = c->failed;
+	*e = c->err;
+	return c->st;
+}
+
+enum sc_status sc_plugin_host_run(struct sc_plugin_host *h, const struct sc_plugin_host_run_opts *o, int n,
+				  const struct sc_tensor *in, const struct sc_tensor *out, int *failed, struct sc_err *e)
+{
+	*failed = 0;
+	SC_CHECK(sc_plugin_host_start(h, o, n, in, out, e));
+	return sc_plugin_host_wait(h, n - 1, failed, e);
 }

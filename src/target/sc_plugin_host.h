@@ -73,6 +73,20 @@ struct sc_plugin_host_run_opts {
 	int restart;    /* a new worker for this call and the ones after it */
 };
 
+/* The same in two halves, so that this process can check job k's outputs
+ * while the worker runs the jobs after it: start asks for the call (a
+ * fresh child's call runs to its end here); wait(k) returns once job k
+ * ended, SC_OK when jobs 0..k ran right, else the error of the first that
+ * did not (at most k), its index in *failed. Asking for the last job waits
+ * for the call's end, and then every job's buffers are looked at again (a
+ * later job may have written outside an earlier one's). in and out must
+ * live until then. A call not waited to its end is before the next one
+ * (or sc_plugin_host_job) begins: sc_plugin_host_settle. */
+enum sc_status sc_plugin_host_start(struct sc_plugin_host *h, const struct sc_plugin_host_run_opts *o, int n,
+				    const struct sc_tensor *in, const struct sc_tensor *out, struct sc_err *e);
+enum sc_status sc_plugin_host_wait(struct sc_plugin_host *h, int k, int *failed, struct sc_err *e);
+void sc_plugin_host_settle(struct sc_plugin_host *h); /* NULL-safe */
+
 /* Runs jobs 0 .. n-1 (every rank of each), in order, in one call (n > 1
  * only in the worker, not fresh); in[k * world + r] and out[k * world + r]
  * are job k's rank r's buffers, checked for overruns after it. SC_OK when

@@ -17,6 +17,7 @@ void sc_target_free(struct sc_target *t)
 	if (t->ops && t->ops->free)
 		t->ops->free(t);
 	free(t->earlier);
+	free(t->batch.mem);
 	memset(t, 0, sizeof *t);
 }
 
@@ -112,26 +113,88 @@ enum sc_status sc_target_run_each(struct sc_target *t, const struct sc_case *c, 
 
 int sc_target_batch(const struct sc_target *t)
 {
-	return (t->ops->flags & SC_TARGET_BATCH) && t->ops->run_batch && !t->fresh ? SC_TARGET_BATCH_MAX : 1;
+	return (t->ops->flags & SC_TARGET_BATCH) && (t->ops->run_batch || t->ops->batch_start) && !t->fresh
+		       ? SC_TARGET_BATCH_MAX
+		       : 1;
+}
+
+void sc_target_batch_settle(struct sc_target *t)
+{
+	if (!t)
+		return;
+	if (t->batch.async && t->ops->batch_settle)
+		t->ops->batch_settle(t);
+	t->batch.async = 0;
+	t->batch.n = 0;
+}
+
+void sc_target_batch_start(struct sc_target *t, const struct sc_case *c, const int *prov, struct sc_exec *x,
+			   struct sc_tensor *const *io, int n)
+{
+	struct sc_target_batch *b = &t->batch;
+	sc_target_batch_settle(t);
+	void *mem = b->mem;
+	memset(b, 0, sizeof *b);
+	*b = (struct sc_target_batch){.c = c, .prov = prov, .x = x, .io = io, .n = n, .failed = n, .mem = mem};
+	b->hook_here = n > 1 && sc_target_batch(t) >= n;
+	if (b->hook_here && t->ops->batch_start)
+		b->st = t->ops->batch_start(t, &b->failed, &b->err);
+	else if (b->hook_here)
+		b->st = t->ops->run_batch(t, c, prov, x, io, n, &b->failed, &b->err);
+	else
+		b->st = sc_target_run_each(t, c, prov, x, io, n, &b->failed, &b->err);
+	if (!b->async && b->st == SC_OK)
+		b->failed = n;
+}
+
+/* The fault hook on variants up to k (those it has not seen). */
+static void hook(struct sc_target *t, int k)
+{
+	struct sc_target_batch *b = &t->batch;
+	struct sc_exec *x = b->x;
+	const size_t bytes = sizeof x->t[0] * (size_t)x->nlocal;
+	for (; t->fault && b->hooked <= k; b->hooked++) {
+		const int v = b->hooked;
+		memcpy(x->t, b->io[v], bytes);
+		x->dtype = b->c[v].dtype;
+		x->prov = b->prov[v];
+		t->fault(x, &b->c[v], x->prov, t->fault_ctx);
+		memcpy(b->io[v], x->t, bytes);
+	}
+}
+
+enum sc_status sc_target_batch_wait(struct sc_target *t, int k, int *failed, struct sc_err *e)
+{
+	struct sc_target_batch *b = &t->batch;
+	*failed = 0;
+	if (k < 0 || k >= b->n)
+		return SC_ERR(e, SC_E_INTERNAL, "variant %d of a batch of %d asked for", k, b->n);
+	if (b->async) {
+		const enum sc_status st = t->ops->batch_wait(t, k, failed, e);
+		if (st == SC_OK)
+			hook(t, k);
+		return st;
+	}
+	if (k < b->failed) {
+		if (b->hook_here)
+			hook(t, k);
+		return SC_OK;
+	}
+	*failed = b->failed;
+	*e = b->err;
+	return b->st;
 }
 
 enum sc_status sc_target_run_batch(struct sc_target *t, const struct sc_case *c, const int *prov, struct sc_exec *x,
 				   struct sc_tensor *const *io, int n, int *failed, struct sc_err *e)
 {
-	*failed = 0;
-	if (n <= 1 || sc_target_batch(t) < n)
-		return sc_target_run_each(t, c, prov, x, io, n, failed, e);
-	const enum sc_status st = t->ops->run_batch(t, c, prov, x, io, n, failed, e);
-	const int done = st == SC_OK ? n : *failed;
-	const size_t bytes = sizeof x->t[0] * (size_t)x->nlocal;
-	for (int k = 0; t->fault && k < done; k++) {
-		memcpy(x->t, io[k], bytes);
-		x->dtype = c[k].dtype;
-		x->prov = prov[k];
-		t->fault(x, &c[k], x->prov, t->fault_ctx);
-		memcpy(io[k], x->t, bytes);
+	sc_target_batch_start(t, c, prov, x, io, n);
+	for (int k = 0; k < n; k++) {
+		const enum sc_status st = sc_target_batch_wait(t, k, failed, e);
+		if (st != SC_OK)
+			return st;
 	}
-	return st;
+	return SC_OK;
 }
 
 enum sc_status sc_target_run_inverse(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,

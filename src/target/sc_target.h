@@ -64,6 +64,14 @@ struct sc_target_ops {
 	 * after it did not). NULL: one run after another. */
 	enum sc_status (*run_batch)(struct sc_target *t, const struct sc_case *c, const int *prov, struct sc_exec *x,
 				    struct sc_tensor *const *io, int n, int *failed, struct sc_err *e);
+	/* The same, returning while the variants run where the kind can
+	 * (t->batch.async set; batch_wait then answers for each, in order),
+	 * else as run_batch. NULL: run_batch. */
+	enum sc_status (*batch_start)(struct sc_target *t, int *failed, struct sc_err *e);
+	enum sc_status (*batch_wait)(struct sc_target *t, int k, int *failed, struct sc_err *e);
+	/* Ends a batch left running before its buffers are reused (its
+	 * variants not asked for are dropped). */
+	void (*batch_settle)(struct sc_target *t);
 	/* Runs the inverse transform of case c on x->t (roundtrip); NULL: the
 	 * target has none of its own (a chain ending where it starts is its
 	 * own round trip). */
@@ -85,6 +93,23 @@ struct sc_target_ops {
 	/* The case-file line that names the target ("target X", "chain A,B"). */
 	void (*describe)(const struct sc_target *t, char *buf, size_t n);
 	void (*free)(struct sc_target *t);
+};
+
+/* A batch of variants in flight (sc_target_batch_start). */
+struct sc_target_batch {
+	const struct sc_case *c;
+	const int *prov;
+	struct sc_exec *x;
+	struct sc_tensor *const *io;
+	int n;
+	int async;  /* the kind runs it still: its batch_wait answers */
+	int hooked; /* variants the fault hook has seen ... */
+	int hook_here; /* ... when it is run here, not by sc_target_run */
+	enum sc_status st; /* a batch that ran at once: how it ended */
+	int failed;
+	struct sc_err err;
+	void *mem;  /* the kind's, for the batch (freed with the target) */
+	int copied; /* the kind's: variants whose outputs are in io */
 };
 
 struct sc_target {
@@ -126,6 +151,7 @@ struct sc_target {
 	struct sc_case *earlier;
 	int nearlier;
 	double plugin_timeout; /* seconds per case; 0: 10 */
+	struct sc_target_batch batch;
 	struct sc_plugin_lib *own_lib, *own_baseline; /* closed by sc_target_free */
 	char plugin_path[512], baseline_path[512];
 };
@@ -154,7 +180,19 @@ int sc_target_has_reduction(struct sc_target *t, const struct sc_case *c);
 enum sc_status sc_target_run(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
 			     struct sc_err *e);
 /* Variants of one case run together (see run_batch in the ops), the
- * fault hook after each that ran. n at most sc_target_batch(t). */
+ * fault hook after each that ran. n at most sc_target_batch(t). The
+ * arguments must live until the last variant was waited for (or the next
+ * batch starts): start never fails, it keeps how the variants ran; wait(k),
+ * for k from 0 in order, returns once variant k ran: SC_OK with io[k] its
+ * outputs, or the error of the first variant (at most k) that did not run
+ * right, its index in *failed. */
+void sc_target_batch_start(struct sc_target *t, const struct sc_case *c, const int *prov, struct sc_exec *x,
+			   struct sc_tensor *const *io, int n);
+enum sc_status sc_target_batch_wait(struct sc_target *t, int k, int *failed, struct sc_err *e);
+/* Ends the batch in flight, if any (before the arena its buffers are in
+ * is reset); NULL-safe. */
+void sc_target_batch_settle(struct sc_target *t);
+/* The same at once: start, then wait for the last. */
 enum sc_status sc_target_run_batch(struct sc_target *t, const struct sc_case *c, const int *prov, struct sc_exec *x,
 				   struct sc_tensor *const *io, int n, int *failed, struct sc_err *e);
 /* The same one variant after another (sc_target_run each): the kinds'

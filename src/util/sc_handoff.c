@@ -34,13 +34,10 @@ void sc_handoff_post(_Atomic unsigned *word, _Atomic unsigned *sleeping, unsigne
 		futex_wake(word);
 }
 
-/* A spin lasts up to SPIN_MAX_S: a request and its answer are often a few
- * microseconds apart (a batch of calls, or the starter's checks between
- * two, a few tens), and a sleep and a wake-up cost more. Each side keeps
- * the share of its recent spins that missed (an average over about 8);
- * over SPIN_MISSES it sleeps at once, spinning once in SPIN_PROBE waits to
- * see whether spinning pays again. */
-#define SPIN_MAX_S 200e-6
+/* A spin lasts up to SC_HANDOFF_SPIN_MAX_S. Each side keeps the share of
+ * its recent spins that missed (an average over about 8); over
+ * SPIN_MISSES it sleeps at once, spinning once in SPIN_PROBE waits to see
+ * whether spinning pays again. */
 #define SPIN_MISSES 0.5
 #define SPIN_PROBE 64
 
@@ -54,15 +51,11 @@ int sc_handoff_spin(const struct sc_handoff *h, _Atomic unsigned *word, unsigned
 			sp->misses -= sp->misses / 8;
 			return 1;
 		}
-		if ((i & 15) == 15 && sc_clock_now() - t0 > SPIN_MAX_S) {
+		if ((i & 15) == 15 && sc_clock_now() - t0 > SC_HANDOFF_SPIN_MAX_S) {
 			sp->misses += (1 - sp->misses) / 8;
 			return 0;
 		}
-#if defined(__x86_64__) || defined(__i386__)
-		__builtin_ia32_pause();
-#elif defined(__aarch64__)
-		__asm__ __volatile__("yield");
-#endif
+		sc_handoff_pause();
 	}
 }
 

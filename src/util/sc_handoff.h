@@ -31,6 +31,21 @@ struct sc_spinner {
 	unsigned waits;
 };
 
+/* How long a side spins before it sleeps: a request and its answer are
+ * often a few microseconds apart (a batch of calls, or the starter's
+ * checks between two, a few tens), and a sleep and a wake-up cost more. */
+#define SC_HANDOFF_SPIN_MAX_S 200e-6
+
+/* One pause of a spin (the CPU's spin-wait hint). */
+static inline void sc_handoff_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
 /* Sets *word to v and wakes its sleeper, if any. */
 void sc_handoff_post(_Atomic unsigned *word, _Atomic unsigned *sleeping, unsigned v);
 /* Sleeps on *word while it holds seen, for up to seconds (0: no limit). */

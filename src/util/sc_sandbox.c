@@ -557,6 +557,12 @@ struct sc_sandbox_worker {
 	unsigned seq;     /* calls asked so far */
 	int alive;
 	struct sc_spinner spin; /* this side's, waiting for replies */
+	/* the call in flight (posted, not yet waited to its end) */
+	int posted;
+	double t0, step_t0; /* when it was asked; when its current step began */
+	const volatile int *step;
+	int steps, seen_step, moved;
+	double timeout;
 };
 
 static int is_worker(pid_t pid)
@@ -576,6 +582,7 @@ static void worker_kill(struct sc_sandbox_worker *w)
 	while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
 		;
 	w->alive = 0;
+	w->posted = 0;
 	clean_up(w->pid, w->ns, w->since);
 }
 
@@ -725,8 +732,18 @@ enum sc_status sc_sandbox_worker_call(struct sc_sandbox_worker *w, double timeou
 enum sc_status sc_sandbox_worker_call_steps(struct sc_sandbox_worker *w, double timeout, const volatile int *step,
 					    int steps, struct sc_sandbox_result *out, struct sc_err *e)
 {
+	SC_CHECK(sc_sandbox_worker_post(w, timeout, step, steps, e));
+	int done;
+	return sc_sandbox_worker_wait(w, 0, &done, out, e);
+}
+
+enum sc_status sc_sandbox_worker_post(struct sc_sandbox_worker *w, double timeout, const volatile int *step,
+				      int steps, struct sc_err *e)
+{
 	if (!sc_sandbox_worker_alive(w))
 		return SC_ERR(e, SC_E_RUNTIME, "sandbox: the worker is gone");
+	if (w->posted)
+		return SC_ERR(e, SC_E_INTERNAL, "sandbox: a call is already in flight");
 	struct page *pg = w->pg;
 	pg->done = 0;
 	pg->exit_called = 0;
@@ -734,13 +751,58 @@ enum sc_status sc_sandbox_worker_call_steps(struct sc_sandbox_worker *w, double 
 	pg->tag = -1;
 	pg->added = 0;
 	pg->leftovers = 0;
-	struct sc_sandbox_result r = {.end = SC_SANDBOX_RETURNED, .tag = -1};
-	const double t0 = sc_clock_now();
-	double since = t0; /* the last step's start */
-	int seen_step = step ? *step : 0, moved = 0;
+	w->t0 = w->step_t0 = sc_clock_now();
+	w->step = step;
+	w->steps = steps;
+	w->seen_step = step ? *step : 0;
+	w->moved = 0;
+	w->timeout = timeout;
+	w->posted = 1;
 	const unsigned want = ++w->seq;
 	sc_handoff_ask(w->hs);
 	sc_handoff_post(&w->hs->req, &w->hs->req_sleeping, want);
+	return SC_OK;
+}
+
+/* The step counter moved: its own timeout from now (at most steps-1 times). */
+static void step_moved(struct sc_sandbox_worker *w)
+{
+	if (w->step && *w->step != w->seen_step && w->moved < w->steps - 1) {
+		w->seen_step = *w->step;
+		w->moved++;
+		w->step_t0 = sc_clock_now();
+	}
+}
+
+/* Until the call's answer, or *step reaching until (until > 0), for as
+ * long as a spin lasts: 1 when either came. */
+static int spin_for(struct sc_sandbox_worker *w, unsigned want, int until)
+{
+	if (until <= 0 || !w->step || atomic_load(&w->hs->share))
+		return 0;
+	const double t0 = sc_clock_now();
+	for (int i = 0;; i++) {
+		if (atomic_load(&w->hs->ack) == want || *w->step >= until)
+			return 1;
+		if ((i & 15) == 15 && sc_clock_now() - t0 > SC_HANDOFF_SPIN_MAX_S)
+			return 0;
+		sc_handoff_pause();
+	}
+}
+
+enum sc_status sc_sandbox_worker_wait(struct sc_sandbox_worker *w, int until, int *done, struct sc_sandbox_result *out,
+				      struct sc_err *e)
+{
+	if (!w || !w->posted)
+		return SC_ERR(e, SC_E_INTERNAL, "sandbox: no call in flight");
+	const unsigned want = w->seq;
+	*done = 0;
+	if (spin_for(w, want, until) && atomic_load(&w->hs->ack) != want) {
+		step_moved(w);
+		return SC_OK; /* the step came first: the call goes on */
+	}
+	struct page *pg = w->pg;
+	struct sc_sandbox_result r = {.end = SC_SANDBOX_RETURNED, .tag = -1};
 	int gone = 0;
 	sc_handoff_spin(w->hs, &w->hs->ack, want - 1, &w->spin);
 	for (;;) {
@@ -750,12 +812,9 @@ enum sc_status sc_sandbox_worker_call_steps(struct sc_sandbox_worker *w, double 
 			r.leftovers = pg->leftovers;
 			break;
 		}
-		if (step && *step != seen_step && moved < steps - 1) { /* the next step: its own timeout */
-			seen_step = *step;
-			moved++;
-			since = sc_clock_now();
-		}
-		const double left = timeout > 0 ? timeout - (sc_clock_now() - since) : WORKER_LOOK_S;
+		step_moved(w);
+		const double timeout = w->timeout;
+		const double left = timeout > 0 ? timeout - (sc_clock_now() - w->step_t0) : WORKER_LOOK_S;
 		if (timeout > 0 && left <= 0) {
 			r.end = SC_SANDBOX_TIMEOUT;
 			break;
@@ -764,10 +823,12 @@ enum sc_status sc_sandbox_worker_call_steps(struct sc_sandbox_worker *w, double 
 		if (atomic_load(&w->hs->ack) != want && (gone = worker_gone(w)))
 			break;
 	}
+	w->posted = 0;
 	if (gone || r.end == SC_SANDBOX_TIMEOUT || r.leftovers)
 		worker_end(w, &r);
-	r.seconds = sc_clock_now() - t0;
+	r.seconds = sc_clock_now() - w->t0;
 	*out = r;
+	*done = 1;
 	return SC_OK;
 }
 

@@ -76,6 +76,16 @@ int sc_sandbox_between(void);
  * that keeps changing it gets at most steps timeouts). */
 enum sc_status sc_sandbox_worker_call_steps(struct sc_sandbox_worker *w, double timeout, const volatile int *step,
 					    int steps, struct sc_sandbox_result *out, struct sc_err *e);
+/* The same in two halves, so that the starter can work while the child
+ * does: post asks for the call; wait, with until > 0, returns as soon as
+ * *step (the child's progress) reaches until while the call goes on (*done
+ * 0; only while both sides spin, else it waits for the end), and
+ * otherwise waits for the call's end as sc_sandbox_worker_call does (*done
+ * 1, *out set). A worker has one call in flight at a time. */
+enum sc_status sc_sandbox_worker_post(struct sc_sandbox_worker *w, double timeout, const volatile int *step,
+				      int steps, struct sc_err *e);
+enum sc_status sc_sandbox_worker_wait(struct sc_sandbox_worker *w, int until, int *done,
+				      struct sc_sandbox_result *out, struct sc_err *e);
 /* Whether the worker still runs calls, in this process (a process forked
  * from its starter does not own it). */
 int sc_sandbox_worker_alive(const struct sc_sandbox_worker *w);

@@ -10,7 +10,10 @@
  * run of each case together, must fail in the run that does it:
  *   scribble_data: writes into its input in data runs only
  *   skip_prov:     leaves its output's last element unwritten in
- *                  provenance runs only */
+ *                  provenance runs only
+ * and one whose failure is found while the worker still runs the calls
+ * after it (the gate checks each call's outputs as the next ones run):
+ *   wrong_f16_hang_bf16: one bit flipped for f16, never returns for bf16 */
 #include <signal.h>
 #include <unistd.h>
 
@@ -73,6 +76,17 @@ static int skip_prov(const struct sc_plugin_call *call)
 	return 0;
 }
 
+static int wrong_f16_hang_bf16(const struct sc_plugin_call *call)
+{
+	while (is_bf16(call))
+		pause();
+	kit_copy(call);
+	const size_t n = kit_bytes(&call->output);
+	if (call->dtype == SC_PLUGIN_F16 && n)
+		((unsigned char *)call->output.data)[n - 1] ^= 1;
+	return 0;
+}
+
 static int fail_bf16(const struct sc_plugin_call *call) { return is_bf16(call) ? 7 : kit_copy(call); }
 
 int sc_plugin_register(struct sc_plugin_registry *reg)
@@ -80,6 +94,6 @@ int sc_plugin_register(struct sc_plugin_registry *reg)
 	static const struct kit_kernel kernels[] = {
 		{"crash_bf16", crash_bf16}, {"hang_bf16", hang_bf16}, {"wrong_bf16", wrong_bf16},
 		{"over_bf16", over_bf16},   {"leave_bf16", leave_bf16}, {"fail_bf16", fail_bf16},
-		{"scribble_data", scribble_data}, {"skip_prov", skip_prov}, {"copy", kit_copy}};
+		{"wrong_f16_hang_bf16", wrong_f16_hang_bf16}, {"scribble_data", scribble_data}, {"skip_prov", skip_prov}, {"copy", kit_copy}};
 	return kit_register(reg, kernels, sizeof kernels / sizeof kernels[0]);
 }
