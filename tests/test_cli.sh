@@ -39,6 +39,12 @@ hint "misspelt builtin" builtin:all_gather check builtin:all_gathr
 printf 'dims a b\ninput shard a\noutput shard a\ntranpsose 0 1\n' >"$tmp/slip.sc"
 hint "misspelt step" transpose check "$tmp/slip.sc"
 expect_grep "slip.sc:4:1: unknown declaration or step 'tranpsose'" "$tmp/err" "misspelt step: file:line:col"
+# the diagnosis of a failure is on the terminal and in report.json, not
+# only in its picture
+expect_rc 1 "diagnosis" "$sc" check corpus/deepspeed/sf-head2seq-before-5664.sc --no-expect --property semantics \
+	--cases 100 --seed 1 --report "$tmp/diag"
+expect_grep "^      diagnosis: dims b and h swapped" "$tmp/out" "diagnosis on the terminal"
+expect_grep '"diagnosis": "dims b and h swapped' "$tmp/diag/report.json" "diagnosis in report.json"
 # an empty --world range says so
 expect_rc 2 "empty --world range" "$sc" check --world 4..2
 expect_grep "needs LO <= HI, got '4..2' (an empty range)" "$tmp/err" "empty --world range: the reason"

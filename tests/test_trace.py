@@ -299,7 +299,8 @@ def pytest_example():
                            capture_output=True, text=True, cwd=ROOT, env=env)
     ok = p.returncode == 1 and "1 failed, 1 passed" in p.stdout and \
         "minimal case: world=2 s=2 b=2 h=2 d=1" in p.stdout and "FAILED examples/pytest/test_ulysses_layout.py" \
-        "::test_head_to_seq_buggy" in p.stdout and "Falsifying layout found with seed 1" in p.stdout
+        "::test_head_to_seq_buggy" in p.stdout and "Falsifying layout found with seed 1" in p.stdout and \
+        "diagnosis: dims b and h swapped" in p.stdout
     print(f"{'ok  ' if ok else 'BAD '} pytest example: exit {p.returncode}, {p.stdout.strip().splitlines()[-1]}")
     if not ok:
         fail("pytest example:\n" + p.stdout[-3000:] + p.stderr[-2000:])

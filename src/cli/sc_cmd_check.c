@@ -234,6 +234,8 @@ static int check_one(struct run *r, struct sc_target *t, const struct sc_propert
 	if (res->verdict == SC_V_FAIL && c->report_dir && !t->has_case && sc_backend_leader(r->be) &&
 	    sc_report_write_failure(c->report_dir, res, c->backend, &e) != SC_OK)
 		fprintf(stderr, "shardcheck: %s\n", e.msg);
+	if (res->verdict == SC_V_FAIL && sc_backend_leader(r->be))
+		sc_report_diagnose(res); /* the hint for the terminal, when the report did not find it */
 	if (res->verdict == SC_V_SKIP) {
 		if (res->error[0]) /* (a mesh outside --world: said once per target) */
 			snprintf(r->skip_why, sizeof r->skip_why, "%s", res->error);

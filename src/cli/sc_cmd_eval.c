@@ -178,6 +178,7 @@ static int eval_main(int argc, char **argv, int full_argc, char **full_argv)
 	case SC_V_FAIL:
 		printf("FAIL  %s %s\n", t.name, p->name);
 		r.have_cx = 1;
+		sc_report_diagnose(&r);
 		sc_report_failure_text(stdout, &r, "      ");
 		code = 1;
 		break;

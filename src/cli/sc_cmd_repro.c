@@ -124,6 +124,22 @@ static int write_picture(struct sc_ctx *ctx, struct sc_target *t, const struct s
 	return code;
 }
 
+/* The replay's verdict in words: a failure in full, with its diagnosis. */
+static void say_verdict(struct sc_target *t, const struct sc_property *p, struct sc_result *r, const char *case_path)
+{
+	if (r->verdict == SC_V_FAIL) {
+		printf("FAIL  %s %s: the case still fails\n", t->name, p->name);
+		r->have_cx = 1;
+		snprintf(r->case_file, sizeof r->case_file, "%.590s", case_path);
+		if (!t->nearlier) /* (a case that needs earlier calls is not drawn alone) */
+			sc_report_diagnose(r);
+		sc_report_failure_text(stdout, r, "      ");
+	} else if (r->verdict == SC_V_PASS) {
+		printf("pass  %s %s: the case no longer fails%s\n", t->name, p->name,
+		       t->expect == 1 ? " (the case file expects a failure)" : "");
+	}
+}
+
 /* The case's verdict into r: after its earlier cases in one new process
  * when it has them, else in a fresh one. */
 static enum sc_verdict replay(struct sc_ctx *ctx, struct sc_target *t, const struct sc_property *p, struct sc_result *r)
@@ -256,15 +272,7 @@ static int repro_main(int argc, char **argv, int full_argc, char **full_argv)
 	}
 	for (int rr = 0; rr < SC_MAX_WORLD; rr++)
 		free(prov[rr]);
-	if (r.verdict == SC_V_FAIL) {
-		printf("FAIL  %s %s: the case still fails\n", t.name, p->name);
-		r.have_cx = 1;
-		snprintf(r.case_file, sizeof r.case_file, "%.590s", c.targets[0]);
-		sc_report_failure_text(stdout, &r, "      ");
-	} else if (r.verdict == SC_V_PASS) {
-		printf("pass  %s %s: the case no longer fails%s\n", t.name, p->name,
-		       t.expect == 1 ? " (the case file expects a failure)" : "");
-	}
+	say_verdict(&t, p, &r, c.targets[0]);
 	if (c.dump && code != 2 && sc_cli_dump_case(ctx, &t, cs, c.dump) != 0)
 		code = 2;
 	if (c.svg && code != 2 && sc_backend_leader(be))

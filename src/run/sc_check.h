@@ -52,6 +52,10 @@ struct sc_result {
 	double shrink_seconds;
 	char error[SC_ERR_MAX];
 	char case_file[600]; /* written failures/NAME.case, or empty */
+	/* what holds for every wrong element of cx ("dims b and h swapped"),
+	 * from its picture (sc_svg); "" when nothing does or none is drawn */
+	char diagnosis[256];
+	int diagnosed; /* looked for */
 };
 
 /* Runs property p on target t; fills res. Returns SC_OK unless the run

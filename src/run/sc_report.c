@@ -280,6 +280,11 @@ static void json_result(struct sc_str *b, const struct sc_result *r, int first, 
 	sc_str_printf(b, ", \"replay\": ");
 	sc_str_json(b, replay);
 	char pic[1700];
+	sc_str_printf(b, ", \"diagnosis\": ");
+	if (r->diagnosis[0])
+		sc_str_json(b, r->diagnosis);
+	else
+		sc_str_printf(b, "null");
 	sc_str_printf(b, ", \"picture\": ");
 	if (picture_path(r, dir, pic, sizeof pic))
 		sc_str_json(b, pic);
@@ -394,11 +399,27 @@ static void picture_md(FILE *m, const char *fdir, const char *name, struct sc_re
 		return;
 	}
 	fprintf(m, "![picture](%s.svg)\n\n", name);
+	snprintf(r->diagnosis, sizeof r->diagnosis, "%s", info.diagnosis);
+	r->diagnosed = 1;
 	if (info.diagnosis[0])
 		fprintf(m, "Diagnosis: %s.\n\n", info.diagnosis);
 	if (info.not_drawn)
 		fprintf(m, "(%lld of %lld elements not drawn.)\n\n", (long long)info.not_drawn,
 			(long long)info.elements);
+}
+
+void sc_report_diagnose(struct sc_result *r)
+{
+	if (r->verdict != SC_V_FAIL || !r->have_cx || r->diagnosed)
+		return;
+	r->diagnosed = 1;
+	struct sc_err e;
+	struct sc_svg_info info;
+	const struct sc_svg_opts o = {.target = r->target, .fail = &r->fail};
+	if (sc_svg_write(NULL, r->tgt, r->property, &r->cx, &o, NULL, &info, &e) == SC_OK)
+		snprintf(r->diagnosis, sizeof r->diagnosis, "%s", info.diagnosis);
+	else
+		SC_LOG(REPORT, "no diagnosis of %s %s: %s", r->target, r->property, e.msg);
 }
 
 enum sc_status sc_report_write_failure(const char *dir, struct sc_result *r, const char *backend,
@@ -714,6 +735,8 @@ void sc_report_failure_text(FILE *out, const struct sc_result *r, const char *in
 		fprintf(out, "%sshrinking stopped when the time was up: this case may not be minimal\n", ind);
 	if (r->fail.msg[0])
 		fprintf(out, "%s%s\n", ind, r->fail.msg);
+	if (r->diagnosis[0])
+		fprintf(out, "%sdiagnosis: %s\n", ind, r->diagnosis);
 	if (r->fail.wrong && !r->fail.runtime_error)
 		fprintf(out, "%s%lld wrong element%s%s\n", ind, (long long)r->fail.wrong,
 			r->fail.wrong == 1 ? "" : "s", r->fail.nfirst ? "; first:" : "");

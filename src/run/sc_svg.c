@@ -847,9 +847,9 @@ enum sc_status sc_svg_write(struct sc_ctx *ctx, struct sc_target *t, const char 
 	t->fresh = 1; /* a plugin's runs in fresh children, as its failure was confirmed */
 	enum sc_status st = sc_svg_render(ctx, t, property, c, o, &doc, info, e);
 	t->fresh = fresh;
-	if (st == SC_OK)
+	if (st == SC_OK && path)
 		st = sc_fs_write_atomic(path, doc, strlen(doc), e);
-	if (st == SC_OK)
+	if (st == SC_OK && path)
 		SC_LOG(REPORT, "wrote %s", path);
 	free(doc);
 	sc_ctx_free(own);

@@ -58,7 +58,8 @@ enum sc_status sc_svg_render(struct sc_ctx *ctx, struct sc_target *t, const char
 
 /* sc_svg_render on ctx, or on a private sim backend when ctx is NULL or
  * its backend does not hold every rank here; then writes path
- * atomically. Errors as sc_svg_render's; path is untouched on failure. */
+ * atomically (NULL: only info is wanted). Errors as sc_svg_render's; path
+ * is untouched on failure. */
 enum sc_status sc_svg_write(struct sc_ctx *ctx, struct sc_target *t, const char *property, const struct sc_case *c,
 			    const struct sc_svg_opts *o, const char *path, struct sc_svg_info *info,
 			    struct sc_err *e);
