@@ -28,9 +28,9 @@ static uint64_t rnd(void)
  * bit pattern decoded, random floats encoded. */
 static void test_f16_oracle(void)
 {
+	int bad = 0;
 #if defined(__FLT16_MAX__) && defined(__GNUC__)
 	__extension__ typedef _Float16 f16_t;
-	int bad = 0;
 	for (uint32_t h = 0; h < 65536; h++) {
 		f16_t x;
 		uint16_t hb = (uint16_t)h;
@@ -260,9 +260,12 @@ static enum sc_verdict run(struct sc_ctx *ctx, struct sc_target *t, struct sc_re
 
 static void test_planted(void)
 {
-	struct sc_backend *sim, *emu;
+	struct sc_backend *sim = NULL, *emu = NULL;
 	struct sc_err e;
-	T_CHECK(sc_backend_sim_open(&sim, &e) == SC_OK && sc_backend_emu_open(&emu, &e) == SC_OK, "backends open");
+	const int open = sc_backend_sim_open(&sim, &e) == SC_OK && sc_backend_emu_open(&emu, &e) == SC_OK;
+	T_CHECK(open, "backends open");
+	if (!open)
+		return;
 	struct sc_devmem *dm = sc_backend_devmem(emu);
 	honest = dm->ops;
 	static struct sc_devmem_ops faulty;

@@ -188,6 +188,10 @@ static int sigkill_self(const struct sc_plugin_call *call)
 	return copy(call);
 }
 
+/* Where the allocations below go, so that no compiler drops them (clang
+ * removes a malloc whose pointer goes nowhere). */
+static void *volatile kept;
+
 /* Maps and touches up to 64 GiB in 64 MiB pieces; 12 (ENOMEM) once an
  * allocation fails. */
 static int hog(const struct sc_plugin_call *call)
@@ -198,6 +202,7 @@ static int hog(const struct sc_plugin_call *call)
 		if (!p)
 			return 12;
 		memset(p, 1, piece);
+		kept = p;
 	}
 	return copy(call);
 }
@@ -256,8 +261,10 @@ static int coll_in_thread(const struct sc_plugin_call *call)
  * that runs many calls runs out under --plugin-memory, a fresh one never. */
 static int leak(const struct sc_plugin_call *call)
 {
-	if (!malloc((size_t)16 << 20))
+	void *p = malloc((size_t)16 << 20);
+	if (!p)
 		return 12;
+	kept = p;
 	return copy(call);
 }
 
