@@ -110,7 +110,8 @@ expect_grep "!\[picture\](failures/$name.svg)" "$tmp/rep/summary.md" "summary.md
 expect_grep "!\[picture\]($name.svg)" "$tmp/rep/failures/$name.md" "NAME.md embeds the picture"
 expect_grep "Diagnosis: dims b and h swapped" "$tmp/rep/failures/$name.md" "NAME.md gives the diagnosis"
 grep -q "rank 0: output \[1, 2, 2, 1\], 2 wrong" "$svg" && ok || bad "rank headers"
-grep -q '\[0, 1, :, :\]' "$svg" && ok || bad "small multiples are captioned with their index"
+grep -q '\[0, 1, :, :\]  s=0, b=1; rows h, columns d' "$svg" && ok \
+	|| bad "small multiples are captioned with their index, and the dims by name"
 
 # repro --svg draws the same picture (the title names the target as repro does)
 expect_rc 1 "repro --svg" "$sc" repro "$tmp/rep/failures/$name.case" --svg "$tmp/repro.svg"

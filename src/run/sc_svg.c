@@ -592,8 +592,10 @@ static void cell(struct sc_str *b, const struct pic *p, int r, int64_t k, int x,
 		      fill, border ? " stroke=\"" SC_SVG_WRONG "\" stroke-width=\"3\"" : "");
 }
 
-/* "[0, 1, :, :]": the tile's index in the leading dims. */
-static void tile_caption(const struct rank_out *o, const struct tile *tl, char *buf, size_t n)
+/* "[0, 1, :, :]  b=0, h=1; rows s, columns d": the tile's index in the
+ * leading dims, and, where the output has the case's dims, their names
+ * and those of its rows and columns. */
+static void tile_caption(const struct pic *p, const struct rank_out *o, const struct tile *tl, char *buf, size_t n)
 {
 	int64_t lead[SC_MAX_DIMS];
 	const int64_t per = tl->rows * tl->cols;
@@ -608,6 +610,20 @@ static void tile_caption(const struct rank_out *o, const struct tile *tl, char *
 		k += (size_t)snprintf(buf + k, n - k, "%lld, ", (long long)lead[d]);
 	if (k < n)
 		k += (size_t)snprintf(buf + k, n - k, "%s]", o->ndim >= 2 ? ":, :" : o->ndim == 1 ? ":" : "");
+	if (o->ndim >= 1 && o->ndim == p->c->ndims) { /* the dims by name */
+		char tmp[32];
+		if (k < n)
+			k += (size_t)snprintf(buf + k, n - k, "  ");
+		for (int d = 0; d < nl && k < n; d++)
+			k += (size_t)snprintf(buf + k, n - k, "%s=%lld%s", sc_target_dim_name(p->t, p->c, d, tmp, sizeof tmp),
+					      (long long)lead[d], d + 1 < nl ? ", " : "; ");
+		if (k < n && o->ndim >= 2)
+			k += (size_t)snprintf(buf + k, n - k, "rows %s, ",
+					      sc_target_dim_name(p->t, p->c, o->ndim - 2, tmp, sizeof tmp));
+		if (k < n)
+			k += (size_t)snprintf(buf + k, n - k, "columns %s",
+					      sc_target_dim_name(p->t, p->c, o->ndim - 1, tmp, sizeof tmp));
+	}
 	if (k < n && (tl->drows < tl->rows || tl->dcols < tl->cols))
 		snprintf(buf + k, n - k, "  (first %lld of %lld rows, %lld of %lld columns)", (long long)tl->drows,
 			 (long long)tl->rows, (long long)tl->dcols, (long long)tl->cols);
@@ -653,7 +669,7 @@ static int draw_rank(struct sc_str *b, const struct pic *p, int r, const struct 
 			rowh = 0;
 		}
 		char cap[200];
-		tile_caption(o, tl, cap, sizeof cap);
+		tile_caption(p, o, tl, cap, sizeof cap);
 		const int capw = CHAR_W * (int)strlen(cap);
 		w = x - x0 + (tw > capw ? tw : capw) > w ? x - x0 + (tw > capw ? tw : capw) : w;
 		rowh = th > rowh ? th : rowh;
