@@ -223,7 +223,8 @@ static void record(struct sc_failure *f, int rank, const int64_t *shape, int nd,
 }
 
 /* A shape mismatch on any local rank: one message, the expected elements
- * counted as wrong. Returns 1 when there was one. */
+ * counted as wrong, the first such rank in f->shape_rank. Returns 1 when
+ * there was one. */
 static int shape_mismatch(const struct sc_spec *s, const struct sc_layout *out, const struct sc_case *c,
 			  const int64_t *ysizes, const struct sc_exec *x, struct sc_failure *f)
 {
@@ -242,6 +243,7 @@ static int shape_mismatch(const struct sc_spec *s, const struct sc_layout *out, 
 		if (same)
 			continue;
 		if (!bad) { /* the first rank's message; every rank's elements counted, as mpi sums them */
+			f->shape_rank = 1 + x->first + r;
 			char a[160], b[160], rk[96];
 			sc_shape_format(tt->shape, tt->ndim, a, sizeof a);
 			sc_shape_format(m.lshape, m.lndim, b, sizeof b);
@@ -255,6 +257,72 @@ static int shape_mismatch(const struct sc_spec *s, const struct sc_layout *out, 
 		bad = 1;
 	}
 	return bad;
+}
+
+/* The step after which one rank's tensor last changed shape, while a
+ * replay of the case runs step by step. */
+struct trail {
+	int rank; /* local */
+	int ndim;
+	int64_t shape[SC_MAX_DIMS];
+	const struct sc_spec *s;
+	const struct sc_step *st;
+	int pndim;
+	int64_t prev[SC_MAX_DIMS]; /* its shape before that step */
+};
+
+static void note_shape(const struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st, void *ctx)
+{
+	struct trail *tr = ctx;
+	const struct sc_tensor *tt = &x->t[tr->rank];
+	if (tt->ndim == tr->ndim && memcmp(tt->shape, tr->shape, sizeof tt->shape[0] * (size_t)tt->ndim) == 0)
+		return;
+	tr->s = s;
+	tr->st = st;
+	tr->pndim = tr->ndim;
+	memcpy(tr->prev, tr->shape, sizeof tr->prev);
+	tr->ndim = tt->ndim;
+	memcpy(tr->shape, tt->shape, sizeof tt->shape[0] * (size_t)tt->ndim);
+}
+
+int sc_verify_shape_trail(struct sc_target *t, const struct sc_case *c, struct sc_backend *be, int rank, char *out,
+			  size_t n)
+{
+	const struct sc_spec *s[SC_MAX_CHAIN];
+	int ns, first = 0;
+	if ((t->ops->flags & SC_TARGET_HOST_ONLY) || be->ops->local_ranks(be, c->world, &first) != c->world ||
+	    first != 0 || rank < 0 || rank >= c->world || sc_target_specs(t, c, s, &ns, NULL) != SC_OK || s[0]->compute)
+		return 0;
+	struct sc_arena a;
+	sc_arena_init(&a);
+	struct sc_exec y;
+	memset(&y, 0, sizeof y);
+	y.arena = &a;
+	y.be = be;
+	y.prov = 1;
+	struct sc_err e;
+	struct trail tr = {.rank = rank};
+	y.on_step = note_shape;
+	y.on_step_ctx = &tr;
+	int ran = sc_verify_fill(t, c, &y, NULL, &e) == SC_OK;
+	if (ran) {
+		tr.ndim = y.t[rank].ndim;
+		memcpy(tr.shape, y.t[rank].shape, sizeof tr.shape);
+	}
+	ran = ran && sc_target_run(t, c, &y, &e) == SC_OK;
+	sc_arena_free(&a);
+	if (!ran)
+		return 0;
+	if (!tr.st) {
+		snprintf(out, n, "no step changed its shape: it is the input's");
+		return 1;
+	}
+	char a1[160], a0[160];
+	sc_shape_format(tr.shape, tr.ndim, a1, sizeof a1);
+	sc_shape_format(tr.prev, tr.pndim, a0, sizeof a0);
+	const char *base = strrchr(tr.s->path, '/') ? strrchr(tr.s->path, '/') + 1 : tr.s->path;
+	snprintf(out, n, "the shape became %s at %s:%d (%s), from %s", a1, base, tr.st->line, tr.st->def->keyword, a0);
+	return 1;
 }
 
 /* A partial output: X = OP over ranks of the outputs, reduced on the

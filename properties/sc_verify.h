@@ -36,6 +36,7 @@ struct sc_failure {
 	int64_t worst_index[SC_MAX_DIMS];
 	double worst_value, worst_reference, worst_error, worst_bound, worst_ratio;
 	int64_t compared; /* elements compared against their bound */
+	int shape_rank;   /* 1 + the first rank whose output has the wrong shape; 0: none */
 };
 
 /* Fills every local rank's input (x->prov: global indices; else the value
@@ -53,6 +54,14 @@ enum sc_status sc_verify_fill(struct sc_target *t, const struct sc_case *c, stru
  * bits the fill copies where they are those c's would get. */
 enum sc_status sc_verify_fill_like(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
 				   const struct sc_tensor *like, struct sc_tensor *inputs, struct sc_err *e);
+
+/* Where rank's output shape went wrong in case c of t (a spec's steps, on
+ * backend be, which holds every rank in this process): "the shape became
+ * [2, 1] at x.sc:4 (transpose), from [1, 2]", or "no step changed its
+ * shape: it is the input's". 0 when it cannot be told (a plugin, a
+ * compute spec, a run that fails). */
+int sc_verify_shape_trail(struct sc_target *t, const struct sc_case *c, struct sc_backend *be, int rank, char *out,
+			  size_t n);
 
 /* Compares the outputs in x (after sc_verify_run) with the output placement
  * of X: *wrong elements, the first ones recorded in f (a shape mismatch is

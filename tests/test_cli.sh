@@ -45,6 +45,15 @@ expect_rc 1 "diagnosis" "$sc" check corpus/deepspeed/sf-head2seq-before-5664.sc 
 	--cases 100 --seed 1 --report "$tmp/diag"
 expect_grep "^      diagnosis: dims b and h swapped" "$tmp/out" "diagnosis on the terminal"
 expect_grep '"diagnosis": "dims b and h swapped' "$tmp/diag/report.json" "diagnosis in report.json"
+# an output-shape mismatch: the diagnosis names the step after which the
+# shape last changed, or says that none did
+printf 'dims a b\ninput shard a\noutput shard b\ntranspose 0 1\n' >"$tmp/shape.sc"
+expect_rc 1 "shape mismatch" "$sc" check "$tmp/shape.sc" --property semantics --seed 1
+expect_grep "diagnosis: the shape became \[2, 1\] at shape.sc:4 (transpose), from \[1, 2\]" "$tmp/out" \
+	"shape mismatch: the step"
+printf 'dims a b\ninput shard a\noutput shard b\n' >"$tmp/shape0.sc"
+expect_rc 1 "shape mismatch, no step" "$sc" check "$tmp/shape0.sc" --property semantics --seed 1
+expect_grep "diagnosis: no step changed its shape: it is the input's" "$tmp/out" "shape mismatch, no step: said"
 # an empty --world range says so
 expect_rc 2 "empty --world range" "$sc" check --world 4..2
 expect_grep "needs LO <= HI, got '4..2' (an empty range)" "$tmp/err" "empty --world range: the reason"

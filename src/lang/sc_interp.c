@@ -425,8 +425,11 @@ enum sc_status sc_exec_spec(struct sc_exec *x, const struct sc_spec *s, const in
 	if (s->ntnames > 0 && !(x->slots = calloc((size_t)s->ntnames * (size_t)x->nlocal, sizeof *x->slots)))
 		return SC_ERR(e, SC_E_NOMEM, "out of memory");
 	enum sc_status rc = SC_OK;
-	for (int i = 0; i < s->nsteps && rc == SC_OK; i++)
+	for (int i = 0; i < s->nsteps && rc == SC_OK; i++) {
 		rc = sc_exec_step(x, s, &s->steps[i], sizes, e);
+		if (rc == SC_OK && x->on_step)
+			x->on_step(x, s, &s->steps[i], x->on_step_ctx);
+	}
 	free(x->slots); /* the result is the current tensors: the last named */
 	x->slots = NULL;
 	return rc;

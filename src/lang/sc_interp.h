@@ -41,6 +41,10 @@ struct sc_exec {
 	 * compute module (which sits above the interpreter) */
 	enum sc_status (*pair_reduce)(struct sc_exec *x, int scatter, void **send, void **recv,
 				      size_t count, enum sc_redop op, struct sc_err *e);
+	/* called after each step sc_exec_spec runs (NULL: none): where a
+	 * failure's shapes went wrong */
+	void (*on_step)(const struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st, void *ctx);
+	void *on_step_ctx;
 	struct sc_tensor t[SC_MAX_WORLD];
 };
 

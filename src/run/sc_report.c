@@ -414,6 +414,15 @@ void sc_report_diagnose(struct sc_result *r)
 		return;
 	r->diagnosed = 1;
 	struct sc_err e;
+	if (r->fail.shape_rank) { /* where its shape went wrong, replayed step by step on sim */
+		struct sc_backend *be;
+		if (sc_backend_open("sim", &be, &e) != SC_OK)
+			return;
+		if (!sc_verify_shape_trail(r->tgt, &r->cx, be, r->fail.shape_rank - 1, r->diagnosis, sizeof r->diagnosis))
+			r->diagnosis[0] = '\0';
+		sc_backend_close(be);
+		return;
+	}
 	struct sc_svg_info info;
 	const struct sc_svg_opts o = {.target = r->target, .fail = &r->fail};
 	if (sc_svg_write(NULL, r->tgt, r->property, &r->cx, &o, NULL, &info, &e) == SC_OK)

@@ -56,9 +56,11 @@ enum sc_status sc_report_fresh(const char *dir, int *moved, struct sc_err *e);
  * DIR/failures, when there is one). */
 enum sc_status sc_report_write(const char *dir, const struct sc_report_meta *m,
 			       const struct sc_result *res, int n, struct sc_err *e);
-/* Finds what holds for every wrong element of r's counterexample (its
- * picture's diagnosis, replayed on a private sim backend) into
- * r->diagnosis, once; nothing when it cannot be drawn. */
+/* Finds the best hint about r's counterexample into r->diagnosis, once,
+ * replayed on a private sim backend: for an output of the wrong shape,
+ * the step after which its shape last changed; else what holds for every
+ * wrong element (its picture's diagnosis). Nothing when neither can be
+ * told. */
 void sc_report_diagnose(struct sc_result *r);
 /* The failure block printed under a FAIL line. */
 void sc_report_failure_text(FILE *out, const struct sc_result *r, const char *indent);
