@@ -113,9 +113,7 @@ enum sc_status sc_target_run_each(struct sc_target *t, const struct sc_case *c, 
 
 int sc_target_batch(const struct sc_target *t)
 {
-	return (t->ops->flags & SC_TARGET_BATCH) && (t->ops->run_batch || t->ops->batch_start) && !t->fresh
-		       ? SC_TARGET_BATCH_MAX
-		       : 1;
+	return (t->ops->flags & SC_TARGET_BATCH) && t->ops->batch_start && !t->fresh ? SC_TARGET_BATCH_MAX : 1;
 }
 
 void sc_target_batch_settle(struct sc_target *t)
@@ -136,11 +134,9 @@ void sc_target_batch_start(struct sc_target *t, const struct sc_case *c, const i
 	void *mem = b->mem;
 	memset(b, 0, sizeof *b);
 	*b = (struct sc_target_batch){.c = c, .prov = prov, .x = x, .io = io, .n = n, .failed = n, .mem = mem};
-	b->hook_here = n > 1 && sc_target_batch(t) >= n;
-	if (b->hook_here && t->ops->batch_start)
+	b->hook_here = n > 1 && sc_target_batch(t) >= n; /* (a kind that runs them one by one says so) */
+	if (b->hook_here)
 		b->st = t->ops->batch_start(t, &b->failed, &b->err);
-	else if (b->hook_here)
-		b->st = t->ops->run_batch(t, c, prov, x, io, n, &b->failed, &b->err);
 	else
 		b->st = sc_target_run_each(t, c, prov, x, io, n, &b->failed, &b->err);
 	if (!b->async && b->st == SC_OK)
@@ -183,18 +179,6 @@ enum sc_status sc_target_batch_wait(struct sc_target *t, int k, int *failed, str
 	*failed = b->failed;
 	*e = b->err;
 	return b->st;
-}
-
-enum sc_status sc_target_run_batch(struct sc_target *t, const struct sc_case *c, const int *prov, struct sc_exec *x,
-				   struct sc_tensor *const *io, int n, int *failed, struct sc_err *e)
-{
-	sc_target_batch_start(t, c, prov, x, io, n);
-	for (int k = 0; k < n; k++) {
-		const enum sc_status st = sc_target_batch_wait(t, k, failed, e);
-		if (st != SC_OK)
-			return st;
-	}
-	return SC_OK;
 }
 
 enum sc_status sc_target_run_inverse(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,

@@ -39,7 +39,7 @@ typedef void (*sc_fault_fn)(struct sc_exec *x, const struct sc_case *c, int prov
 /* Its runs may reuse a process that ran earlier cases (a plugin's
  * worker): a failure is confirmed, and shrunk, with t->fresh set. */
 #define SC_TARGET_WARM 4u
-/* It runs variants of one case together (run_batch) faster than one by
+/* It runs variants of one case together (batch_start) faster than one by
  * one (a plugin's worker: one round trip for all of them). */
 #define SC_TARGET_BATCH 8u
 /* The most variants a batch takes. */
@@ -55,18 +55,14 @@ struct sc_target_ops {
 	 * there. NULL: every spec's steps in order. */
 	enum sc_status (*run)(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
 			      struct sc_err *e);
-	/* Runs variants c[0..n) of one case (one world and shapes; another
-	 * dtype, the same case again, a provenance run) together: io[k]
-	 * holds variant k's inputs on entry and its outputs on return, one
-	 * tensor per local rank, prov[k] says whether it is a provenance run;
-	 * x describes the run (ranks, arena), its t and prov unused. SC_OK when every variant ran; otherwise the error of the
-	 * first that did not, its index in *failed (those before it ran, those
-	 * after it did not). NULL: one run after another. */
-	enum sc_status (*run_batch)(struct sc_target *t, const struct sc_case *c, const int *prov, struct sc_exec *x,
-				    struct sc_tensor *const *io, int n, int *failed, struct sc_err *e);
-	/* The same, returning while the variants run where the kind can
-	 * (t->batch.async set; batch_wait then answers for each, in order),
-	 * else as run_batch. NULL: run_batch. */
+	/* Starts the variants of t->batch (sc_target_batch_start: cases c[0..n)
+	 * of one world and shapes, another dtype, the same case again or a
+	 * provenance run; io[k] variant k's inputs, one tensor per local rank,
+	 * becoming its outputs; prov[k] whether it is a provenance run) and
+	 * returns while they run where the kind can (t->batch.async set:
+	 * batch_wait then answers for each, in order); else runs them, SC_OK
+	 * or the error of the first that did not run right, its index in
+	 * *failed. NULL: one sc_target_run after another. */
 	enum sc_status (*batch_start)(struct sc_target *t, int *failed, struct sc_err *e);
 	enum sc_status (*batch_wait)(struct sc_target *t, int k, int *failed, struct sc_err *e);
 	/* Ends a batch left running before its buffers are reused (its
@@ -179,7 +175,7 @@ int sc_target_has_reduction(struct sc_target *t, const struct sc_case *c);
 /* Runs the transform (the fault hook after it). x's inputs are filled. */
 enum sc_status sc_target_run(struct sc_target *t, const struct sc_case *c, struct sc_exec *x,
 			     struct sc_err *e);
-/* Variants of one case run together (see run_batch in the ops), the
+/* Variants of one case run together (see batch_start in the ops), the
  * fault hook after each that ran. n at most sc_target_batch(t). The
  * arguments must live until the last variant was waited for (or the next
  * batch starts): start never fails, it keeps how the variants ran; wait(k),
@@ -192,9 +188,6 @@ enum sc_status sc_target_batch_wait(struct sc_target *t, int k, int *failed, str
 /* Ends the batch in flight, if any (before the arena its buffers are in
  * is reset); NULL-safe. */
 void sc_target_batch_settle(struct sc_target *t);
-/* The same at once: start, then wait for the last. */
-enum sc_status sc_target_run_batch(struct sc_target *t, const struct sc_case *c, const int *prov, struct sc_exec *x,
-				   struct sc_tensor *const *io, int n, int *failed, struct sc_err *e);
 /* The same one variant after another (sc_target_run each): the kinds'
  * fallback. */
 enum sc_status sc_target_run_each(struct sc_target *t, const struct sc_case *c, const int *prov, struct sc_exec *x,

@@ -726,13 +726,7 @@ static void worker_end(struct sc_sandbox_worker *w, struct sc_sandbox_result *r)
 enum sc_status sc_sandbox_worker_call(struct sc_sandbox_worker *w, double timeout, struct sc_sandbox_result *out,
 				      struct sc_err *e)
 {
-	return sc_sandbox_worker_call_steps(w, timeout, NULL, 0, out, e);
-}
-
-enum sc_status sc_sandbox_worker_call_steps(struct sc_sandbox_worker *w, double timeout, const volatile int *step,
-					    int steps, struct sc_sandbox_result *out, struct sc_err *e)
-{
-	SC_CHECK(sc_sandbox_worker_post(w, timeout, step, steps, e));
+	SC_CHECK(sc_sandbox_worker_post(w, timeout, NULL, 0, e));
 	int done;
 	return sc_sandbox_worker_wait(w, 0, &done, out, e);
 }

@@ -70,18 +70,16 @@ enum sc_status sc_sandbox_worker_call(struct sc_sandbox_worker *w, double timeou
  * the call may go on. A copy of the child that the code forked (daemon(3))
  * and that returns into the call is ended here. */
 int sc_sandbox_between(void);
-/* The same for a call of `steps` pieces of work, each under its own
- * timeout: *step (written by the child) changes as each piece starts, and
- * each of its first steps-1 changes starts the timeout anew (a child
- * that keeps changing it gets at most steps timeouts). */
-enum sc_status sc_sandbox_worker_call_steps(struct sc_sandbox_worker *w, double timeout, const volatile int *step,
-					    int steps, struct sc_sandbox_result *out, struct sc_err *e);
 /* The same in two halves, so that the starter can work while the child
- * does: post asks for the call; wait, with until > 0, returns as soon as
- * *step (the child's progress) reaches until while the call goes on (*done
- * 0; only while both sides spin, else it waits for the end), and
- * otherwise waits for the call's end as sc_sandbox_worker_call does (*done
- * 1, *out set). A worker has one call in flight at a time. */
+ * does: post asks for the call, of `steps` pieces of work each under its
+ * own timeout (*step, written by the child, changes as each piece starts,
+ * and each of its first steps-1 changes starts the timeout anew: a child
+ * that keeps changing it gets at most steps timeouts; step NULL: one
+ * piece). wait, with until > 0, returns as soon as *step reaches until
+ * while the call goes on (*done 0; only while both sides spin, else it
+ * waits for the end), and otherwise waits for the call's end as
+ * sc_sandbox_worker_call does (*done 1, *out set). A worker has one call
+ * in flight at a time. */
 enum sc_status sc_sandbox_worker_post(struct sc_sandbox_worker *w, double timeout, const volatile int *step,
 				      int steps, struct sc_err *e);
 enum sc_status sc_sandbox_worker_wait(struct sc_sandbox_worker *w, int until, int *done,
