@@ -87,6 +87,16 @@ gate 1 second --plugin "$dir/libstateful.so" second_call --cases 300
 has second "semantics .*\(case"
 has second "fails only after 1 earlier call in the same process"
 has second "fails only when the property's runs of this one case share a process"
+# a memo keyed on nothing: later calls write nothing. Run after its twin
+# (the same case, whose right result the buffer would still hold if it
+# were reused as it is), the case fails: outputs start with every bit set
+gate 1 first --plugin "$dir/libstateful.so" first_call --property semantics --cases 300
+has first "fails only after 1 earlier call in the same process"
+case=$(ls "$tmp/first/failures/"*first_call-semantics.case)
+sed '/^earlier /d; s/^# the case fails only after these.*$/&\nearlier world 1 dtype i32 seed 0 sizes n=1/' "$case" |
+	sed 's/^world .*/world 1/; s/^sizes .*/sizes n=1/; s/^dtype .*/dtype i32/; s/^seed .*/seed 0/' >"$tmp/first/twin.case"
+expect_rc 1 "first: the case after its twin" "$sc" repro "$tmp/first/twin.case"
+expect_grep "holds nothing (never written)" "$tmp/out" "first: the case after its twin"
 # the same cache keyed right passes
 gate 0 copy --plugin "$dir/libstateful.so" copy --cases 300
 has copy "4 checks: 4 pass"

@@ -459,7 +459,7 @@ static const struct sc_plugin_transform *resolve_here(const char *load, const st
 	return tr;
 }
 
-/* Each rank's output, shaped by the contract. */
+/* Each rank's output, shaped by the contract, every bit set. */
 static enum sc_status outputs(const struct sc_spec *s, const struct sc_case *c, struct sc_exec *x, unsigned es,
 			      struct sc_tensor *out, struct sc_err *e)
 {
@@ -484,7 +484,13 @@ static enum sc_status outputs(const struct sc_spec *s, const struct sc_case *c, 
 			memcpy(shape, m.lshape, sizeof(int64_t) * (size_t)nd);
 		}
 		sc_arena_on(x->arena, x->first + r);
-		SC_CHECK(sc_tensor_empty(x->arena, shape, nd, es, &out[r], e));
+		/* all bits set, as purity's buffers: an element the plugin does
+		 * not write can never hold an earlier run's (right) value */
+		const int poison = x->arena->poison;
+		x->arena->poison = 1;
+		const enum sc_status st = sc_tensor_empty(x->arena, shape, nd, es, &out[r], e);
+		x->arena->poison = poison;
+		SC_CHECK(st);
 	}
 	return SC_OK;
 }

@@ -6,6 +6,9 @@
  *                the element size of the first (too few or too many bytes)
  *   second_call: every call after the first in its process puts the last
  *                element wrong (a counter that was meant to be per rank)
+ *   first_call:  writes its output on its first call in a process only;
+ *                later calls return at once, as if the result were still
+ *                there (a memo keyed on nothing)
  *   copy:        a correct copy, with the same kind of cache keyed right */
 #include <stdint.h>
 
@@ -67,9 +70,19 @@ static int second_call(const struct sc_plugin_call *call)
 	return 0;
 }
 
+static int first_call(const struct sc_plugin_call *call)
+{
+	static int calls;
+	if (call->rank == 0 && calls++ > 0)
+		return 0;
+	memcpy(call->output.data, call->input.data, numel(&call->input) * call->input.elem_size);
+	return 0;
+}
+
 int sc_plugin_register(struct sc_plugin_registry *reg)
 {
 	static const struct kit_kernel kernels[] = {
-		{"plan_dtype", plan_dtype}, {"second_call", second_call}, {"copy", copy}};
+		{"plan_dtype", plan_dtype}, {"second_call", second_call},
+		{"first_call", first_call}, {"copy", copy}};
 	return kit_register(reg, kernels, sizeof kernels / sizeof kernels[0]);
 }
