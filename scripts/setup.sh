@@ -1,16 +1,33 @@
 #!/usr/bin/env bash
 # Installs what a build needs when it is missing (Debian 12), then configures
-# and builds. Usage: scripts/setup.sh [PRESET [TARGET...]]
-#   PRESET  a configure preset of CMakePresets.json (default: default)
-#   TARGET  what to build (default: everything, tests included)
+# and builds. Usage: scripts/setup.sh [PRESET [TARGET...]] [--install PREFIX]
+#   PRESET   a configure preset of CMakePresets.json (default: default)
+#   TARGET   what to build (default: everything, tests included)
+#   PREFIX   then `cmake --install` there: PREFIX/bin/shardcheck (put
+#            PREFIX/bin on PATH; ~/.local/bin usually is), the
+#            backend libraries in PREFIX/lib, the Python module in PREFIX/share
 # One line per step goes to standard error; the output of apt-get, cmake and
 # the compiler goes to build/logs/setup.log, whose tail is shown when a step
 # fails. SC_VERBOSE=1 shows it all as it happens.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-preset=${1:-default}
-shift || true
-targets=("$@")
+prefix=
+args=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--install)
+		[ $# -ge 2 ] && [ -n "$2" ] || { echo "setup: --install needs a PREFIX (e.g. --install ~/.local)" >&2; exit 2; }
+		prefix=$2
+		shift 2
+		;;
+	--install=*) prefix=${1#--install=}; shift ;;
+	-h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-*) echo "setup: unknown option '$1' (usage: scripts/setup.sh [PRESET [TARGET...]] [--install PREFIX])" >&2; exit 2 ;;
+	*) args+=("$1"); shift ;;
+	esac
+done
+preset=${args[0]:-default}
+targets=("${args[@]:1}")
 mkdir -p build/logs
 log=build/logs/setup.log
 : >"$log"
@@ -78,4 +95,21 @@ if [ ${#targets[@]} -gt 0 ]; then
 	step "building ${targets[*]}" cmake --build --preset "$preset" -j"$(nproc)" --target "${targets[@]}"
 else
 	step "building everything" cmake --build --preset "$preset" -j"$(nproc)"
+fi
+if [ -n "$prefix" ]; then
+	# the preset's binaryDir (inherited where it names none)
+	bindir=$(python3 - "$preset" <<'PY'
+import json, sys
+ps = {p["name"]: p for p in json.load(open("CMakePresets.json"))["configurePresets"]}
+p = ps[sys.argv[1]]
+while "binaryDir" not in p and p.get("inherits"):
+    p = ps[p["inherits"] if isinstance(p["inherits"], str) else p["inherits"][0]]
+print(p.get("binaryDir", "${sourceDir}/build").replace("${sourceDir}/", ""))
+PY
+)
+	step "installing into $prefix" cmake --install "$bindir" --prefix "$prefix"
+	case ":$PATH:" in
+	*":$prefix/bin:"*) say "shardcheck is $prefix/bin/shardcheck" ;;
+	*) say "shardcheck is $prefix/bin/shardcheck; put $prefix/bin on PATH: export PATH=\"$prefix/bin:\$PATH\"" ;;
+	esac
 fi

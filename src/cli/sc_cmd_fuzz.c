@@ -245,8 +245,9 @@ static int fuzz_main(int argc, char **argv, int full_argc, char **full_argv)
 	struct sc_cli *c = &f.c;
 	char dur[32];
 	fmt_dur(f.total, dur, sizeof dur);
-	printf("shardcheck %s fuzz: seed %llu, backend %s, %d targets, %s, %d job%s, report %s, findings %s\n",
-	       SC_VERSION, (unsigned long long)c->co.seed, c->backend, f.nt, dur, f.jobs, f.jobs == 1 ? "" : "s",
+	printf("shardcheck %s fuzz: seed %llu, backend %s, %d target%s, %s, %d job%s, report %s, findings %s\n",
+	       SC_VERSION, (unsigned long long)c->co.seed, c->backend, f.nt, f.nt == 1 ? "" : "s", dur, f.jobs,
+	       f.jobs == 1 ? "" : "s",
 	       f.report, f.findings);
 	fflush(stdout);
 	const struct sc_property *const *props;

@@ -1,8 +1,10 @@
 /* shardcheck trace: hands over to the Python module that traces a PyTorch
  * function into a spec (src/python/shardcheck, run as `python3 -m
- * shardcheck trace`). The module is found next to the sources this binary
- * was built from, or where `cmake --install` put it, or in
- * SHARDCHECK_PYTHONPATH; the interpreter is SHARDCHECK_PYTHON or python3.
+ * shardcheck trace`). The module is found in SHARDCHECK_PYTHONPATH, else
+ * where `cmake --install` put it beside this binary (BIN/../share/
+ * shardcheck/python, whatever the prefix), else next to the sources this
+ * binary was built from, else in the configured install folder; the
+ * interpreter is SHARDCHECK_PYTHON or python3.
  * The module calls this binary back (SHARDCHECK_BIN) to parse and check. */
 #include <errno.h>
 #include <limits.h>
@@ -17,16 +19,35 @@ static const char *const module_dirs[] = {SC_PYTHON_SOURCE_DIR, SC_PYTHON_INSTAL
 
 static int has_module(const char *dir)
 {
-	char p[PATH_MAX];
+	char p[PATH_MAX + 64];
 	snprintf(p, sizeof p, "%s/shardcheck/__init__.py", dir);
 	return access(p, R_OK) == 0;
 }
 
-static const char *find_module(void)
+/* BIN/../share/shardcheck/python for this binary's BIN folder, in buf. */
+static const char *beside_binary(char *buf, size_t n)
+{
+	char self[PATH_MAX];
+	const ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (k <= 0)
+		return NULL;
+	self[k] = 0;
+	char *slash = strrchr(self, '/');
+	if (!slash)
+		return NULL;
+	*slash = 0;
+	snprintf(buf, n, "%s/../share/shardcheck/python", self);
+	return buf;
+}
+
+static const char *find_module(char *buf, size_t n)
 {
 	const char *env = getenv("SHARDCHECK_PYTHONPATH");
 	if (env && *env)
 		return has_module(env) ? env : NULL;
+	const char *mine = beside_binary(buf, n);
+	if (mine && has_module(mine))
+		return mine;
 	for (size_t i = 0; i < sizeof module_dirs / sizeof module_dirs[0]; i++)
 		if (has_module(module_dirs[i]))
 			return module_dirs[i];
@@ -37,7 +58,8 @@ static int trace_main(int argc, char **argv, int full_argc, char **full_argv)
 {
 	(void)full_argc;
 	(void)full_argv;
-	const char *dir = find_module();
+	char mine[PATH_MAX + 32];
+	const char *dir = find_module(mine, sizeof mine);
 	if (!dir) {
 		fprintf(stderr, "shardcheck trace: the Python module is not at %s nor %s; "
 				"set SHARDCHECK_PYTHONPATH to the folder that holds shardcheck/\n",

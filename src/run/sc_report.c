@@ -72,14 +72,14 @@ static const char *shell_word(const char *s, char *out, size_t n)
 
 void sc_report_replay_cmd(const struct sc_result *r, char *buf, size_t n)
 {
-	char sizes[4096], params[96] = "";
+	char sizes[4096], params[96] = "", word[1100];
 	const struct sc_case *c = &r->cx;
 	if (r->case_file[0]) {
-		snprintf(buf, n, "shardcheck repro %s", r->case_file);
+		snprintf(buf, n, "shardcheck repro %s", shell_word(r->case_file, word, sizeof word));
 		return;
 	}
 	if (r->tgt->has_case) { /* a .case file replays as itself, as a written one does */
-		snprintf(buf, n, "shardcheck repro %s", r->tgt->case_path);
+		snprintf(buf, n, "shardcheck repro %s", shell_word(r->tgt->case_path, word, sizeof word));
 		return;
 	}
 	sc_target_sizes_arg(r->tgt, c, sizes, sizeof sizes);
@@ -99,10 +99,10 @@ void sc_report_replay_cmd(const struct sc_result *r, char *buf, size_t n)
 			 shell_word(sc_plugin_name(r->tgt->plugin), name, sizeof name), r->property, c->world, c->world);
 		return;
 	}
-	const char *tname = r->tgt->name;
-	char chain[600];
+	const char *tname = shell_word(r->tgt->name, word, sizeof word);
+	char chain[1200];
 	if (r->tgt->nchain) {
-		snprintf(chain, sizeof chain, "--chain %s", r->tgt->name);
+		snprintf(chain, sizeof chain, "--chain %s", tname);
 		tname = chain;
 	}
 	snprintf(buf, n, "shardcheck eval %s%s --world %d --sizes %s --dtype %s --seed %llu%s%s",

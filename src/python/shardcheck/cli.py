@@ -58,6 +58,7 @@ def parse(argv):
     p.add_argument("-o", dest="out", default="")
     if "--help" in argv or "-h" in argv:
         print(USAGE)
+        print(f"This module: {os.path.dirname(os.path.abspath(__file__))}")
         sys.exit(0)
     args = p.parse_args(argv)
     args.dims = [d for d in args.dims.replace(",", " ").split() if d]
@@ -140,6 +141,7 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(USAGE)
+        print(f"This module: {os.path.dirname(os.path.abspath(__file__))}")
         return 0 if argv else 2
     if argv[0] != "trace":
         print(f"shardcheck (python): unknown command '{argv[0]}': only `trace` is here", file=sys.stderr)
