@@ -3,7 +3,7 @@ pytest plugin: the fixed function passes, the buggy one (DeepSpeed's
 post_all2all before PR 5664: transpose(0, 1) where (1, 2, 0, 3, 4) is
 needed) fails with its minimal case.
 
-    pytest -p shardcheck.pytest_plugin examples/pytest/test_ulysses_layout.py
+    pytest examples/pytest/test_ulysses_layout.py
 """
 import torch
 import torch.distributed as dist

@@ -1,5 +1,6 @@
-"""pytest integration: `pytest -p shardcheck.pytest_plugin`, or
-`pytest_plugins = ["shardcheck.pytest_plugin"]` in a conftest.py.
+"""pytest integration: loaded by the installed package's pytest11 entry
+point (`pip install ./src/python`), by `pytest -p shardcheck.pytest_plugin`,
+or by `pytest_plugins = ["shardcheck.pytest_plugin"]` in a conftest.py.
 
 The fixture `check_layout` is shardcheck.check_layout with the run's seed
 (--shardcheck-seed, else one drawn per session and printed in the header)
@@ -60,4 +61,13 @@ def pytest_runtest_makereport(item, call):
     if rep.when == "call" and rep.failed and "shardcheck_seed" in props:
         rep.sections.append(("shardcheck", f"Falsifying layout found with seed {props['shardcheck_seed']}\n"
                              f"case files: {props['shardcheck_cases']}\n"
-                             f"replay: pytest --shardcheck-seed={props['shardcheck_seed']} {item.nodeid}"))
+                             f"replay: pytest --shardcheck-seed={props['shardcheck_seed']} {_here(item)}"))
+
+
+def _here(item):
+    """item's test id with its file relative to the current directory (a
+    node id is relative to the rootdir, which need not be where pytest ran)."""
+    path = str(getattr(item, "path", None) or item.fspath)
+    rest = item.nodeid.split("::", 1)[1] if "::" in item.nodeid else ""
+    rel = os.path.relpath(path)
+    return rel + ("::" + rest if rest else "")

@@ -7,22 +7,43 @@ import subprocess
 from .record import TraceError
 
 
+BUILD_FOLDERS = ("build", "build-ci", "build-clang", "build-asan")
+
+
+def _checkouts():
+    """The checkout this module lives in, then the current directory and
+    its parents (an installed module run from inside a checkout)."""
+    yield os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+    d = os.getcwd()
+    while True:
+        yield d
+        up = os.path.dirname(d)
+        if up == d:
+            return
+        d = up
+
+
 def binary():
     """SHARDCHECK_BIN (set by `shardcheck trace`), else shardcheck on PATH,
-    else the build folder of the checkout this module lives in."""
+    else the build folder of the checkout this module lives in, or of the
+    one the current directory is in."""
     b = os.environ.get("SHARDCHECK_BIN")
     if b:
         return b
     b = shutil.which("shardcheck")
     if b:
         return b
-    root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-    for sub in ("build", "build-ci", "build-asan"):
-        p = os.path.join(root, sub, "shardcheck")
-        if os.access(p, os.X_OK):
-            return p
-    raise TraceError("usage", "", "cannot find the shardcheck binary",
-                     "build it (scripts/setup.sh), put it on PATH, or set SHARDCHECK_BIN")
+    for root in _checkouts():
+        if not os.path.isdir(os.path.join(root, "src", "python", "shardcheck")):
+            continue
+        for sub in BUILD_FOLDERS:
+            p = os.path.join(root, sub, "shardcheck")
+            if os.access(p, os.X_OK):
+                return p
+    raise TraceError("usage", "", "cannot find the shardcheck binary: SHARDCHECK_BIN is not set, there is no "
+                     "shardcheck on PATH, and no build folder of a checkout holds one",
+                     "build it (scripts/setup.sh), put it on PATH (cmake --install build --prefix ~/.local), "
+                     "or set SHARDCHECK_BIN")
 
 
 def run(args, **kw):
