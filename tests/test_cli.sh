@@ -325,7 +325,7 @@ expect_rc 0 "mesh eval --dump" "$sc" eval tests/specs/mesh-partial-tp.sc --world
 expect_grep "rank 3 = (dp 1, tp 1)" "$tmp/meshdump/ranks.txt" "mesh eval --dump writes the coordinates"
 # chains of mesh specs: compose and roundtrip entry by entry; a planted
 # second half is caught; a chain mixing meshes and worlds is refused
-expect_rc 0 "mesh chain" "$sc" check --chain tests/specs/mesh-chain-gather.sc,tests/specs/mesh-chain-slice.sc --seed 1 --cases 200
+expect_rc 0 "mesh chain" "$sc" check --chain tests/specs/mesh-chain-gather.sc,tests/specs/mesh-chain-slice.sc --seed 1 --cases 200 -v
 expect_grep "roundtrip" "$tmp/out" "mesh chain: roundtrip applies"
 expect_rc 1 "mesh chain planted" "$sc" check --chain tests/specs/mesh-chain-gather.sc,tests/specs/mesh-chain-slice-bad.sc \
 	--seed 1 --cases 200 --property compose

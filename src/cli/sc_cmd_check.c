@@ -37,6 +37,7 @@ struct run {
 	char skip_why[512]; /* why the current target's properties were skipped (a mesh outside --world) */
 	char fewer[384];    /* the worlds --world asks for that this launch has no ranks for, in words */
 	char bounds[256];   /* --exhaustive: the bounds every case lies within, as printed */
+	int per_prop;       /* a pass line per property (-v, or one property), else one per target */
 	int argc;           /* the whole command line, for the reports */
 	char **argv;
 };
@@ -201,6 +202,23 @@ static void note_other_minimum(struct run *r, const struct sc_target *t, const s
 	}
 }
 
+/* An earlier property of the same target that failed at the same
+ * minimal case with the same message as the last result (its text need
+ * not be printed twice), or NULL. */
+static const struct sc_result *same_failure(const struct run *r, const struct sc_target *t)
+{
+	const struct sc_result *res = &r->res[r->nres - 1];
+	for (int j = r->nres - 2; j >= 0 && r->res[j].tgt == t; j--) {
+		const struct sc_result *o = &r->res[j];
+		if (o->verdict == SC_V_FAIL && o->have_cx && res->have_cx && o->cx.world == res->cx.world &&
+		    o->cx.dtype == res->cx.dtype && o->cx.seed == res->cx.seed &&
+		    !memcmp(o->cx.sizes, res->cx.sizes, sizeof o->cx.sizes) && o->nearlier == 0 && res->nearlier == 0 &&
+		    res->fail.msg[0] && strcmp(o->fail.msg, res->fail.msg) == 0 && o->fail.wrong == res->fail.wrong)
+			return o;
+	}
+	return NULL;
+}
+
 /* The report the last-resort path of an interrupt writes (sc_inflight),
  * kept up to date after every check. */
 static void ready_report(struct run *r)
@@ -256,8 +274,16 @@ static int check_one(struct run *r, struct sc_target *t, const struct sc_propert
 		if (!c->quiet || !exp) {
 			fprintf(r->out, "FAIL  %-44s %-18s %s(case %ld, %.2fs)\n", res->target, p->name,
 				exp ? "as expected " : "", res->cases, res->seconds);
-			sc_report_failure_text(r->out, res, "      ");
-			note_other_minimum(r, t, p);
+			const struct sc_result *twin = c->verbose ? NULL : same_failure(r, t);
+			if (twin) {
+				char replay[2048];
+				sc_report_replay_cmd(res, replay, sizeof replay);
+				fprintf(r->out, "      the same minimal case and message as %s (above)\n      replay: %s\n",
+					twin->property, replay);
+			} else {
+				sc_report_failure_text(r->out, res, "      ");
+				note_other_minimum(r, t, p);
+			}
 		}
 		fflush(r->out);
 		return 1;
@@ -266,6 +292,8 @@ static int check_one(struct run *r, struct sc_target *t, const struct sc_propert
 	char extra[256] = "";
 	if (res->limited)
 		snprintf(extra, sizeof extra, " (%ld over --case-memory, skipped)", res->limited);
+	if (!r->per_prop)
+		return 0; /* said in the target's line */
 	if (!c->quiet && c->co.exhaustive && !res->out_of_time)
 		fprintf(r->out, "pass  %-44s %-18s holds for all %ld cases, %.2fs%s\n", res->target, p->name,
 			res->cases, res->seconds, extra);
@@ -310,6 +338,7 @@ static void interrupted(struct run *r, struct sc_checkjobs *jobs, const struct s
 			int next)
 {
 	sc_inflight_stopped();
+	r->per_prop = 1; /* what finished is listed as it is taken */
 	if (jobs) {
 		static struct sc_result pre;
 		sc_checkjobs_kill(jobs);
@@ -322,6 +351,42 @@ static void interrupted(struct run *r, struct sc_checkjobs *jobs, const struct s
 			sc_inflight_set_case(pair.t, pair.p, &cs);
 	}
 	sc_sandbox_workers_end(); /* plugins' workers (gate) */
+}
+
+/* The target's one line for its properties that passed (results
+ * res[from..nres)): "pass  NAME  4 properties  4000 cases, 0.12s", or
+ * naming them when others failed. */
+static void target_line(struct run *r, const struct sc_target *t, int from)
+{
+	const struct sc_cli *c = &r->c;
+	long cases = 0, limited = 0;
+	double seconds = 0;
+	int n = 0, all = 0, cut = 0;
+	char names[256] = "";
+	for (int j = from; j < r->nres; j++) {
+		const struct sc_result *res = &r->res[j];
+		all++;
+		if (res->verdict != SC_V_PASS)
+			continue;
+		const size_t at = strlen(names);
+		snprintf(names + at, sizeof names - at, "%s%s", n ? ", " : "", res->property);
+		n++;
+		cases += res->cases;
+		limited += res->limited;
+		seconds += res->seconds;
+		cut |= res->out_of_time;
+	}
+	if (!n)
+		return;
+	char what[64], extra[128] = "";
+	if (n == all)
+		snprintf(what, sizeof what, "%d propert%s", n, n == 1 ? "y" : "ies");
+	if (limited)
+		snprintf(extra, sizeof extra, " (%ld over --case-memory, skipped)", limited);
+	fprintf(r->out, "pass  %-44s %-18s %s%ld cases%s, %.2fs%s\n", t->name, n == all ? what : names,
+		c->co.exhaustive && !cut ? "every case: " : "", cases,
+		c->co.exhaustive && cut ? " (--time was up, not every case ran)" : "", seconds, extra);
+	fflush(r->out);
 }
 
 static void check_all(struct run *r)
@@ -383,6 +448,10 @@ static void check_all(struct run *r)
 		if (c->co.exhaustive && !c->quiet && !t->has_case &&
 		    sc_exhaust_walk(t, &c->co.gen, c->co.max_dim, NULL, NULL, &total, &xe) == SC_OK)
 			fprintf(r->out, "      %s: %ld cases within the bounds\n", t->name, total);
+		int nprops = 0;
+		for (int k = 0; k < np; k++)
+			nprops += (!c->property || strcmp(c->property, props[k]->name) == 0) && props[k]->applies(t);
+		r->per_prop = c->verbose || nprops <= 1;
 		for (int k = 0; k < np && !sc_inflight_signal(); k++) {
 			if (!((!c->property || strcmp(c->property, props[k]->name) == 0) && props[k]->applies(t)))
 				continue;
@@ -414,6 +483,8 @@ static void check_all(struct run *r)
 			target_failed |= check_one(r, t, props[k], NULL);
 			ready_report(r);
 		}
+		if (!r->per_prop && !c->quiet)
+			target_line(r, t, nres0);
 		if (sc_inflight_signal()) /* the target's checks did not all run: no expectation judged */
 			break;
 		if (r->nres == nres0 && r->skip_why[0]) { /* nothing checked: no verdict, no expectation */
