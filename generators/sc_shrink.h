@@ -1,6 +1,6 @@
 /* sc_shrink: reduces a failing case to a minimal one.
  *
- * Order of minimality (README, "Shrinking"): smallest world, then fewest
+ * Order of minimality (docs/cli.md, "Shrinking"): smallest world, then fewest
  * dims (built-ins), then fewest elements, then smallest sizes left to
  * right, then the target's parameters (built-ins: dim indices, op), then
  * the simplest dtype, then seed 0. Greedy passes bring the case down fast;

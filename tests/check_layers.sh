@@ -12,7 +12,7 @@ set -uo pipefail
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root" || exit 2
 
-# layer of each folder, lowest first (README, "Architecture")
+# layer of each folder, lowest first (docs/architecture.md, "Architecture")
 layers=(include/shardcheck:0 src/util:0 src/core:1 src/backend:2 src/lang:3 src/target:4
 	generators:5 properties:6 src/run:7 src/cli:8 fuzz:8)
 declare -A layer_of_dir

@@ -162,6 +162,21 @@ else
 	grep -q $'\t' "$wf" && bad "the workflow has tabs" || ok
 fi
 
+# a spec that does not parse: left out with an ERROR line naming its line,
+# the rest fuzzed, the night exits 2, the line repeated at the end and on
+# the published page
+mkdir -p "$tmp/specs3"
+cp corpus/deepspeed/sf-seq2head.sc "$tmp/specs3/"
+printf 'dims a\nbogus step\n' >"$tmp/specs3/broken.sc"
+env SHARDCHECK="$sc" NIGHTLY_STATE="$tmp/state3" NIGHTLY_PUBLISH="$tmp/pub3" NIGHTLY_TIME=2s \
+	NIGHTLY_DATE=2030-01-15 "$nightly" "$tmp/specs3" >"$tmp/o3" 2>&1
+rc=$?
+[ $rc -eq 2 ] && ok || { bad "a broken spec: exit $rc, want 2"; tail -20 "$tmp/o3" >&2; }
+expect_grep "^ERROR .*broken.sc did not load.*broken.sc:2:1: unknown" "$tmp/o3" "a broken spec: its ERROR line"
+tail -n 3 "$tmp/o3" | grep -q "^  ERROR .*broken.sc" && ok || { bad "a broken spec: not repeated at the end"; tail -5 "$tmp/o3" >&2; }
+expect_grep "sf-seq2head.sc" "$tmp/state3/reports/2030-01-15/report.json" "a broken spec: the other spec was fuzzed"
+expect_grep "^## Errors and warnings" "$tmp/pub3/2030-01-15/summary.md" "a broken spec: on the published page"
+
 [ $((SECONDS - t0)) -lt 60 ] && ok || bad "the nights took $((SECONDS - t0)) s"
 echo "nightly_recipe: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -4,7 +4,7 @@
 # giving partial sums, an all-reduce, and the bias b2 added after the
 # reduction. In bf16 the PR loosened its validation by hand (abs error 4.09
 # against a tolerance of 2); here every element gets a bound derived from the
-# computation instead (README, "Tolerances").
+# computation instead (docs/cli.md, "Tolerances").
 pipeline nvfuser-tp-mlp-bf16
 dims b s h f
 tensor x [b, s, h] replicate

@@ -41,9 +41,11 @@
 #   2  an error: a spec folder that is not there, an unwritable report or
 #      findings folder, a bad option; also from this script for a usage
 #      error or when another run holds the lock (two nights never overlap)
-# A spec of the folder that does not parse is left out with a WARN line and
-# does not change the exit code: this script repeats such lines at the end,
-# counts them in nightly.txt and index.md and adds them to the published page.
+# A spec of the folder that does not parse is left out with an ERROR line;
+# the others are fuzzed for the whole budget and the night exits 2 (the
+# spec needs fixing). This script repeats such lines, and WARN lines (a
+# folder not written), at the end, counts them in nightly.txt and index.md
+# and adds them to the published page.
 set -euo pipefail
 
 usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; }
@@ -165,11 +167,11 @@ elif [ -z "$closing" ]; then
 	say "shardcheck did not finish the run (exit $fuzz_rc); the last lines of $log:"
 	tail -n 15 "$log" | sed 's/^/  | /'
 fi
-# a spec that does not parse is left out of the run with a WARN line (the
-# exit code does not show it): repeated here and on the published page
-if grep -q '^WARN ' "$log"; then
-	say "warnings (specs left out, folders not written):"
-	grep '^WARN ' "$log" | sed 's/^/  /'
+# a spec that does not parse is left out of the run with an ERROR line,
+# a folder not written with a WARN line: repeated here and on the page
+if grep -Eq '^(WARN|ERROR) ' "$log"; then
+	say "errors and warnings (specs left out, folders not written):"
+	grep -E '^(WARN|ERROR) ' "$log" | sed 's/^/  /'
 fi
 
 ln -sfn "$run" "$state/reports/latest.tmp"
@@ -220,10 +222,10 @@ if [ -n "$publish" ]; then
 			printf '```\n'
 		} >"$publish/$run/summary.md"
 	fi
-	if grep -q '^WARN ' "$log"; then
+	if grep -Eq '^(WARN|ERROR) ' "$log"; then
 		{
-			printf '\n## Warnings\n\n```\n'
-			grep '^WARN ' "$log"
+			printf '\n## Errors and warnings\n\n```\n'
+			grep -E '^(WARN|ERROR) ' "$log"
 			printf '```\n'
 		} >>"$publish/$run/summary.md"
 	fi

@@ -16,7 +16,7 @@
 #include "sc_hd.h"
 
 /* The element types, by id (the kernels take them as ints), listed in
- * shrinking order: the simplest first (README, "Shrinking"). */
+ * shrinking order: the simplest first (docs/cli.md, "Shrinking"). */
 enum sc_dtype {
 	SC_I32,
 	SC_I64,

@@ -1,5 +1,5 @@
 /* sc_celem: elementwise compute kernels, with PyTorch's semantics and a
- * bound per element (README, "Tolerances").
+ * bound per element (docs/cli.md, "Tolerances").
  *
  *   add, sub   e = e_a + e_b + rounding
  *   mul        e = |a| e_b + |b| e_a + e_a e_b + rounding

@@ -1,4 +1,4 @@
-/* sc_counts: the counts a case draws (docs/language.md, "Counts" and
+/* sc_counts: the counts a case draws (docs/language.md, "Declarations" and
  * "Micro-batches"): `counts NAME LO..HI [group=G]`, a P x P matrix per
  * case (MoE routing), and `microbatches NAME[g] n LO..HI`, a vector of g
  * entries whose sum is dim n's size (the rows each micro-batch holds).

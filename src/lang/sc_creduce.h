@@ -1,5 +1,5 @@
 /* sc_creduce: compute kernels that reduce along a dim, with PyTorch's
- * semantics and a bound per element (README, "Tolerances"). Sums
+ * semantics and a bound per element (docs/cli.md, "Tolerances"). Sums
  * accumulate in the accumulation type (f32; f64 for f64).
  *
  *   matmul, linear  a sum of K products: gamma_K * sum |a||b| + the

@@ -1,5 +1,5 @@
 /* sc_steps_sized: exchanges whose sizes differ from rank to rank
- * (docs/language.md, "Language 2"): all_to_all_single with split sizes,
+ * (docs/language.md, "Sized exchanges"): all_to_all_single with split sizes,
  * the list all_gather over tensors that differ along its dim, the ring
  * exchange `shift K` and `broadcast src=E`. Each is one variable-size
  * exchange through the backend (all_to_allv).

@@ -1,5 +1,5 @@
 /* sc_steps_slice: local steps whose sizes are expressions evaluated on
- * each rank (docs/language.md, "Language 2"): narrow, take, flip, pad,
+ * each rank (docs/language.md, "Local steps sized per rank"): narrow, take, flip, pad,
  * repeat_interleave and assert, with torch's semantics and wording.
  * narrow and take of one chunk are views; the others copy. Padding is
  * zeros, or SC_PROV_PAD in a provenance run, so a checker can tell an
