@@ -48,6 +48,9 @@ enum sc_plugin_redop { SC_PLUGIN_SUM = 0, SC_PLUGIN_MAX = 1, SC_PLUGIN_MIN = 2, 
 
 /* Where buffers live. */
 enum sc_plugin_memory { SC_PLUGIN_HOST = 0, SC_PLUGIN_DEVICE = 1 };
+/* The bits of struct sc_plugin_transform's memory set. */
+#define SC_PLUGIN_MEMORY_HOST (1u << SC_PLUGIN_HOST)
+#define SC_PLUGIN_MEMORY_DEVICE (1u << SC_PLUGIN_DEVICE)
 
 /* A rank's local tensor: contiguous, row-major. */
 struct sc_plugin_tensor {
@@ -92,7 +95,10 @@ struct sc_plugin_collectives {
 };
 
 /* Native handles for code that calls the libraries directly (NULL when the
- * backend has none): MPI_Comm*, ncclComm_t*, cudaStream_t*. */
+ * backend has none): MPI_Comm*, ncclComm_t*, cudaStream_t*. cuda_stream
+ * is set in device-memory calls on the cuda and nccl backends: the rank's
+ * stream, which the collectives table is ordered after (queue kernels on
+ * it; shardcheck synchronises it before it reads the output). */
 struct sc_plugin_native {
 	size_t size;
 	void *mpi_comm;
@@ -143,6 +149,16 @@ struct sc_plugin_transform {
 	sc_plugin_run_fn run;
 	void *user;
 	const char *description; /* optional */
+	/* Appended (0 in a transform built against an older header): the
+	 * memory run accepts, a set of SC_PLUGIN_MEMORY_HOST and
+	 * SC_PLUGIN_MEMORY_DEVICE; 0 means host only. On a backend with
+	 * device memory (cuda, nccl, emu) a transform that accepts device
+	 * memory is called with call->memory == SC_PLUGIN_DEVICE: input and
+	 * output in the rank's device memory (guard zones around each; emu's
+	 * "device" memory faults when the host touches it), and a collectives
+	 * table that takes device pointers. A host-only transform there gets
+	 * host buffers, staged to and from the device by shardcheck. */
+	unsigned memory;
 };
 
 /* A library registers at most 1024 transforms, each under its own name.

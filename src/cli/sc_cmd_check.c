@@ -15,6 +15,7 @@
 
 #include "sc_checkjobs.h"
 #include "sc_cli.h"
+#include "sc_plugin_dev.h"
 #include "sc_clock.h"
 #include "sc_fs.h"
 #include "sc_exhaust.h"
@@ -389,6 +390,29 @@ static void target_line(struct run *r, const struct sc_target *t, int from)
 	fflush(r->out);
 }
 
+/* On a backend with device memory, which transforms get it and which get
+ * host buffers: "note: on emu, device memory for gather; host memory for
+ * heads_to_seq (transforms that do not accept device memory)". */
+static void memory_note(const struct run *r)
+{
+	const char *staged = sc_plugin_dev_staged(r->be);
+	if (!staged)
+		return;
+	char dev[256] = "", host[256] = "";
+	for (int i = 0; i < r->nt; i++) {
+		const struct sc_target *t = &r->targets[i];
+		char why[300];
+		if (!t->plugin || sc_plugin_dev_kind(r->be, t->plugin->memory, why, sizeof why) < 0)
+			continue; /* refused: said as its error */
+		char *to = sc_plugin_dev_kind(r->be, t->plugin->memory, why, sizeof why) ? dev : host;
+		const size_t at = strlen(to);
+		if (at + 4 < 256)
+			snprintf(to + at, 256 - at, "%s%s", at ? ", " : "", sc_plugin_name(t->plugin));
+	}
+	fprintf(r->out, "note: on %s, %s%s%s%s%s%s\n", r->c.backend, dev[0] ? "device memory for " : "", dev,
+		dev[0] && host[0] ? "; " : "", host[0] ? "host memory for " : "", host, host[0] ? staged : "");
+}
+
 static void check_all(struct run *r)
 {
 	struct sc_cli *c = &r->c;
@@ -409,6 +433,8 @@ static void check_all(struct run *r)
 	}
 	if (r->fewer[0] && sc_backend_leader(r->be))
 		fprintf(r->out, "note: %s\n", r->fewer);
+	if (r->gate && sc_backend_leader(r->be))
+		memory_note(r);
 	/* the files of a directory that did not load: an error each, the rest run */
 	for (int i = 0; i < c->nbroken && i < SC_CLI_MAX_BROKEN; i++) {
 		struct sc_result *res = &r->res[r->nres++];

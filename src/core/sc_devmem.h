@@ -87,6 +87,9 @@ enum sc_status sc_devmem_status(struct sc_devmem *dm, int sync, struct sc_err *e
  * device buffer faults in tests), every operation through the same
  * index and element code as the CUDA kernels. */
 enum sc_status sc_devmem_emu_open(struct sc_devmem **out, struct sc_err *e);
+/* The same with views of span bytes of address space (a process under an
+ * address-space limit: each view counts against it). */
+enum sc_status sc_devmem_emu_open_span(struct sc_devmem **out, size_t span, struct sc_err *e);
 /* CUDA: sc_devmem_cuda.c when the toolkit was found, else a stub that
  * answers SC_E_UNAVAIL. Rank r lives on device r % *ndevices (the count
  * of visible devices); device_base shifts that (an MPI process's GPU). */

@@ -42,6 +42,7 @@ struct emu {
 	unsigned char *dev;   /* its PROT_NONE view: device pointers */
 	unsigned char *kern;  /* its writable view: the kernels' */
 	off_t used, size;     /* bytes allocated since the reset; the file's size */
+	size_t span;          /* address space of each view */
 };
 
 /* Device pointer p in the kernels' view. */
@@ -75,7 +76,7 @@ static void *emu_alloc(struct sc_devmem *dm, int rank, size_t bytes)
 	size_t mapped = (bytes + m->page - 1) / m->page * m->page;
 	if (!mapped)
 		mapped = m->page;
-	if ((size_t)m->used + mapped > EMU_SPAN)
+	if ((size_t)m->used + mapped > m->span)
 		return NULL;
 	if (m->used + (off_t)mapped > m->size) { /* the file grows to the high-water mark */
 		if (ftruncate(m->fd, m->used + (off_t)mapped) != 0)
@@ -100,8 +101,8 @@ static void emu_reset(struct sc_devmem *dm)
 static void emu_destroy(struct sc_devmem *dm)
 {
 	struct emu *m = E(dm);
-	munmap(m->dev, EMU_SPAN);
-	munmap(m->kern, EMU_SPAN);
+	munmap(m->dev, m->span);
+	munmap(m->kern, m->span);
 	close(m->fd);
 	free(m->a);
 	free(m);
@@ -375,6 +376,11 @@ static const struct sc_devmem_ops emu_ops = {
 
 enum sc_status sc_devmem_emu_open(struct sc_devmem **out, struct sc_err *e)
 {
+	return sc_devmem_emu_open_span(out, EMU_SPAN, e);
+}
+
+enum sc_status sc_devmem_emu_open_span(struct sc_devmem **out, size_t span, struct sc_err *e)
+{
 	struct sc_devmem *dm = calloc(1, sizeof *dm);
 	struct emu *m = calloc(1, sizeof *m);
 	if (!dm || !m) {
@@ -384,18 +390,19 @@ enum sc_status sc_devmem_emu_open(struct sc_devmem **out, struct sc_err *e)
 	}
 	long pg = sysconf(_SC_PAGESIZE);
 	m->page = pg > 0 ? (size_t)pg : 4096;
+	m->span = span < EMU_SPAN ? (span + m->page - 1) / m->page * m->page : EMU_SPAN;
 	m->fd = memfd_create("shardcheck-emu", MFD_CLOEXEC);
 	m->dev = m->kern = MAP_FAILED;
 	if (m->fd >= 0) {
-		m->dev = mmap(NULL, EMU_SPAN, PROT_NONE, MAP_SHARED | MAP_NORESERVE, m->fd, 0);
-		m->kern = mmap(NULL, EMU_SPAN, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, m->fd, 0);
+		m->dev = mmap(NULL, m->span, PROT_NONE, MAP_SHARED | MAP_NORESERVE, m->fd, 0);
+		m->kern = mmap(NULL, m->span, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, m->fd, 0);
 	}
 	if (m->fd < 0 || m->dev == MAP_FAILED || m->kern == MAP_FAILED) {
 		const int err = errno;
 		if (m->dev != MAP_FAILED)
-			munmap(m->dev, EMU_SPAN);
+			munmap(m->dev, m->span);
 		if (m->kern != MAP_FAILED)
-			munmap(m->kern, EMU_SPAN);
+			munmap(m->kern, m->span);
 		if (m->fd >= 0)
 			close(m->fd);
 		free(dm);

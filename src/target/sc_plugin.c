@@ -22,6 +22,7 @@
 #include "sc_fs.h"
 #include "sc_mix.h"
 #include "sc_plugin_coll.h"
+#include "sc_plugin_dev.h"
 #include "sc_plugin_host.h"
 #include "sc_sandbox.h"
 
@@ -126,6 +127,10 @@ static int reg_add(struct sc_plugin_registry *reg, const struct sc_plugin_transf
 			    SC_PLUGIN_ABI_VERSION);
 	else if (!t->name[0])
 		rc = refuse(lib, -1, "a transform has an empty name");
+	else if (SC_PLUGIN_HAS(t, struct sc_plugin_transform, memory) &&
+		 (t->memory & ~(SC_PLUGIN_MEMORY_HOST | SC_PLUGIN_MEMORY_DEVICE)))
+		rc = refuse(lib, -5, "transform '%.64s' declares memory 0x%x: the known bits are host (0x%x) and device (0x%x)",
+			    as, t->memory, SC_PLUGIN_MEMORY_HOST, SC_PLUGIN_MEMORY_DEVICE);
 	else if (sc_plugin_find(lib, as) || (shown && sc_plugin_find(lib, t->name)))
 		rc = refuse(lib, -4, "transform '%.64s' is registered twice (names must be unique)", as);
 	else if (lib->n >= SC_PLUGIN_MAX_TRANSFORMS)
@@ -187,7 +192,7 @@ struct probe_out {
 	int n;
 	char why[512];
 	struct {
-		unsigned abi;
+		unsigned abi, memory;
 		size_t name, contract, description; /* offsets into text; 0: none */
 	} t[SC_PLUGIN_MAX_TRANSFORMS];
 	size_t used;
@@ -225,6 +230,7 @@ static int probe_child(void *arg)
 	for (int i = 0; i < lib->n; i++) {
 		const struct sc_plugin_transform *t = &lib->e[i].t;
 		o->t[i].abi = t->abi_version;
+		o->t[i].memory = t->memory;
 		o->t[i].name = put_text(o, t->name);
 		o->t[i].contract = put_text(o, t->contract);
 		o->t[i].description = put_text(o, t->description);
@@ -264,6 +270,7 @@ static enum sc_status probe(struct sc_plugin_lib *lib, struct sc_err *e)
 		memset(d, 0, sizeof *d);
 		d->size = sizeof *d;
 		d->abi_version = o->t[i].abi;
+		d->memory = o->t[i].memory;
 		d->name = keep(lib, o->text + o->t[i].name);
 		d->contract = keep(lib, o->text + o->t[i].contract);
 		if (o->t[i].description)
@@ -540,12 +547,17 @@ static enum sc_status run_hosted(struct sc_target *t, const struct sc_plugin_tra
 	if (!lib->host)
 		SC_CHECK(sc_plugin_host_new(lib->load, resolve_here, &lib->host, e));
 	const int world = c[0].world;
+	char why[300];
+	const int device = sc_plugin_dev_kind(x->be, tr->memory, why, sizeof why);
+	if (device < 0)
+		return SC_ERR(e, SC_E_USAGE, "transform '%s' cannot run on %s: %s", tr->name, x->be->ops->name, why);
 	for (int k = 0; k < n; k++) {
 		struct sc_plugin_job *j = sc_plugin_host_job(lib->host, k);
 		if (!j)
 			return SC_ERR(e, SC_E_NOMEM, "out of memory");
 		j->tr = tr;
 		j->world = world;
+		j->device = device;
 		j->mesh = *mesh;
 		for (int m = 0; m < mesh->n; m++)
 			snprintf(j->mesh_name[m], sizeof j->mesh_name[m], "%.63s", t->spec->mesh_dim[m]);
@@ -571,6 +583,9 @@ static enum sc_status run_hosted(struct sc_target *t, const struct sc_plugin_tra
 static enum sc_status run_here(const struct sc_target *t, const struct sc_plugin_transform *tr, const struct sc_case *c, struct sc_exec *x,
 			       const struct sc_mesh *mesh, const struct sc_tensor *out, struct sc_err *e)
 {
+	char why[300];
+	if (sc_plugin_dev_kind(x->be, tr->memory, why, sizeof why) < 0)
+		return SC_ERR(e, SC_E_USAGE, "transform '%s' cannot run on %s: %s", tr->name, x->be->ops->name, why);
 	SC_CHECK(bind_here(lib_of(tr), e));
 	struct sc_plugin_comms *comms = NULL;
 	SC_CHECK(sc_plugin_comms_new(x->be, c->world, x->first, 1, mesh, &comms, e));

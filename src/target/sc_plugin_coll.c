@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sc_coro.h"
+#include "sc_devmem.h"
 
 /* ---- ranks as coroutines of one (child) process ---- */
 
@@ -17,6 +18,8 @@ struct group {
 	const void *send[SC_MAX_WORLD];
 	void *recv[SC_MAX_WORLD];
 	const size_t *sbytes[SC_MAX_WORLD], *rbytes[SC_MAX_WORLD]; /* all_to_allv's counts */
+	struct sc_devmem *dm;     /* device memory the buffers are in (NULL: host) */
+	int wrank[SC_MAX_WORLD];  /* each member's rank in the world (its device) */
 };
 
 struct rank_coll {
@@ -42,11 +45,20 @@ static void meet(struct group *g)
 		sc_coro_yield();
 }
 
+/* Device memory: every operation queued so far (the plugin's kernels on
+ * its streams, the copies of this collective) done; 0, or -1 on an error
+ * (kept, sticky, for the call's end). */
+static int settle(struct group *g)
+{
+	return g->dm && sc_devmem_fail(g->dm, g->dm->ops->sync(g->dm), "sync", -1) ? -1 : 0;
+}
+
 /* A collective's first barrier; -1 when called off a rank's coroutine (a
- * thread the plugin started: it cannot wait for the other ranks there). */
+ * thread the plugin started: it cannot wait for the other ranks there).
+ * On device memory what every rank queued before it is done first. */
 static int exchange(struct rank_coll *r, const void *send, void *recv)
 {
-	if (!sc_coro_inside())
+	if (!sc_coro_inside() || settle(r->g))
 		return -1;
 	r->g->send[r->rank] = send;
 	r->g->recv[r->rank] = recv;
@@ -54,15 +66,56 @@ static int exchange(struct rank_coll *r, const void *send, void *recv)
 	return 0;
 }
 
+/* bytes from member src's src to this rank's dst: memcpy, or a device copy. */
+static int put(const struct rank_coll *r, void *dst, int src, const void *from, size_t bytes)
+{
+	const struct group *g = r->g;
+	if (!g->dm) {
+		memcpy(dst, from, bytes);
+		return 0;
+	}
+	return sc_devmem_fail(g->dm, g->dm->ops->move(g->dm, g->wrank[r->rank], dst, g->wrank[src], from, bytes), "move",
+			      g->wrank[r->rank]) ? -1 : 0;
+}
+
+/* acc = acc OP member src's in (count elements): on the host, or on this
+ * rank's device through a scratch copy of in. */
+static int fold(const struct rank_coll *r, void *acc, int src, const void *in, size_t count, enum sc_dtype dt,
+		enum sc_redop op)
+{
+	const struct group *g = r->g;
+	if (!g->dm) {
+		sc_reduce(dt, op, acc, in, count);
+		return 0;
+	}
+	const int me = g->wrank[r->rank];
+	const size_t bytes = count * sc_dtype_size(dt);
+	void *tmp = g->dm->ops->alloc(g->dm, me, bytes ? bytes : 1);
+	if (!tmp || put(r, tmp, src, in, bytes))
+		return -1;
+	return sc_devmem_fail(g->dm, g->dm->ops->reduce(g->dm, me, acc, tmp, count, dt, op), "reduce", me) ? -1 : 0;
+}
+
+/* The collective's last barrier: nobody reuses send before all read it
+ * (on device memory, the copies done). rc: the copies' outcome. */
+static int leave(struct rank_coll *r, int rc)
+{
+	if (settle(r->g))
+		rc = -1;
+	meet(r->g);
+	return rc;
+}
+
 static int t_a2a(const struct sc_plugin_collectives *c, const void *send, void *recv, size_t chunk)
 {
 	struct rank_coll *r = rc_of(c);
 	if (exchange(r, send, recv) != 0)
 		return -1;
-	for (int src = 0; src < r->g->world; src++)
-		memcpy((char *)recv + (size_t)src * chunk, (const char *)r->g->send[src] + (size_t)r->rank * chunk, chunk);
-	meet(r->g); /* nobody reuses send before all read it */
-	return 0;
+	int rc = 0;
+	for (int src = 0; src < r->g->world && !rc; src++)
+		rc = put(r, (char *)recv + (size_t)src * chunk, src, (const char *)r->g->send[src] + (size_t)r->rank * chunk,
+			 chunk);
+	return leave(r, rc);
 }
 
 static int t_ag(const struct sc_plugin_collectives *c, const void *send, void *recv, size_t bytes)
@@ -70,10 +123,10 @@ static int t_ag(const struct sc_plugin_collectives *c, const void *send, void *r
 	struct rank_coll *r = rc_of(c);
 	if (exchange(r, send, recv) != 0)
 		return -1;
-	for (int src = 0; src < r->g->world; src++)
-		memcpy((char *)recv + (size_t)src * bytes, r->g->send[src], bytes);
-	meet(r->g);
-	return 0;
+	int rc = 0;
+	for (int src = 0; src < r->g->world && !rc; src++)
+		rc = put(r, (char *)recv + (size_t)src * bytes, src, r->g->send[src], bytes);
+	return leave(r, rc);
 }
 
 static int t_rs(const struct sc_plugin_collectives *c, const void *send, void *recv, size_t count,
@@ -85,12 +138,11 @@ static int t_rs(const struct sc_plugin_collectives *c, const void *send, void *r
 	const size_t bytes = count * sc_dtype_size((enum sc_dtype)dt);
 	if (exchange(r, send, recv) != 0)
 		return -1;
-	memcpy(recv, (const char *)r->g->send[0] + (size_t)r->rank * bytes, bytes);
-	for (int src = 1; src < r->g->world; src++)
-		sc_reduce((enum sc_dtype)dt, (enum sc_redop)op, recv,
-			  (const char *)r->g->send[src] + (size_t)r->rank * bytes, count);
-	meet(r->g);
-	return 0;
+	int rc = put(r, recv, 0, (const char *)r->g->send[0] + (size_t)r->rank * bytes, bytes);
+	for (int src = 1; src < r->g->world && !rc; src++)
+		rc = fold(r, recv, src, (const char *)r->g->send[src] + (size_t)r->rank * bytes, count, (enum sc_dtype)dt,
+			  (enum sc_redop)op);
+	return leave(r, rc);
 }
 
 static int t_ar(const struct sc_plugin_collectives *c, const void *send, void *recv, size_t count,
@@ -102,11 +154,10 @@ static int t_ar(const struct sc_plugin_collectives *c, const void *send, void *r
 	const size_t bytes = count * sc_dtype_size((enum sc_dtype)dt);
 	if (exchange(r, send, recv) != 0)
 		return -1;
-	memcpy(recv, r->g->send[0], bytes);
-	for (int src = 1; src < r->g->world; src++)
-		sc_reduce((enum sc_dtype)dt, (enum sc_redop)op, recv, r->g->send[src], count);
-	meet(r->g);
-	return 0;
+	int rc = put(r, recv, 0, r->g->send[0], bytes);
+	for (int src = 1; src < r->g->world && !rc; src++)
+		rc = fold(r, recv, src, r->g->send[src], count, (enum sc_dtype)dt, (enum sc_redop)op);
+	return leave(r, rc);
 }
 
 /* Every rank checks the whole count matrix, so all agree whether to go on
@@ -131,16 +182,16 @@ static int t_a2av(const struct sc_plugin_collectives *c, const void *send, void 
 		for (int dst = 0; dst < world && ok; dst++)
 			ok = g->sbytes[src][dst] == g->rbytes[dst][src];
 	size_t at = 0;
-	for (int src = 0; src < world && ok; src++) {
+	int rc = ok ? 0 : -1;
+	for (int src = 0; src < world && !rc; src++) {
 		size_t from = 0;
 		for (int j = 0; j < me; j++)
 			from += g->sbytes[src][j];
 		if (rbytes[src])
-			memcpy((char *)recv + at, (const char *)g->send[src] + from, rbytes[src]);
+			rc = put(r, (char *)recv + at, src, (const char *)g->send[src] + from, rbytes[src]);
 		at += rbytes[src];
 	}
-	meet(g);
-	return ok ? 0 : -1;
+	return leave(r, rc);
 }
 
 /* ---- collectives through the backend (one rank in this process) ---- */
@@ -271,6 +322,7 @@ static enum sc_status subset_new(struct sc_plugin_comms *c, struct sc_backend *b
 		const int w = c->first + r;
 		u->rc[r].g = &u->g[u->gs.color[w]];
 		u->rc[r].rank = u->gs.index[w];
+		u->rc[r].g->wrank[u->rc[r].rank] = w;
 		table(&u->rc[r].pub, &u->rc[r], 1);
 	}
 	return SC_OK;
@@ -334,3 +386,10 @@ const struct sc_plugin_collectives *sc_plugin_comms_group(struct sc_plugin_comms
 }
 
 unsigned long sc_plugin_comms_moves(const struct sc_plugin_comms *c) { return c->moves; }
+
+void sc_plugin_comms_devmem(struct sc_plugin_comms *c, struct sc_devmem *dm)
+{
+	for (int k = 0; c->here && k < 1 << c->mesh.n; k++)
+		for (int g = 0; c->sub[k].used && g < c->sub[k].gs.n; g++)
+			c->sub[k].g[g].dm = dm;
+}

@@ -28,5 +28,10 @@ const struct sc_plugin_collectives *sc_plugin_comms_world(struct sc_plugin_comms
 /* Local rank r's table over its group of the mesh dims dims[0..n) (in mesh
  * order, each once); NULL for any other request or without a mesh. */
 const struct sc_plugin_collectives *sc_plugin_comms_group(struct sc_plugin_comms *c, int r, const int *dims, int n);
+/* Every rank here: the buffers are in dm's device memory (rank w's on
+ * w's device); the collectives copy and reduce there, each ordered after
+ * what the ranks queued before it and done before it returns. */
+struct sc_devmem;
+void sc_plugin_comms_devmem(struct sc_plugin_comms *c, struct sc_devmem *dm);
 
 #endif

@@ -19,6 +19,7 @@
 #include "sc_clock.h"
 #include "sc_coro.h"
 #include "sc_mix.h"
+#include "sc_plugin_dev.h"
 #include "sc_sandbox.h"
 
 enum { RANK_IDLE = 0, RANK_RUNNING = 1, RANK_DONE = 2 };
@@ -261,7 +262,7 @@ static int step(struct sc_coro *co, struct thread_arg *a, int start)
 /* Every rank as a coroutine of this process (kept from call to call),
  * scheduled round by round until all returned; 3 when a rank returned
  * non-zero, 5 when the ranks left deadlocked in collectives. */
-static int run_ranks(struct thread_arg *args, int world, const struct sc_mesh *mesh)
+static int run_ranks(struct thread_arg *args, int world, const struct sc_mesh *mesh, struct sc_devmem *dm)
 {
 	static struct sc_coro *co[SC_MAX_WORLD];
 	struct rank_state *st = args[0].st;
@@ -270,6 +271,8 @@ static int run_ranks(struct thread_arg *args, int world, const struct sc_mesh *m
 		snprintf(st->why, sizeof st->why, "out of memory for the collectives' tables");
 		return 4;
 	}
+	if (dm)
+		sc_plugin_comms_devmem(comms, dm);
 	for (int r = 0; r < world; r++) {
 		struct sc_err e;
 		if (!co[r] && sc_coro_new(stack_bytes(), &co[r], &e) != SC_OK) {
@@ -305,7 +308,8 @@ static int run_ranks(struct thread_arg *args, int world, const struct sc_mesh *m
 }
 
 /* One job: the library loaded here (once per process), then the ranks.
- * 0 ok, 3 a rank returned non-zero, 4 st->why says, 5 deadlock. */
+ * 0 ok, 3 a rank returned non-zero, 4 st->why says, 5 deadlock, 6 the
+ * call could not be prepared here (st->why says: not the plugin's fault). */
 static int run_job(const struct sc_plugin_host *h, const struct sc_plugin_job *j, struct rank_state *st)
 {
 	const struct sc_plugin_transform *tr = h->resolve(h->load, j->tr, st->why, sizeof st->why);
@@ -325,8 +329,29 @@ static int run_job(const struct sc_plugin_host *h, const struct sc_plugin_job *j
 		args[r].rank = r;
 		args[r].comms = NULL;
 	}
-	watching = j->watch;
-	return run_ranks(args, j->world, &j->mesh);
+	struct sc_devmem *dm = NULL;
+	if (j->device) { /* the buffers copied into this process's device memory */
+		static struct sc_plugin_native dev_native[SC_MAX_WORLD];
+		if (!(dm = sc_plugin_dev_open((enum sc_plugin_dev_kind)j->device, st->why, sizeof st->why)))
+			return 6;
+		for (int r = 0; r < j->world; r++)
+			if (sc_plugin_dev_stage(dm, &args[r].call, &dev_native[r], r, st->why, sizeof st->why))
+				return 6;
+	}
+	watching = j->watch && !dm; /* device guards are looked at after the call */
+	int rc = run_ranks(args, j->world, &j->mesh, dm);
+	if (dm) { /* a rank's failure stands; else a device error, a guard, or the copies back */
+		char why[sizeof st->why];
+		int bad = sc_plugin_dev_sync(dm, why, sizeof why);
+		for (int r = 0; !bad && r < j->world; r++)
+			bad = sc_plugin_dev_return(dm, &args[r].call, &j->call[r], r, why, sizeof why);
+		sc_plugin_dev_release(dm);
+		if (bad && rc == 0) {
+			snprintf(st->why, sizeof st->why, "%s", why);
+			rc = 4;
+		}
+	}
+	return rc;
 }
 
 /* The child's side of a call: its jobs in order, up to the first that
@@ -446,6 +471,8 @@ static enum sc_status verdict(const struct sc_sandbox_result *r, const struct ra
 			      r->tag < 0 && cur[0] ? " while running rank " : "", r->tag < 0 ? cur : "", mem);
 	if (r->code == 4)
 		return SC_ERR(e, SC_E_RUNTIME, "%s%.255s", over, st->why);
+	if (r->code == 6) /* shardcheck's side of the call: an error, never the plugin's failure */
+		return SC_ERR(e, SC_E_UNAVAIL, "%.255s", st->why);
 	if (r->code == 5) { /* the ranks still running wait in collectives no other rank will join */
 		char returned[256];
 		ranks_in(st, world, RANK_DONE, returned, sizeof returned);

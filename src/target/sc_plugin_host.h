@@ -41,6 +41,7 @@ struct sc_plugin_job {
 	 * name the rank that wrote outside its buffers (fresh runs: the ones
 	 * a failure is confirmed and reported by) */
 	int watch;
+	int device; /* enum sc_plugin_dev_kind: the ranks' buffers in the child's device memory */
 };
 
 /* In the child: the library at `load` loaded in this process (once) and
