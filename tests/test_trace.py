@@ -254,7 +254,8 @@ ERRORS = [
     ("sizes_from_data(X, GROUP)", "shard s", "replicate", 2, ["errors.py:", "data-dependent value", "tolist"]),
     ("branch_on_size(X, GROUP)", "shard s", "shard s", 2, ["different steps at different shapes"]),
     ("returns_tuple(X)", "replicate", "replicate", 2, ["returned tuple, not a tensor"]),
-    ("rejects(X, GROUP)", "shard s", "shard s", 2, ["errors.py:", "raised AssertionError", "--require"]),
+    ("rejects_sums(X, GROUP)", "replicate", "replicate", 2,
+     ["errors.py:45", "raised AssertionError", "no simple condition over the dims and P", "--require"]),
     ("reduce_a_view(X, GROUP)", "partial sum", "replicate", 2, ["errors.py:", "in-place collective changed"]),
     ("catches_view_error(X, GROUP)", "replicate", "replicate", 2, ["errors.py:", "catches the error `view`"]),
     ("nope(X)", "replicate", "replicate", 2, ["--call: NameError"]),
@@ -270,6 +271,36 @@ def error_cases():
         print(f"{'ok  ' if ok else 'BAD '} trace {call}: exit {p.returncode}: {p.stderr.strip().splitlines()[0] if p.stderr.strip() else ''}")
         if not ok:
             fail(f"trace {call}: exit {p.returncode} (want {code}), missing {missing}:\n{p.stderr}")
+
+
+# requires learnt from the code's own checks: (call, the require lines, in order)
+LEARNT = [
+    ("rejects(X, GROUP)", ["require h % 3 == 0    # learnt: tests/trace/errors/errors.py:33 raises where it does "
+                           "not hold"]),
+    # X is the local shard: "s must be even" holds where s % (2 * P) == 0 (a first guess from fewer shapes,
+    # s % 2 == 0, is replaced when the line raises again)
+    ("rejects_twice(X, GROUP)", ["require h % 3 == 0    # learnt: tests/trace/errors/errors.py:38",
+                                 "require s % (2 * P) == 0    # learnt: tests/trace/errors/errors.py:40"]),
+]
+
+
+def learnt_cases():
+    """An assertion or exception that depends only on sizes becomes a
+    require, with its line; the spec then checks (and passes) where the
+    code runs."""
+    for call, want in LEARNT:
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "learnt.sc")
+            p = subprocess.run([SC, "trace", "tests/trace/errors/errors.py", "--call", call, "--dims", "s,h",
+                                "--input", "shard s", "--output", "shard s", "-o", out, "--check", "--seed", "1",
+                                "--cases", "300"], capture_output=True, text=True, cwd=ROOT)
+            text = open(out).read() if os.path.exists(out) else ""
+        got = [ln for ln in text.splitlines() if ln.startswith("require ") and "learnt" in ln]
+        ok = p.returncode == 0 and len(got) == len(want) and all(g.startswith(w) for g, w in zip(got, want)) \
+            and all(f"learnt `{w.split('    ')[0]}` from" in p.stderr for w in want)
+        print(f"{'ok  ' if ok else 'BAD '} trace {call}: exit {p.returncode}, {'; '.join(got)}")
+        if not ok:
+            fail(f"trace {call}: exit {p.returncode}, requires {got}, want {want}:\n{p.stderr}\n{p.stdout}\n{text}")
 
 
 def cli_case():
@@ -313,6 +344,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         entries = corpus_cases(tmp)
         error_cases()
+        learnt_cases()
         cli_case()
         pytest_example()
         gloo_compare(entries, tmp)

@@ -8,7 +8,9 @@ import tempfile
 from . import runner
 from .emit import write
 from .record import TraceError
-from .trace import _configs, load_function_module, merge, parse_mesh, run_all, skeleton
+from .trace import _configs, learn_require, load_function_module, merge, parse_mesh, run_all, skeleton
+
+LEARN_MAX = 3   # requires learnt from the code's own checks, at most
 
 USAGE = """shardcheck trace FILE.py --call EXPR --dims a,b,... --input PLACEMENT --output PLACEMENT
                  [--mesh dp=D,tp=T] [--require COND]... [--reference STEP]... [--name NAME]
@@ -28,7 +30,11 @@ shapes), two shapes each, every rank.
   --input P        X's placement, as in a spec ("shard h", "replicate", "dp:shard s")
   --output P       the placement the result must have
   --mesh dp=D,...  a device mesh (sizes: a symbol, drawn, or an integer)
-  --require COND   a spec `require` line: bounds the shapes traced and checked
+  --require COND   a spec `require` line: bounds the shapes traced and checked.
+                   Where the code itself rejects some shapes (an assert or an
+                   exception that depends on sizes only), the simplest condition
+                   over the dims and P that tells them apart is learnt and
+                   written as a require, with the raising line as its comment
   --reference STEP a line of the spec's `reference` block (the tensor the output
                    places, when it is not X itself); repeat for several
   --name NAME      the spec's pipeline name (default: OUT's or the function's name)
@@ -92,11 +98,34 @@ def trace_to_text(args, invoke=None):
                     # the module afresh for every rank: state it keeps (a cached world size) is per process
                     ns = vars(load_function_module(args.file))
                     return eval(code, dict(ns, X=x, GROUP=group, GROUPS=groups, DIMS=dims))
-            configs = _configs(args, mesh, args.skel, tmp)
-            if not configs:
-                raise TraceError("usage", "", "no world and shape traced satisfies the spec's declarations "
-                                 "(dims, placements, --require)")
-            runs = run_all(args, invoke, configs, tmp)
+            learnt, given = {}, list(args.require)   # learnt: line -> its require (a later one replaces it)
+            for attempt in range(LEARN_MAX + 1):
+                configs = _configs(args, mesh, args.skel, tmp)
+                if not configs:
+                    raise TraceError("usage", "", "no world and shape traced satisfies the spec's declarations "
+                                     "(dims, placements, --require)")
+                raised = []
+                runs = run_all(args, invoke, configs, tmp, raised if attempt < LEARN_MAX else None)
+                if not raised:
+                    break
+                # the code rejects some shapes: the condition that tells them apart becomes a require
+                found = learn_require(args, [r.cfg for r in runs], raised) if runs else None
+                if found is None:
+                    ex = raised[0][1]
+                    ex.hint = ("no simple condition over the dims and P (a divisibility or a bound) separates the "
+                               "shapes where it raises from those where it runs: bound the shapes with --require "
+                               "(e.g. --require 'h % P == 0')")
+                    raise ex
+                cond, ex, nbad = found
+                if ex.where in learnt:   # learnt from too few shapes: the same line raised again
+                    learnt.pop(ex.where)
+                learnt[ex.where] = f"{cond}    # learnt: {ex.where} raises where it does not hold"
+                print(f"shardcheck trace: learnt `require {cond}` from {ex.where} ({ex.message.split(' (traced at')[0]}"
+                      f", at {nbad} of {len(configs)} shapes)", file=sys.stderr)
+                args.require = given + list(learnt.values())
+                skel = skeleton(args, name, mesh)
+                with open(args.skel, "w") as f:
+                    f.write("\n".join(skel) + "\n")
             dtype_read = next((r.rec.dtype_read for r in runs if r.rec.dtype_read), None)
             if dtype_read:      # the code reads the dtype: the same shapes again with 1-byte elements
                 wide = [copy.copy(c) for c in configs if c.world > 1][:4]

@@ -170,10 +170,13 @@ def _admitted(args, m, P, base, skel_path, tmp):
             if sizes[d] % div:
                 sizes[d] *= div // _gcd(sizes[d], div)
                 continue
-        named = [d for d in sizes if re.search(r"\b%s\b" % re.escape(d), err.split("does not hold", 1)[-1])]
+        cond = err.split("does not hold", 1)[-1]
+        named = [d for d in sizes if re.search(r"\b%s\b" % re.escape(d), cond)]
         if "does not hold" in err and named and attempt < 6:
-            for d in named:     # a require: multiples of 2 and of the world
-                sizes[d] *= 2 if attempt % 2 == 0 else P
+            # a require: multiples of 2, of the world, and of the numbers it names
+            steps = [2, P] + [int(k) for k in re.findall(r"\b\d+\b", cond) if int(k) > 2]
+            for d in named:
+                sizes[d] *= steps[attempt % len(steps)]
             continue
         return None
     return None
@@ -189,18 +192,72 @@ def _fail_eval(err):
     raise TraceError("usage", "", "the spec's declarations do not parse:\n" + err.strip())
 
 
-def run_all(args, invoke, configs, tmp):
+def run_all(args, invoke, configs, tmp, raised=None):
+    """Every rank of every config. A config where the function raises
+    (kind "raised": the user's code rejects the shape) stops the trace, or,
+    with a list `raised`, is left out and appended to it as (cfg, error)."""
     runs = []
     for cfg in configs:
         d = os.path.join(tmp, "inputs")
         rc, err = runner.eval_dump(args.skel, cfg, d)
-        for r in range(cfg.world):
-            path = os.path.join(d, f"rank{r}.input.npy")
-            if not os.path.exists(path):
-                raise TraceError("internal", "", f"`shardcheck eval` wrote no input at {cfg.text()}:\n{err}")
-            x = torch.from_numpy(np.load(path).copy())
-            runs.append(run_one(invoke, cfg, r, x))
+        mine = []
+        try:
+            for r in range(cfg.world):
+                path = os.path.join(d, f"rank{r}.input.npy")
+                if not os.path.exists(path):
+                    raise TraceError("internal", "", f"`shardcheck eval` wrote no input at {cfg.text()}:\n{err}")
+                x = torch.from_numpy(np.load(path).copy())
+                mine.append(run_one(invoke, cfg, r, x))
+        except TraceError as ex:
+            if raised is None or ex.kind != "raised":
+                raise
+            raised.append((cfg, ex))
+            continue
+        runs += mine
     return runs
+
+
+# Conditions a `require` learnt from the code may take, simplest first:
+# over one dim (divisible by the world, by a small number, at least the
+# world or a small number), then over two.
+def _conditions(dims):
+    for d in dims:
+        yield f"{d} % P == 0"
+    for d in dims:
+        for k in range(2, 9):
+            yield f"{d} % {k} == 0"
+    for d in dims:
+        yield f"{d} % (2 * P) == 0"
+        yield f"{d} >= P"
+    for d in dims:
+        for k in range(2, 5):
+            yield f"{d} >= {k}"
+    for a, b in itertools.permutations(dims, 2):
+        yield f"{a} % {b} == 0"
+    for a, b in itertools.combinations(dims, 2):
+        yield f"({a} * {b}) % P == 0"
+        yield f"{a} >= {b}"
+        yield f"{b} >= {a}"
+
+
+def _holds(cond, cfg):
+    env = dict(cfg.sizes)
+    env["P"] = cfg.world
+    return bool(eval(cond, {"__builtins__": {}}, env))  # noqa: S307 -- our own expressions, over ints
+
+
+def learn_require(args, passed, raised):
+    """The simplest condition over the dims and P that holds at every shape
+    that ran and fails at every shape where the first raising line raised:
+    (condition, that error, how many shapes raised there); None when no
+    condition of _conditions separates them."""
+    where = raised[0][1].where
+    bad = [cfg for cfg, ex in raised if ex.where == where]
+    ok = {id(c): c for c in passed}.values()
+    for cond in _conditions(args.dims):
+        if all(_holds(cond, c) for c in ok) and not any(_holds(cond, c) for c in bad):
+            return cond, raised[0][1], len(bad)
+    return None
 
 
 def _groups(cfg, r):

@@ -34,6 +34,18 @@ def rejects(x, group):
     return x.contiguous()
 
 
+def rejects_twice(x, group):
+    assert x.shape[1] % 3 == 0, "h must be a multiple of 3"
+    if x.shape[0] % 2:
+        raise ValueError("s must be even")
+    return x.contiguous()
+
+
+def rejects_sums(x, group):
+    assert (x.shape[0] + x.shape[1]) % 5 != 1, "no condition of one or two dims says this"
+    return x.contiguous()
+
+
 def reduce_a_view(x, group):
     v = x.view(-1)
     dist.all_reduce(v, group=group)                   # in place, through a view
