@@ -321,7 +321,8 @@ int sc_verify_shape_trail(struct sc_target *t, const struct sc_case *c, struct s
 	sc_shape_format(tr.shape, tr.ndim, a1, sizeof a1);
 	sc_shape_format(tr.prev, tr.pndim, a0, sizeof a0);
 	const char *base = strrchr(tr.s->path, '/') ? strrchr(tr.s->path, '/') + 1 : tr.s->path;
-	snprintf(out, n, "the shape became %s at %s:%d (%s), from %s", a1, base, tr.st->line, tr.st->def->keyword, a0);
+	snprintf(out, n, "the shape became %s at %s:%d (%s%s%s), from %s", a1, base, tr.st->line, tr.st->def->keyword,
+		 tr.st->src[0] ? ", " : "", tr.st->src, a0);
 	return 1;
 }
 

@@ -51,6 +51,20 @@ printf 'dims a b\ninput shard a\noutput shard b\ntranspose 0 1\n' >"$tmp/shape.s
 expect_rc 1 "shape mismatch" "$sc" check "$tmp/shape.sc" --property semantics --seed 1
 expect_grep "diagnosis: the shape became \[2, 1\] at shape.sc:4 (transpose), from \[1, 2\]" "$tmp/out" \
 	"shape mismatch: the step"
+# a step with a `# FILE:LINE` comment (a traced spec's): that line is named
+# beside the spec's, in the diagnosis and in a step's error; any other
+# comment is not
+printf 'dims a b\ninput shard a\noutput shard b\ntranspose 0 1  # layers/a2a.py:41  x = x.transpose(0, 1)\n' \
+	>"$tmp/shapesrc.sc"
+expect_rc 1 "shape mismatch, traced" "$sc" check "$tmp/shapesrc.sc" --property semantics --seed 1
+expect_grep "diagnosis: the shape became \[2, 1\] at shapesrc.sc:4 (transpose, layers/a2a.py:41), from \[1, 2\]" \
+	"$tmp/out" "shape mismatch, traced: the Python line"
+printf 'dims a b\ninput shard a\noutput shard a\nview [a, b+1]  # a2a.py:7\nview [a, b+1]  # note: 7\n' >"$tmp/viewsrc.sc"
+expect_rc 1 "step error, traced" "$sc" check "$tmp/viewsrc.sc" --property semantics --seed 1
+expect_grep "line 4 (a2a.py:7) \`view \[a, b+1\]\`: " "$tmp/out" "step error, traced: the Python line"
+printf 'dims a b\ninput shard a\noutput shard a\nview [a, b+1]  # note: 7\n' >"$tmp/viewnote.sc"
+expect_rc 1 "step error, a plain comment" "$sc" check "$tmp/viewnote.sc" --property semantics --seed 1
+expect_grep "line 4 \`view \[a, b+1\]\`: " "$tmp/out" "step error, a plain comment: only the spec's line"
 printf 'dims a b\ninput shard a\noutput shard b\n' >"$tmp/shape0.sc"
 expect_rc 1 "shape mismatch, no step" "$sc" check "$tmp/shape0.sc" --property semantics --seed 1
 expect_grep "diagnosis: no step changed its shape: it is the input's" "$tmp/out" "shape mismatch, no step: said"

@@ -155,6 +155,8 @@ struct sc_step {
 	 * group of these mesh dims; n 0: over every rank */
 	struct sc_mesh_group group;
 	char text[128]; /* the step as written, for messages */
+	char src[80];   /* a `# FILE:LINE` comment after it: the code the step transcribes
+			 * (a traced spec's), named in messages beside the spec's line */
 };
 
 /* Compute specs: tensors, and statements of the reference and the program. */

@@ -24,6 +24,8 @@ enum sc_status sc_interp_fail(struct sc_err *e, const struct sc_step *st, const 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	if (st->src[0]) /* a traced spec's step: the code it came from too */
+		return SC_ERR(e, SC_E_RUNTIME, "line %d (%s) `%s`: %s", st->line, st->src, st->text, msg);
 	return SC_ERR(e, SC_E_RUNTIME, "line %d `%s`: %s", st->line, st->text, msg);
 }
 

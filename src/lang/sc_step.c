@@ -74,6 +74,27 @@ static enum sc_status take_group(struct sc_parse *p, const struct sc_step_def *d
 	return SC_OK;
 }
 
+/* The comment of a step's line when it starts with FILE:LINE (a word
+ * ending in ':' and digits: `# deepspeed_ulysses.py:35  out = ...`), in
+ * src; else src empty. */
+static void source_of(const char *b, char *src, size_t n)
+{
+	src[0] = '\0';
+	const char *c = strchr(b, '#');
+	if (!c)
+		return;
+	c += strspn(c + 1, " \t") + 1;
+	const size_t w = strcspn(c, " \t\n");
+	const char *colon = memchr(c, ':', w);
+	if (!colon || colon == c || w >= n)
+		return;
+	const char *d = colon + 1;
+	if (d == c + w || strspn(d, "0123456789") != (size_t)(c + w - d))
+		return;
+	memcpy(src, c, w);
+	src[w] = '\0';
+}
+
 enum sc_status sc_step_parse(struct sc_parse *p, const struct sc_step_def *def, const char *linetext)
 {
 	struct sc_spec *s = p->s;
@@ -92,6 +113,7 @@ enum sc_status sc_step_parse(struct sc_parse *p, const struct sc_step_def *def, 
 		n = sizeof st->text - 1;
 	memcpy(st->text, b, n);
 	st->text[n] = '\0';
+	source_of(b, st->src, sizeof st->src);
 	SC_CHECK(take_group(p, def, st));
 	p->pos = 1;
 	SC_CHECK(def->parse(p, st));
