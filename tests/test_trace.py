@@ -303,6 +303,23 @@ def learnt_cases():
             fail(f"trace {call}: exit {p.returncode}, requires {got}, want {want}:\n{p.stderr}\n{p.stdout}\n{text}")
 
 
+def size_one_case():
+    """A contiguous the code skips where the tensor already is contiguous
+    (a dim of size 1) does not split the program: the run gets the step."""
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "one.sc")
+        p = subprocess.run([SC, "trace", "tests/trace/errors/errors.py", "--call", "contiguous_if_needed(X, GROUP)",
+                            "--dims", "s,h", "--input", "shard s", "--output", "shard s", "-o", out, "--check",
+                            "--seed", "1", "--cases", "300"], capture_output=True, text=True, cwd=ROOT)
+        text = open(out).read() if os.path.exists(out) else ""
+    steps = [ln.split()[0] for ln in text.splitlines() if ln and not ln.startswith(("#", "pipeline", "dims", "input",
+                                                                                       "output", "require"))]
+    ok = p.returncode == 0 and steps == ["transpose", "contiguous", "transpose"]
+    print(f"{'ok  ' if ok else 'BAD '} trace contiguous_if_needed: exit {p.returncode}, steps {steps}")
+    if not ok:
+        fail(f"trace contiguous_if_needed: exit {p.returncode}, steps {steps}:\n{p.stderr}\n{p.stdout}\n{text}")
+
+
 def cli_case():
     """The command line end to end, with --check."""
     p = subprocess.run([SC, "trace", "tests/trace/deepspeed_ulysses.py", "--call",
@@ -345,6 +362,7 @@ def main():
         entries = corpus_cases(tmp)
         error_cases()
         learnt_cases()
+        size_one_case()
         cli_case()
         pytest_example()
         gloo_compare(entries, tmp)

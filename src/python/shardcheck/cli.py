@@ -203,11 +203,12 @@ def main(argv=None):
     else:
         sys.stdout.write(text)
     if args.check is not None:
-        if not args.out:
-            with tempfile.NamedTemporaryFile("w", suffix=".sc", delete=False) as f:
+        if not args.out:   # kept: the replay lines of its failures name it
+            with tempfile.NamedTemporaryFile("w", prefix="shardcheck-trace-", suffix=".sc", delete=False) as f:
                 f.write(text)
+            print(f"shardcheck trace: the spec checked is {f.name} (-o FILE writes it where you want)",
+                  file=sys.stderr)
             rc, _ = runner.check(f.name, args.check)
-            os.unlink(f.name)
             return rc
         return runner.check(args.out, args.check)[0]
     return 0

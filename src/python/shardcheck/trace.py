@@ -405,9 +405,11 @@ def merge(runs):
 
 def _align(ref, run):
     """Code that skips a pad or a narrow where it would change nothing
-    (`if pad_size == 0: return tensor`): the run gets that step with zero
-    widths (a narrow of everything) where ref has it, and ref's node ids.
-    True when every other step matches."""
+    (`if pad_size == 0: return tensor`), or a contiguous where the tensor
+    already is (`if not x.is_contiguous()`: with a dim of size 1, a
+    transposed tensor is): the run gets that step with zero widths (a
+    narrow of everything), or the contiguous, which moves no value, where
+    ref has it, and ref's node ids. True when every other step matches."""
     rs, m, out, j = run.rec.steps, {1: 1}, [], 0
     for st in ref.rec.steps:
         if j < len(rs):
@@ -424,7 +426,7 @@ def _align(ref, run):
                 continue
         src = [k for k, v in m.items() if v == st.ins[0]] if len(st.ins) == 1 else []
         nxt = rs[j] if j < len(rs) else None
-        if st.kind not in ("pad", "narrow") or not src:
+        if st.kind not in ("pad", "narrow", "contiguous") or not src:
             return False
         if nxt is not None and src[0] in nxt.ins and len(nxt.ins) == 1:
             shape = nxt.in_shape            # the shape of the tensor the step would take
@@ -435,6 +437,8 @@ def _align(ref, run):
         ident = copy.copy(st)
         if st.kind == "pad":
             ident.sizes = [[({}, 0)], [({}, 0)]]
+        elif st.kind == "contiguous":
+            pass
         else:
             d = st.consts[0]
             ident.sizes = [[({}, 0)], [({}, shape[d])]]

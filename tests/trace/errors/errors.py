@@ -58,3 +58,10 @@ def catches_view_error(x, group):
         return y.view(-1)
     except RuntimeError:                              # recovers from a step's error
         return y.reshape(-1)
+
+
+def contiguous_if_needed(x, group):
+    y = x.transpose(0, 1)
+    if not y.is_contiguous():       # with a dim of size 1 it already is: no step at those shapes
+        y = y.contiguous()
+    return y.transpose(0, 1)
