@@ -320,6 +320,31 @@ def size_one_case():
         fail(f"trace contiguous_if_needed: exit {p.returncode}, steps {steps}:\n{p.stderr}\n{p.stdout}\n{text}")
 
 
+def partial_case():
+    """check_layout takes a functools.partial (and names the function behind it)."""
+    import functools
+    from shardcheck import api
+    mod = load(os.path.join(ROOT, "examples", "pytest", "test_ulysses_layout.py"))
+    kw = dict(dims="s,b,h,d", input="shard h", output="shard s", seed=1, cases=300)
+    with tempfile.TemporaryDirectory() as d:
+        try:
+            api.check_layout(functools.partial(mod.head_to_seq, fixed=True), report_dir=os.path.join(d, "a"), **kw)
+            good = True
+        except Exception as ex:     # noqa: BLE001 -- reported below
+            good = f"{type(ex).__name__}: {ex}"
+        try:
+            api.check_layout(functools.partial(mod.head_to_seq, fixed=False), report_dir=os.path.join(d, "b"), **kw)
+            bad = "passed"
+        except api.LayoutError as ex:
+            bad = str(ex)
+    ok = good is True and bad.startswith("head_to_seq: the layout is wrong") and \
+        "minimal case: world=2 s=2 b=2 h=2 d=1" in bad
+    print(f"{'ok  ' if ok else 'BAD '} check_layout(functools.partial(...)): fixed {good}, buggy "
+          f"{bad.splitlines()[0] if bad else bad}")
+    if not ok:
+        fail(f"check_layout of a partial: fixed {good}; buggy {bad}")
+
+
 def cli_case():
     """The command line end to end, with --check."""
     p = subprocess.run([SC, "trace", "tests/trace/deepspeed_ulysses.py", "--call",
@@ -363,6 +388,7 @@ def main():
         error_cases()
         learnt_cases()
         size_one_case()
+        partial_case()
         cli_case()
         pytest_example()
         gloo_compare(entries, tmp)
