@@ -51,6 +51,17 @@ printf 'dims a b\ninput shard a\noutput shard b\ntranspose 0 1\n' >"$tmp/shape.s
 expect_rc 1 "shape mismatch" "$sc" check "$tmp/shape.sc" --property semantics --seed 1
 expect_grep "diagnosis: the shape became \[2, 1\] at shape.sc:4 (transpose), from \[1, 2\]" "$tmp/out" \
 	"shape mismatch: the step"
+# one line per target unless a check fails; -v one per property
+expect_rc 0 "one line per target" "$sc" check corpus/deepspeed/sf-seq2head.sc builtin:all_gather --cases 50 --seed 1
+[ "$(grep -c '^pass ' "$tmp/out")" -eq 2 ] && ok || { bad "one line per target: $(grep -c '^pass ' "$tmp/out") pass lines"; cat "$tmp/out" >&2; }
+expect_grep "^pass  corpus/deepspeed/sf-seq2head.sc  *4 properties  *200 cases" "$tmp/out" "one line per target: counts"
+expect_rc 0 "-v: one line per property" "$sc" check corpus/deepspeed/sf-seq2head.sc builtin:all_gather --cases 50 --seed 1 -v
+[ "$(grep -c '^pass ' "$tmp/out")" -eq 9 ] && ok || { bad "-v: $(grep -c '^pass ' "$tmp/out") pass lines, want 9"; cat "$tmp/out" >&2; }
+# a failing target: its failures in full, its passing properties in one line;
+# a second property failing at the same case with the same message points up
+expect_rc 0 "a failing target's line" "$sc" check corpus/deepspeed/autotp-grain-before-8185.sc --cases 200 --seed 1
+expect_grep "^FAIL  corpus/deepspeed/autotp-grain-before-8185.sc semantics" "$tmp/out" "a failing target: in full"
+expect_grep "the same minimal case and message as " "$tmp/out" "a repeated failure: pointed at"
 # a step with a `# FILE:LINE` comment (a traced spec's): that line is named
 # beside the spec's, in the diagnosis and in a step's error; any other
 # comment is not
