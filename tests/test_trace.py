@@ -320,6 +320,20 @@ def size_one_case():
         fail(f"trace contiguous_if_needed: exit {p.returncode}, steps {steps}:\n{p.stderr}\n{p.stdout}\n{text}")
 
 
+def few_values_case():
+    """A size seen with two values only (the runs after a step that raises
+    at most shapes) is not fitted by an affine guess (4*s-15 fits any two
+    points of slope 4): it is s/(P*P)."""
+    p = subprocess.run([SC, "trace", "tests/trace/errors/errors.py", "--call", "splits_the_local_shard(X, GROUP)",
+                        "--dims", "s,h", "--input", "shard s", "--output", "shard s"],
+                       capture_output=True, text=True, cwd=ROOT)
+    line = next((ln for ln in p.stdout.splitlines() if ln.startswith("reshape")), "")
+    ok = p.returncode == 0 and line.startswith("reshape [P, s/(P*P), -1]")
+    print(f"{'ok  ' if ok else 'BAD '} trace splits_the_local_shard: exit {p.returncode}, {line[:40]}")
+    if not ok:
+        fail(f"trace splits_the_local_shard: exit {p.returncode}, {line!r}:\n{p.stderr}\n{p.stdout}")
+
+
 def partial_case():
     """check_layout takes a functools.partial (and names the function behind it)."""
     import functools
@@ -389,6 +403,7 @@ def main():
         learnt_cases()
         size_one_case()
         partial_case()
+        few_values_case()
         cli_case()
         pytest_example()
         gloo_compare(entries, tmp)

@@ -4,7 +4,8 @@ A size argument of a traced operation is seen once per trace (a world
 size, a shape and a rank). solve() finds the simplest expression of the
 spec language that gives every value seen: a constant, then expressions
 of one, two and three names joined by + - * / // % cdiv, then affine
-combinations (2*P-1-rank). Names are tried in the order given (the dims,
+combinations (2*P-1-rank) seen at three points at least (two points fit
+any a*t + c: that is no evidence). Names are tried in the order given (the dims,
 then P, then rank, then the local sizes), so the first expression found
 is the most readable one. Expressions are compared by their values on
 every trace, so two that agree everywhere are one candidate.
@@ -139,7 +140,11 @@ def _affine(bank, target, terms, coeffs, two):
             s += f"{c:+d}"
         return s
 
+    # a*t + c: any two points fit one, so three at least; a*t1 + b*t2 + c
+    # with its small coefficients: three as well
     for t in terms:
+        if len(set(zip(target, t))) < 3:
+            continue
         for a in coeffs:
             rest = {v - a * x for v, x in zip(target, t)}
             if len(rest) == 1:
@@ -148,6 +153,8 @@ def _affine(bank, target, terms, coeffs, two):
         return None
     for i, t1 in enumerate(terms):
         for t2 in (two if two is not True else terms[i + 1:]):
+            if len(set(zip(target, t1, t2))) < 3:
+                continue
             for a in coeffs:
                 for b in coeffs:
                     rest = {v - a * x - b * y for v, x, y in zip(target, t1, t2)}
@@ -209,10 +216,13 @@ def _solve(bank, values):
         if target in bank.seen:
             return bank.seen[target][0]
     coeffs = (1, -1, 2, -2, 3, -3, 4, -4)
-    found = _affine(bank, target, bank.level(1), coeffs, True)
-    if found is None:
+    # an affine fit through two values says nothing (4*s-15 fits any two
+    # points of slope 4): only where three or more values were seen
+    thin = len(set(target)) < 3
+    found = None if thin else _affine(bank, target, bank.level(1), coeffs, True)
+    if found is None and not thin:
         found = _affine(bank, target, bank.level(1) + bank.level(2), coeffs, False)
-    if found is None:   # a name and an expression of two: 2*R-rank//U-1
+    if found is None and not thin:   # a name and an expression of two: 2*R-rank//U-1
         found = _affine(bank, target, bank.level(1), coeffs, bank.level(2))
     if found is not None:
         return found

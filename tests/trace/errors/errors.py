@@ -65,3 +65,10 @@ def contiguous_if_needed(x, group):
     if not y.is_contiguous():       # with a dim of size 1 it already is: no step at those shapes
         y = y.contiguous()
     return y.transpose(0, 1)
+
+
+def splits_the_local_shard(x, group):
+    P = dist.get_world_size(group)
+    out = torch.empty_like(x)
+    dist.all_to_all_single(out, x.contiguous(), group=group)   # raises unless the local s divides by P
+    return out.reshape(P, x.shape[0] // P, -1).transpose(0, 1).contiguous()
