@@ -32,6 +32,7 @@ FORMS = {
     "reduce_scatter_tensor": lambda st, c, e: f"reduce_scatter_tensor {c[0]}" + _group_arg(st),
     "all_reduce": lambda st, c, e: f"all_reduce {c[0]}" + _group_arg(st),
     "broadcast": lambda st, c, e: f"broadcast src={e[0]}" + _group_arg(st),
+    "sendrecv": lambda st, c, e: f"sendrecv to={e[0]} from={e[1]}" + _group_arg(st),
     "all_gather": lambda st, c, e: f"all_gather dim={c[0]} sizes={e[0]}" + _group_arg(st),
     "reduce_scatter": lambda st, c, e: f"reduce_scatter dim={c[0]} op={c[1]}" + (f" sizes={e[0]}" if e else "")
     + _group_arg(st),

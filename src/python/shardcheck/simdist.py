@@ -268,11 +268,50 @@ class SimDist:
     def barrier(self, *a, **k):
         return Work() if k.get("async_op") else None
 
+    # point to point: one send and one receive per rank, batched
+    def isend(self, tensor, dst, group=None, tag=0):
+        raise unsupported("isend", "an isend outside batch_isend_irecv is not traced: put the send and its "
+                          "receive in one dist.batch_isend_irecv([P2POp(isend, ...), P2POp(irecv, ...)])")
+
+    def irecv(self, tensor, src=None, group=None, tag=0):
+        raise unsupported("irecv", "an irecv outside batch_isend_irecv is not traced: put the send and its "
+                          "receive in one dist.batch_isend_irecv([P2POp(isend, ...), P2POp(irecv, ...)])")
+
+    def batch_isend_irecv(self, p2p_op_list):
+        """One isend of a tracked tensor and one irecv into a buffer of its
+        shape, on one group: `sendrecv to=E from=F` (E, F solved over the
+        ranks, group ranks), the buffer taking the result."""
+        ops = list(p2p_op_list)
+        sends = [o for o in ops if getattr(o.op, "__name__", "") == "isend"]
+        recvs = [o for o in ops if getattr(o.op, "__name__", "") == "irecv"]
+        if len(sends) != 1 or len(recvs) != 1 or len(ops) != 2:
+            raise unsupported("batch_isend_irecv", f"a batch of {len(sends)} isend and {len(recvs)} irecv: only "
+                              "one of each (a rank sends one tensor and receives one) is traced")
+        snd, rcv = sends[0], recvs[0]
+        if snd.group is not rcv.group:
+            raise unsupported("batch_isend_irecv", "the isend and the irecv are on different groups")
+        g = self.group(snd.group)
+        for what, peer in (("isend to", snd.peer), ("irecv from", rcv.peer)):
+            if peer not in g.members:
+                raise RuntimeError(f"{what} rank {peer}: not in the group")
+        to, frm = g.members.index(snd.peer), g.members.index(rcv.peer)
+        t, buf = snd.tensor, rcv.tensor
+        if tuple(buf.shape) != tuple(t.shape):
+            raise unsupported("batch_isend_irecv", f"the irecv buffer {list(buf.shape)} has another shape than "
+                              f"the tensor sent {list(t.shape)}: only a same-shape exchange is traced")
+
+        def run(g):
+            self._contig(t)
+            return t.new_zeros(t.shape)
+        self._collective("sendrecv", t, [], [[({}, to)], [({}, frm)]], snd.group, run, buf)
+        return [Work(), Work()]
+
     # installing ----------------------------------------------------------
     NAMES = ["all_to_all_single", "all_gather_into_tensor", "_all_gather_base", "reduce_scatter_tensor",
              "_reduce_scatter_base", "all_reduce", "all_gather", "reduce_scatter", "barrier", "broadcast",
-             "new_group", "get_world_size", "get_rank", "get_global_rank", "get_process_group_ranks"]
-    REFUSED = ["send", "recv", "isend", "irecv", "batch_isend_irecv", "gather", "scatter",
+             "new_group", "get_world_size", "get_rank", "get_global_rank", "get_process_group_ranks",
+             "isend", "irecv", "batch_isend_irecv"]
+    REFUSED = ["send", "recv", "gather", "scatter",
                "reduce", "all_to_all", "all_gather_object", "broadcast_object_list", "all_gather_coalesced"]
 
 
