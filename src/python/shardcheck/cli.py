@@ -112,6 +112,8 @@ def trace_to_text(args, invoke=None):
                 found = learn_require(args, [r.cfg for r in runs], raised) if runs else None
                 if found is None:
                     ex = raised[0][1]
+                    if not runs:     # it raises at every shape: nothing to tell apart
+                        raise ex
                     ex.hint = ("no simple condition over the dims and P (a divisibility or a bound) separates the "
                                "shapes where it raises from those where it runs: bound the shapes with --require "
                                "(e.g. --require 'h % P == 0')")
