@@ -259,6 +259,7 @@ ERRORS = [
     ("reduce_a_view(X, GROUP)", "partial sum", "replicate", 2, ["errors.py:", "in-place collective changed"]),
     ("catches_view_error(X, GROUP)", "replicate", "replicate", 2, ["errors.py:", "catches the error `view`"]),
     ("nope(X)", "replicate", "replicate", 2, ["--call: NameError"]),
+    ("sends_only(X, GROUP)", "shard s", "shard s", 2, ["errors.py:", "a send (to rank", "with no receive"]),
 ]
 
 
@@ -334,6 +335,18 @@ def few_values_case():
         fail(f"trace splits_the_local_shard: exit {p.returncode}, {line!r}:\n{p.stderr}\n{p.stdout}")
 
 
+def p2p_cases():
+    """A send and a receive on each rank, in either order: one sendrecv step."""
+    for call in ("send_then_recv(X, GROUP)", "recv_then_send(X, GROUP)"):
+        p = subprocess.run([SC, "trace", "tests/trace/errors/errors.py", "--call", call, "--dims", "s,h",
+                            "--input", "shard s", "--output", "shard s"], capture_output=True, text=True, cwd=ROOT)
+        line = next((ln for ln in p.stdout.splitlines() if ln.startswith("sendrecv")), "")
+        ok = p.returncode == 0 and line.startswith("sendrecv to=(rank+1)%P from=(rank-1)%P")
+        print(f"{'ok  ' if ok else 'BAD '} trace {call}: exit {p.returncode}, {line[:40]}")
+        if not ok:
+            fail(f"trace {call}: exit {p.returncode}, {line!r}:\n{p.stderr}\n{p.stdout}")
+
+
 def partial_case():
     """check_layout takes a functools.partial (and names the function behind it)."""
     import functools
@@ -404,6 +417,7 @@ def main():
         size_one_case()
         partial_case()
         few_values_case()
+        p2p_cases()
         cli_case()
         pytest_example()
         gloo_compare(entries, tmp)

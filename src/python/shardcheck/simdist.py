@@ -77,6 +77,7 @@ class SimDist:
         self.world = world                  # the whole world's Group
         self.mesh_groups = mesh_groups      # frozenset of world ranks -> Group (mesh dims' groups)
         self.partitions = partitions
+        self.pending = None                 # a send or receive waiting for its other half
 
     # groups --------------------------------------------------------------
     def group(self, g):
@@ -91,6 +92,8 @@ class SimDist:
         if ranks is None:
             return self.world
         ranks = list(ranks)
+        if ranks == self.world.members:
+            return self.world                         # every rank, in order: the world
         g = self.mesh_groups.get(frozenset(ranks))
         if self.world.global_rank not in ranks:
             return NOT_MEMBER                         # torch's answer for a group this rank is not in
@@ -268,14 +271,59 @@ class SimDist:
     def barrier(self, *a, **k):
         return Work() if k.get("async_op") else None
 
-    # point to point: one send and one receive per rank, batched
+    # point to point: one send and one receive per rank, in either order
+    # (send/isend then recv/irecv, or the other way), or batched
+    def _p2p(self, kind, tensor, peer, group):
+        if self.pending is None:
+            self.pending = (kind, tensor, peer, group, user_line()[0])
+            return
+        pk, pt, ppeer, pgroup, where = self.pending
+        self.pending = None
+        if pk == kind:
+            raise unsupported(kind, f"two {kind}s in a row (the first at {where}): a rank that sends one tensor "
+                              "and receives one is traced, in either order")
+        if pgroup is not group:
+            raise unsupported(kind, f"the send and the receive are on different groups (the first at {where})")
+        if pk == "send":
+            self._sendrecv(pt, ppeer, tensor, peer, group)
+        else:
+            self._sendrecv(tensor, peer, pt, ppeer, group)
+
+    def send(self, tensor, dst, group=None, tag=0):
+        self._p2p("send", tensor, dst, group)
+
     def isend(self, tensor, dst, group=None, tag=0):
-        raise unsupported("isend", "an isend outside batch_isend_irecv is not traced: put the send and its "
-                          "receive in one dist.batch_isend_irecv([P2POp(isend, ...), P2POp(irecv, ...)])")
+        self._p2p("send", tensor, dst, group)
+        return Work()
+
+    def recv(self, tensor, src=None, group=None, tag=0):
+        if src is None:
+            raise unsupported("recv", "a receive from any source is not traced: name the source rank")
+        self._p2p("recv", tensor, src, group)
+        return src
 
     def irecv(self, tensor, src=None, group=None, tag=0):
-        raise unsupported("irecv", "an irecv outside batch_isend_irecv is not traced: put the send and its "
-                          "receive in one dist.batch_isend_irecv([P2POp(isend, ...), P2POp(irecv, ...)])")
+        if src is None:
+            raise unsupported("irecv", "a receive from any source is not traced: name the source rank")
+        self._p2p("recv", tensor, src, group)
+        return Work()
+
+    def _sendrecv(self, t, dst, buf, src, group):
+        """`sendrecv to=E from=F`: t sent to dst, buf (of t's shape) received
+        from src; E, F are solved over the ranks, as group ranks."""
+        g = self.group(group)
+        for what, peer in (("send to", dst), ("receive from", src)):
+            if peer not in g.members:
+                raise RuntimeError(f"{what} rank {peer}: not in the group")
+        if tuple(buf.shape) != tuple(t.shape):
+            raise unsupported("sendrecv", f"the receive buffer {list(buf.shape)} has another shape than the "
+                              f"tensor sent {list(t.shape)}: only a same-shape exchange is traced")
+
+        def run(g):
+            self._contig(t)
+            return t.new_zeros(t.shape)
+        self._collective("sendrecv", t, [], [[({}, g.members.index(dst))], [({}, g.members.index(src))]], group,
+                         run, buf)
 
     def batch_isend_irecv(self, p2p_op_list):
         """One isend of a tracked tensor and one irecv into a buffer of its
@@ -290,28 +338,15 @@ class SimDist:
         snd, rcv = sends[0], recvs[0]
         if snd.group is not rcv.group:
             raise unsupported("batch_isend_irecv", "the isend and the irecv are on different groups")
-        g = self.group(snd.group)
-        for what, peer in (("isend to", snd.peer), ("irecv from", rcv.peer)):
-            if peer not in g.members:
-                raise RuntimeError(f"{what} rank {peer}: not in the group")
-        to, frm = g.members.index(snd.peer), g.members.index(rcv.peer)
-        t, buf = snd.tensor, rcv.tensor
-        if tuple(buf.shape) != tuple(t.shape):
-            raise unsupported("batch_isend_irecv", f"the irecv buffer {list(buf.shape)} has another shape than "
-                              f"the tensor sent {list(t.shape)}: only a same-shape exchange is traced")
-
-        def run(g):
-            self._contig(t)
-            return t.new_zeros(t.shape)
-        self._collective("sendrecv", t, [], [[({}, to)], [({}, frm)]], snd.group, run, buf)
+        self._sendrecv(snd.tensor, snd.peer, rcv.tensor, rcv.peer, snd.group)
         return [Work(), Work()]
 
     # installing ----------------------------------------------------------
     NAMES = ["all_to_all_single", "all_gather_into_tensor", "_all_gather_base", "reduce_scatter_tensor",
              "_reduce_scatter_base", "all_reduce", "all_gather", "reduce_scatter", "barrier", "broadcast",
              "new_group", "get_world_size", "get_rank", "get_global_rank", "get_process_group_ranks",
-             "isend", "irecv", "batch_isend_irecv"]
-    REFUSED = ["send", "recv", "gather", "scatter",
+             "send", "recv", "isend", "irecv", "batch_isend_irecv"]
+    REFUSED = ["gather", "scatter",
                "reduce", "all_to_all", "all_gather_object", "broadcast_object_list", "all_gather_coalesced"]
 
 

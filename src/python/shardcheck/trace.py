@@ -326,6 +326,12 @@ def run_one(invoke, cfg, r, x):
     out_node = None
     if failed is None and rec.failed_step is not None:
         raise _caught(rec.failed_step)
+    if failed is None and sim.pending is not None:
+        kind, _, peer, _, where = sim.pending
+        raise TraceError("unsupported", where, f"a {kind} ({'to' if kind == 'send' else 'from'} rank {peer}) with no "
+                         f"{'receive' if kind == 'send' else 'send'} on this rank (traced at {cfg.text()}, rank {r})",
+                         "a rank that sends one tensor and receives one is traced; a send or a receive alone "
+                         "is not")
     if failed is None:
         if not isinstance(result, torch.Tensor):
             raise TraceError("usage", "", f"--call returned {type(result).__name__}, not a tensor",

@@ -72,3 +72,27 @@ def splits_the_local_shard(x, group):
     out = torch.empty_like(x)
     dist.all_to_all_single(out, x.contiguous(), group=group)   # raises unless the local s divides by P
     return out.reshape(P, x.shape[0] // P, -1).transpose(0, 1).contiguous()
+
+
+def send_then_recv(x, group):
+    P, r = dist.get_world_size(group), dist.get_rank(group)
+    out = torch.empty_like(x)
+    req = dist.isend(x.contiguous(), (r + 1) % P, group=group)
+    dist.recv(out, (r - 1) % P, group=group)
+    req.wait()
+    return out
+
+
+def recv_then_send(x, group):
+    P, r = dist.get_world_size(group), dist.get_rank(group)
+    out = torch.empty_like(x)
+    req = dist.irecv(out, (r + P - 1) % P, group=group)
+    dist.send(x.contiguous(), (r + 1) % P, group=group)
+    req.wait()
+    return out
+
+
+def sends_only(x, group):
+    P, r = dist.get_world_size(group), dist.get_rank(group)
+    dist.send(x.contiguous(), (r + 1) % P, group=group)
+    return x
