@@ -47,7 +47,17 @@ has over "minimal case: world=1 n=1 dtype=i32 "
 gate 0 host --plugin "$lib" gather --cases 50
 grep -q "^note:" "$tmp/host.out" && bad "host: a memory note on sim" || ok
 gate 2 devonly --plugin "$lib" gather_dev --cases 5 --property semantics
-has devonly "transform 'gather_dev' cannot run on sim: it accepts device memory only"
+has devonly "transform 'gather_dev' cannot run on sim: it accepts device memory only, which sim has not"
+# the CUDA example plugins (built where nvcc is): they load, and declare
+# device memory only, which sim has not
+if [ -f "$examples/libcuda_heads_to_seq.so" ]; then
+	for lib in cuda_heads_to_seq cuda_heads_to_seq_pre5664 cuda_faulty; do
+		gate 2 "$lib" --plugin "$examples/lib$lib.so" --cases 5 --property semantics
+		has "$lib" "cannot run on sim: it accepts device memory only, which sim has not"
+	done
+else
+	echo "gate_device: no CUDA example plugins in this build (no CUDA compiler): their loading not checked"
+fi
 # a memory set with a bit no shardcheck knows: the library is refused
 gate 2 badbit --plugin "$2/libdevice_bad.so" --cases 5
 has badbit "transform 'memory_bad' declares memory 0x10: the known bits are host \(0x1\) and device \(0x2\)"

@@ -22,8 +22,9 @@ int sc_plugin_dev_kind(const struct sc_backend *be, unsigned memory, char *why, 
 	if (!has) {
 		if (host)
 			return SC_PLUGIN_DEV_NONE;
-		snprintf(why, n, "it accepts device memory only, which the %s backend has not: run it with --backend emu "
-			 "(on cuda and nccl it must accept host memory too)", be->ops->name);
+		snprintf(why, n, "it accepts device memory only, which %s has not (emu has emulated device memory, for "
+			 "transforms that move data only through the collectives table; on cuda and nccl a plugin's ranks "
+			 "get host memory in this version, so its CUDA kernels cannot run yet)", be->ops->name);
 		return -1;
 	}
 	if (!device)
@@ -32,9 +33,9 @@ int sc_plugin_dev_kind(const struct sc_backend *be, unsigned memory, char *why, 
 		return SC_PLUGIN_DEV_EMU;
 	if (host)
 		return SC_PLUGIN_DEV_NONE; /* staged through the host, as a host-only transform */
-	snprintf(why, n, "it accepts device memory only; on %s a plugin's ranks get host memory staged to and from the "
-		 "device (their child process cannot share this process's CUDA context): declare host memory too, or "
-		 "run it on emu", be->ops->name);
+	snprintf(why, n, "it accepts device memory only; on %s a plugin's ranks get host memory in this version (they "
+		 "run in a child process, which cannot use the CUDA context this process made), so its CUDA kernels "
+		 "cannot run yet", be->ops->name);
 	return -1;
 }
 
