@@ -62,6 +62,22 @@ expect_rc 0 "-v: one line per property" "$sc" check corpus/deepspeed/sf-seq2head
 expect_rc 0 "a failing target's line" "$sc" check corpus/deepspeed/autotp-grain-before-8185.sc --cases 200 --seed 1
 expect_grep "^FAIL  corpus/deepspeed/autotp-grain-before-8185.sc semantics" "$tmp/out" "a failing target: in full"
 expect_grep "the same minimal case and message as " "$tmp/out" "a repeated failure: pointed at"
+# many named tensors: a flat parameter of twelve pieces (FSDP's flat_param
+# split back into its parameters) put back in order passes, reversed
+# fails; the 65th named tensor is refused
+flat() { # order: twelve pieces of X[n], concatenated in that order
+	printf 'dims n\ninput replicate\noutput replicate\nsizes n=12..48\nrequire n %% 12 == 0\ntensor flat = input\n'
+	printf '%s = split flat [%s] dim=0\n' "$(seq -s ', ' -f 'p%g' 0 11)" "$(printf 'n/12, %.0s' $(seq 11))n/12"
+	printf 'y = cat %s dim=0\n' "$1"
+}
+flat "$(seq -s ' ' -f 'p%g' 0 11)" >"$tmp/flat.sc"
+expect_rc 0 "twelve named pieces" "$sc" check "$tmp/flat.sc" --property semantics --cases 100 --seed 1
+flat "$(seq -s ' ' -f 'p%g' 11 -1 0)" >"$tmp/flatrev.sc"
+expect_rc 1 "twelve named pieces, reversed" "$sc" check "$tmp/flatrev.sc" --property semantics --cases 100 --seed 1
+{ printf 'dims n\ninput replicate\noutput replicate\ntensor t0 = input\n'
+  for i in $(seq 1 64); do printf 't%d = contiguous t%d\n' "$i" $((i - 1)); done; } >"$tmp/names65.sc"
+expect_rc 2 "65 named tensors" "$sc" check "$tmp/names65.sc"
+expect_grep "names65.sc:68:1: too many named tensors (at most 64)" "$tmp/err" "65 named tensors: refused at the 65th"
 # a step with a `# FILE:LINE` comment (a traced spec's): that line is named
 # beside the spec's, in the diagnosis and in a step's error; any other
 # comment is not

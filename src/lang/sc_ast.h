@@ -132,9 +132,9 @@ struct sc_layout {
 struct sc_step_def;
 
 
-#define SC_STEP_MAX_ARGS 16
+#define SC_STEP_MAX_ARGS 72 /* a split's 64 pieces and its dim fit */
 #define SC_MAX_REF_STEPS 16
-#define SC_MAX_NAMED 8 /* named tensors of a layout spec (the input included) */
+#define SC_MAX_NAMED 64 /* named tensors of a layout spec (the input included) */
 
 /* A parsed step: its row of the step table (sc_step.h) and its arguments. */
 struct sc_step {
