@@ -132,7 +132,7 @@ struct sc_layout {
 struct sc_step_def;
 
 
-#define SC_STEP_MAX_ARGS 72 /* a split's 64 pieces and its dim fit */
+#define SC_STEP_MAX_ARGS 40 /* a split's 39 pieces and its dim (what a line's tokens hold) */
 #define SC_MAX_REF_STEPS 16
 #define SC_MAX_NAMED 64 /* named tensors of a layout spec (the input included) */
 
@@ -148,7 +148,7 @@ struct sc_step {
 	 * current tensor); split's outputs and cat's inputs */
 	int src1, dst1;
 	int nio;
-	int io[SC_MAX_NAMED];
+	unsigned char io[SC_MAX_NAMED]; /* names: each < SC_MAX_NAMED */
 	enum sc_redop redop;
 	int raw;
 	/* `group=tp` (collectives, chunk_cat, shift): the step runs within each
@@ -261,7 +261,6 @@ struct sc_spec {
 	int expect; /* -1 none, 0 pass, 1 fail */
 	struct sc_sizehint hint[SC_MAX_DIMS];
 	int nsteps;
-	struct sc_step steps[SC_MAX_STEPS];
 	int nnodes;
 	struct sc_expr nodes[SC_MAX_NODES];
 	int has_reduction; /* any reduce step or partial placement */
@@ -272,20 +271,16 @@ struct sc_spec {
 	/* layout specs: `reference` ... `end`, local steps on X on one device
 	 * whose result Y (X's dims, other sizes) the output places */
 	int nrsteps;
-	struct sc_step rsteps[SC_MAX_REF_STEPS];
 	/* named tensors (`tensor x = input`, `y = STEP x ...`, split, cat):
 	 * name 0 is the input */
 	int ntnames;
-	char tname[SC_MAX_NAMED][SC_NAME_MAX];
 	int ref_line;
 	/* compute specs */
 	int compute;
 	char micro_var[SC_NAME_MAX]; /* the index name of the microbatch block being parsed */
 	int ntensors;
-	struct sc_tdecl tensors[SC_MAX_TENSORS];
 	int out_tensor;
 	int nref, nprog;
-	struct sc_stmt ref[SC_MAX_STMTS], prog[SC_MAX_STMTS];
 	uint32_t dtype_mask; /* `dtypes` declaration; 0: any */
 	uint32_t sharded_mask; /* dims sharded by some placement (divisible by P) */
 	uint32_t uneven_mask;  /* dims sharded by a chunk or split placement (any size) */
@@ -301,6 +296,13 @@ struct sc_spec {
 	char mesh_sym[SC_MAX_MESH][SC_NAME_MAX];
 	int mesh_fixed[SC_MAX_MESH];
 	struct sc_sizehint mesh_hint[SC_MAX_MESH];
+	/* the large arrays last: a spec is calloc'd, and a small one touches
+	 * the pages of its scalars above and of its first steps only */
+	struct sc_step steps[SC_MAX_STEPS];    /* nsteps of them */
+	struct sc_step rsteps[SC_MAX_REF_STEPS]; /* nrsteps */
+	char tname[SC_MAX_NAMED][SC_NAME_MAX]; /* ntnames */
+	struct sc_tdecl tensors[SC_MAX_TENSORS]; /* ntensors */
+	struct sc_stmt ref[SC_MAX_STMTS], prog[SC_MAX_STMTS]; /* nref, nprog */
 };
 
 /* The case's mesh: the mesh sizes of a mesh spec (after the dims in

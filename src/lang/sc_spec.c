@@ -231,7 +231,8 @@ static enum sc_status named_line(struct spec_parse *q, const char *line)
 			p->line = st->line;
 			return sc_lex_err(p, names[0].col, "%d names for %d pieces", ndst, st->nargs - 1);
 		}
-		memcpy(st->io, dst, sizeof(int) * (size_t)ndst);
+		for (int i = 0; i < ndst; i++)
+			st->io[i] = (unsigned char)dst[i];
 		st->nio = ndst;
 		return SC_OK;
 	}

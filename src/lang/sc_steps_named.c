@@ -31,8 +31,9 @@ static enum sc_status parse_cat(struct sc_parse *p, struct sc_step *st)
 	while (sc_lex_peek(p)->kind == SC_T_NAME && strcmp(sc_lex_peek(p)->text, "dim") != 0) {
 		if (st->nio >= SC_MAX_NAMED)
 			return sc_lex_err(p, sc_lex_peek(p)->col, "too many tensors (at most %d)", SC_MAX_NAMED);
-		SC_CHECK(parse_name(p, &st->io[st->nio]));
-		st->nio++;
+		int id;
+		SC_CHECK(parse_name(p, &id));
+		st->io[st->nio++] = (unsigned char)id;
 	}
 	if (st->nio == 0)
 		return sc_lex_err(p, sc_lex_peek(p)->col, "expected the tensors to concatenate");
@@ -49,7 +50,7 @@ static enum sc_status parse_split(struct sc_parse *p, struct sc_step *st)
 	if (!sc_lex_is_op(sc_lex_peek(p), "["))
 		return sc_lex_err(p, sc_lex_peek(p)->col, "expected '[' and the sizes");
 	int n;
-	SC_CHECK(sc_expr_parse_list(p, &st->args[1], SC_MAX_NAMED, &n, "pieces"));
+	SC_CHECK(sc_expr_parse_list(p, &st->args[1], SC_STEP_MAX_ARGS - 1, &n, "pieces"));
 	if (n == 0)
 		return sc_lex_err(p, sc_lex_peek(p)->col, "split needs at least one size");
 	st->nargs = 1 + n;
