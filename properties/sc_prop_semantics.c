@@ -87,7 +87,11 @@ static enum sc_verdict semantics(struct sc_ctx *ctx, struct sc_target *t, const 
 		ctx->err = e;
 		return SC_V_ERROR;
 	}
-	if (!sc_any(ctx, c, wrong > 0) && sc_target_has_reduction(t, c)) {
+	/* a reduction's values are small integers that can collide: a
+	 * provenance run then says where each element came from. Not for a
+	 * plugin: its reductions add the provenance ids (the interpreter
+	 * merges them), so only the data run speaks for it */
+	if (!sc_any(ctx, c, wrong > 0) && sc_target_has_reduction(t, c) && !t->plugin) {
 		sc_ctx_begin(ctx, 1, 0);
 		if ((v = sc_run_or_fail(ctx, t, c, NULL, f)) != SC_V_PASS)
 			return v;

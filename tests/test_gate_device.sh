@@ -30,6 +30,14 @@ has gather "8 checks: 8 pass"
 # reductions in device memory (integer dtypes: the semantics only)
 gate 0 reduce --plugin "$lib" max scatter --backend emu --cases 300 --property semantics
 has reduce "2 checks: 2 pass"
+# a `partial sum` contract: the all_reduce passes on sim and on emu, a max
+# in its place fails (a plugin's reductions are judged on their values)
+for be in sim emu; do
+	gate 0 sum$be --plugin "$lib" sum --backend $be --cases 300
+	has sum$be "3 checks: 3 pass"
+	gate 1 summax$be --plugin "$lib" sum_max --backend $be --cases 300 --property semantics
+	has summax$be "minimal case: world=2 "
+done
 # the pointers are device memory: the host touching them crashes
 gate 1 touch --plugin "$lib" touch --backend emu --cases 20 --property semantics
 has touch "minimal case: world=1 n=1 "

@@ -12,6 +12,9 @@
  *                 (all_reduce; the device path's reductions; integer dtypes:
  *                 a float maximum does not keep a NaN's payload)
  *   scatter:      the same, rank r's shard of it out (reduce_scatter)
+ *   sum:          X[n] a partial sum over the ranks, all of it out
+ *                 (all_reduce of a `partial sum` contract); host or device
+ *   sum_max:      the same contract, reduced by max instead of sum (wrong)
  *   touch:        reads its input on the host (a device pointer: faults)
  *   memory_bad:   (built with DEVICE_BAD_MEMORY) a memory set with a bit
  *                 no shardcheck knows: the library is refused */
@@ -59,6 +62,18 @@ static int scatter(const struct sc_plugin_call *call)
 					  call->dtype, SC_PLUGIN_MAX) ? 2 : 0;
 }
 
+static int sum(const struct sc_plugin_call *call)
+{
+	return call->coll->all_reduce(call->coll, call->input.data, call->output.data, count_of(&call->output),
+				      call->dtype, SC_PLUGIN_SUM) ? 2 : 0;
+}
+
+static int sum_max(const struct sc_plugin_call *call)
+{
+	return call->coll->all_reduce(call->coll, call->input.data, call->output.data, count_of(&call->output),
+				      call->dtype, SC_PLUGIN_MAX) ? 2 : 0;
+}
+
 static int touch(const struct sc_plugin_call *call)
 {
 	memcpy(call->output.data, call->input.data, bytes_of(&call->input));
@@ -87,6 +102,8 @@ int sc_plugin_register(struct sc_plugin_registry *reg)
 		 add(reg, "gather_short", gathered, gather_short, dev) || add(reg, "gather_over", gathered, gather_over, dev) ||
 		 add(reg, "max", "dims n\ndtypes i8 u8 i32 u32 i64 u64\ninput replicate\noutput replicate\n", max, dev) ||
 		 add(reg, "scatter", "dims n\ndtypes i8 u8 i32 u32 i64 u64\ninput replicate\noutput shard n\n", scatter, dev) ||
+		 add(reg, "sum", "dims n\ninput partial sum\noutput replicate\n", sum, both) ||
+		 add(reg, "sum_max", "dims n\ninput partial sum\noutput replicate\n", sum_max, both) ||
 		 add(reg, "touch", "dims n\ninput shard n\noutput shard n\n", touch, dev);
 #ifdef DEVICE_BAD_MEMORY
 	rc = rc || add(reg, "memory_bad", gathered, gather, 0x10u);
