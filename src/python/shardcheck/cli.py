@@ -113,6 +113,8 @@ def trace_to_text(args, invoke=None):
                 if found is None:
                     ex = raised[0][1]
                     if not runs:     # it raises at every shape: nothing to tell apart
+                        ex.hint = ("it raises at every shape traced, so no shape tells what it rejects: fix the "
+                                   "code or --call, or bound the shapes with --require where it runs")
                         raise ex
                     ex.hint = ("no simple condition over the dims and P (a divisibility or a bound) separates the "
                                "shapes where it raises from those where it runs: bound the shapes with --require "
