@@ -187,8 +187,14 @@ static enum sc_verdict check_dtypes(struct sc_ctx *ctx, struct sc_target *t, con
 	struct sc_case cds[1 + SC_NDTYPES];
 	int prov[1 + SC_NDTYPES] = {1}, nd = 1;
 	cds[0] = *c;
+	/* the dtypes the run asks for, within those the spec (a plugin's
+	 * contract) declares: a transform is not checked on a dtype it says
+	 * it never gets */
+	uint32_t mask = ctx->dtypes;
+	if (t->spec && t->spec->dtype_mask && (mask & t->spec->dtype_mask))
+		mask &= t->spec->dtype_mask;
 	for (int dt = 0; dt < SC_NDTYPES; dt++) {
-		if (!(ctx->dtypes & (1u << dt)))
+		if (!(mask & (1u << dt)))
 			continue;
 		const unsigned wbit = 1u << sc_dtype_size((enum sc_dtype)dt);
 		if (dedup && (widths & wbit))

@@ -9,8 +9,9 @@
  *   gather_over:  the right bytes, one element too far on: the last shard
  *                 lands past the end of the output (a guard zone)
  *   max:          X[n] on every rank, the maximum over ranks out: X
- *                 (all_reduce; the device path's reductions; integer dtypes:
- *                 a float maximum does not keep a NaN's payload)
+ *                 (all_reduce; the device path's reductions; its contract
+ *                 declares the integer dtypes: a float maximum does not
+ *                 keep a NaN's payload)
  *   scatter:      the same, rank r's shard of it out (reduce_scatter)
  *   sum:          X[n] a partial sum over the ranks, all of it out
  *                 (all_reduce of a `partial sum` contract); host or device
