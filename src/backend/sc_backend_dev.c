@@ -274,6 +274,8 @@ enum sc_status sc_backend_cuda_open(struct sc_backend **out, struct sc_err *e)
 {
 	struct sc_devmem *dm;
 	int ndev = 0;
-	SC_CHECK(sc_devmem_cuda_open(&dm, 0, &ndev, e));
+	/* deferred: a plugin's processes, forked before a data run touches
+	 * the GPU, make CUDA contexts of their own */
+	SC_CHECK(sc_devmem_cuda_open_deferred(&dm, &ndev, e));
 	return wrap(&cuda_ops, dm, out, e);
 }

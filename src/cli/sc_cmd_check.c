@@ -399,18 +399,24 @@ static void memory_note(const struct run *r)
 	if (!staged)
 		return;
 	char dev[256] = "", host[256] = "";
+	int cuda = 0;
 	for (int i = 0; i < r->nt; i++) {
 		const struct sc_target *t = &r->targets[i];
 		char why[300];
-		if (!t->plugin || sc_plugin_dev_kind(r->be, t->plugin->memory, why, sizeof why) < 0)
-			continue; /* refused: said as its error */
-		char *to = sc_plugin_dev_kind(r->be, t->plugin->memory, why, sizeof why) ? dev : host;
+		const int kind = t->plugin ? sc_plugin_dev_kind(r->be, t->plugin->memory, why, sizeof why) : -1;
+		if (kind < 0)
+			continue; /* not a plugin, or refused: said as its error */
+		cuda |= kind == SC_PLUGIN_DEV_CUDA;
+		char *to = kind ? dev : host;
 		const size_t at = strlen(to);
 		if (at + 4 < 256)
 			snprintf(to + at, 256 - at, "%s%s", at ? ", " : "", sc_plugin_name(t->plugin));
 	}
 	fprintf(r->out, "note: on %s, %s%s%s%s%s%s\n", r->c.backend, dev[0] ? "device memory for " : "", dev,
 		dev[0] && host[0] ? "; " : "", host[0] ? "host memory for " : "", host, host[0] ? staged : "");
+	if (cuda)
+		fprintf(r->out, "note: each process that runs a plugin's ranks on the GPU has a CUDA context of its own, "
+			"and no --plugin-memory limit (CUDA reserves more address space than one leaves)\n");
 }
 
 static void check_all(struct run *r)

@@ -7,7 +7,10 @@ int sc_devmem_fail(struct sc_devmem *dm, int err, const char *call, int rank)
 {
 	if (err && dm && !dm->err) {
 		dm->err = err;
-		snprintf(dm->where, sizeof dm->where, "%s (rank %d)", call, rank);
+		if (rank < 0)
+			snprintf(dm->where, sizeof dm->where, "%s", call);
+		else
+			snprintf(dm->where, sizeof dm->where, "%s (rank %d)", call, rank);
 	}
 	return err;
 }

@@ -62,6 +62,9 @@ struct sc_devmem_ops {
 	int (*download)(struct sc_devmem *dm, void *host, const void *dev, size_t bytes);
 	int (*upload)(struct sc_devmem *dm, void *dev, const void *host, size_t bytes);
 	int (*sync)(struct sc_devmem *dm); /* every queued operation done */
+	/* makes rank's device the current one for code that runs next (a
+	 * plugin's rank launching kernels); NULL: one device, nothing to do */
+	void (*enter)(struct sc_devmem *dm, int rank);
 	const char *(*strerror)(struct sc_devmem *dm, int err);
 };
 
@@ -95,9 +98,18 @@ enum sc_status sc_devmem_emu_open_span(struct sc_devmem **out, size_t span, stru
  * of visible devices); device_base shifts that (an MPI process's GPU). */
 enum sc_status sc_devmem_cuda_open(struct sc_devmem **out, int device_base, int *ndevices,
 				    struct sc_err *e);
+/* The same, deferred: no CUDA call in this process until the first
+ * operation (the devices counted in a child), so that a process forked
+ * from this one before then can make a CUDA context of its own (cuda
+ * backend: a plugin's processes). */
+enum sc_status sc_devmem_cuda_open_deferred(struct sc_devmem **out, int *ndevices, struct sc_err *e);
+/* Whether this process has made CUDA calls: a child forked from it now
+ * cannot use CUDA. */
+int sc_devmem_cuda_live(void);
 int sc_devmem_cuda_compiled(void);
 /* The number of CUDA devices visible here; 0 with the reason in why
- * (no driver, no device, not compiled in). */
+ * (no driver, no device, not compiled in). Counted in a child while this
+ * process has made no CUDA call. */
 int sc_devmem_cuda_devices(char *why, size_t n);
 /* The cudaStream_t rank's work is queued on, and its device (cuda only). */
 void *sc_devmem_cuda_stream(struct sc_devmem *dm, int rank, int *device);

@@ -1,5 +1,11 @@
 /* sc_devmem_cuda: device memory on the visible GPUs.
  *
+ * Opened deferred (the cuda backend), it makes no CUDA call in this
+ * process until the first operation: the devices are counted in a child,
+ * so that until a data run touches the GPU, the processes forked from this
+ * one (a plugin's, which make CUDA contexts of their own) start from a
+ * process without one, as CUDA requires of a fork.
+ *
  * Rank r lives on device (base + r) % ndevices, with one non-blocking
  * stream per device; everything a rank does is queued on its device's
  * stream, so a rank's operations run in order without host waits. A copy
@@ -11,9 +17,12 @@
 #include "sc_devmem.h"
 #include "sc_cuda_kernels.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cuda_runtime_api.h>
 
@@ -28,6 +37,8 @@ struct cu_alloc {
 
 struct cu {
 	int ndev, base;
+	int started;  /* the streams made (or tried: init_err) */
+	int init_err; /* why they could not be */
 	cudaStream_t stream[CU_MAX_DEV];
 	cudaEvent_t ev[CU_MAX_DEV];
 	int used[CU_MAX_DEV];
@@ -37,6 +48,35 @@ struct cu {
 };
 
 static struct cu *C(struct sc_devmem *dm) { return dm->impl; }
+
+static int live; /* this process has made CUDA calls (a context) */
+
+/* The streams and events of every device, made at the first operation;
+ * 0 or the CUDA error that kept them from being made. */
+static int start(struct cu *c)
+{
+	if (c->started)
+		return c->init_err;
+	c->started = 1;
+	live = 1;
+	cudaError_t err = cudaSuccess;
+	for (int d = 0; d < c->ndev; d++) {
+		if ((err = cudaSetDevice(d)) != cudaSuccess ||
+		    (err = cudaStreamCreateWithFlags(&c->stream[d], cudaStreamNonBlocking)) != cudaSuccess ||
+		    (err = cudaEventCreateWithFlags(&c->ev[d], cudaEventDisableTiming)) != cudaSuccess) {
+			c->init_err = (int)err;
+			c->ndev = d; /* the ones made are destroyed */
+			return c->init_err;
+		}
+		for (int p = 0; p < c->ndev; p++) { /* peer copies go direct where the hardware allows */
+			int ok = 0;
+			if (p != d && cudaDeviceCanAccessPeer(&ok, d, p) == cudaSuccess && ok)
+				cudaDeviceEnablePeerAccess(p, 0);
+		}
+		(void)cudaGetLastError(); /* "already enabled" is not an error */
+	}
+	return 0;
+}
 static int dev_of(struct cu *c, int rank) { return (c->base + (rank < 0 ? 0 : rank)) % c->ndev; }
 
 static int push(struct cu_alloc **v, int *n, int *cap, struct cu_alloc a)
@@ -64,6 +104,8 @@ static size_t size_class(size_t bytes)
 static void *cu_alloc(struct sc_devmem *dm, int rank, size_t bytes)
 {
 	struct cu *c = C(dm);
+	if (start(c))
+		return NULL;
 	const int dev = dev_of(c, rank);
 	const size_t cap = size_class(bytes);
 	for (int i = c->ncache - 1; i >= 0; i--)
@@ -124,7 +166,7 @@ static void cu_destroy(struct sc_devmem *dm)
 		cudaSetDevice(c->cache[i].dev);
 		cudaFree(c->cache[i].p);
 	}
-	for (int d = 0; d < c->ndev; d++) {
+	for (int d = 0; c->started && d < c->ndev; d++) {
 		cudaSetDevice(d);
 		if (c->scratch[d])
 			cudaFree(c->scratch[d]);
@@ -151,6 +193,8 @@ static int cu_is_device(struct sc_devmem *dm, const void *p)
 static cudaStream_t on(struct cu *c, int rank, int *err)
 {
 	const int dev = dev_of(c, rank);
+	if ((*err = start(c)))
+		return NULL;
 	*err = (int)cudaSetDevice(dev);
 	c->used[dev] = 1;
 	return c->stream[dev];
@@ -267,7 +311,7 @@ static int host_copy(struct cu *c, void *dst, const void *src, size_t bytes, con
 	int err;
 	if (!bytes)
 		return 0;
-	if ((err = (int)cudaPointerGetAttributes(&a, devp)) || a.device < 0 || a.device >= c->ndev)
+	if ((err = start(c)) || (err = (int)cudaPointerGetAttributes(&a, devp)) || a.device < 0 || a.device >= c->ndev)
 		return err ? err : (int)cudaErrorInvalidDevicePointer;
 	cudaStream_t s = on(c, (a.device - c->base + c->ndev) % c->ndev, &err);
 	if (!err)
@@ -283,6 +327,12 @@ static int cu_download(struct sc_devmem *dm, void *host, const void *dev, size_t
 static int cu_upload(struct sc_devmem *dm, void *dev, const void *host, size_t bytes)
 {
 	return host_copy(C(dm), dev, host, bytes, dev, cudaMemcpyHostToDevice);
+}
+
+static void cu_enter(struct sc_devmem *dm, int rank)
+{
+	int err;
+	(void)on(C(dm), rank, &err);
 }
 
 static const char *cu_strerror(struct sc_devmem *dm, int err)
@@ -307,19 +357,84 @@ static const struct sc_devmem_ops cu_ops = {
 	.download = cu_download,
 	.upload = cu_upload,
 	.sync = cu_sync,
+	.enter = cu_enter,
 	.strerror = cu_strerror,
 };
 
-enum sc_status sc_devmem_cuda_open_impl(struct sc_devmem **out, int device_base, int *ndevices,
-				   struct sc_err *e)
+/* The visible devices, counted here, or in a child when this process has
+ * made no CUDA call yet (and so stays without a context); cached. 0 with
+ * the reason in why. */
+static int count_devices(char *why, size_t n)
 {
-	int n = 0;
-	cudaError_t err = cudaGetDeviceCount(&n);
+	static int counted, count;
+	static char reason[200];
+	if (counted || live) {
+		if (!counted) {
+			cudaError_t err = cudaGetDeviceCount(&count);
+			if (err != cudaSuccess || count < 1)
+				snprintf(reason, sizeof reason, "%s", err != cudaSuccess ? cudaGetErrorString(err) : "0 devices");
+			counted = 1;
+		}
+		if (count < 1)
+			snprintf(why, n, "%s", reason);
+		return count < 1 ? 0 : count;
+	}
+	struct probe {
+		int count;
+		char reason[200];
+	} m = {0, "the child that counts them failed"};
+	int fd[2];
+	pid_t pid = -1;
+	if (pipe(fd) == 0 && (pid = fork()) == 0) { /* the child: CUDA's first call, then gone */
+		struct probe r = {0, ""};
+		cudaError_t err = cudaGetDeviceCount(&r.count);
+		if (err != cudaSuccess || r.count < 1) {
+			r.count = 0;
+			snprintf(r.reason, sizeof r.reason, "%s", err != cudaSuccess ? cudaGetErrorString(err) : "0 devices");
+		}
+		ssize_t w = write(fd[1], &r, sizeof r);
+		_exit(w == (ssize_t)sizeof r ? 0 : 1);
+	}
+	if (pid < 0) { /* no child: counted here, at the price of a context */
+		live = 1;
+		return count_devices(why, n);
+	}
+	close(fd[1]);
+	size_t got = 0;
+	while (got < sizeof m) {
+		ssize_t k = read(fd[0], (char *)&m + got, sizeof m - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		got += (size_t)k;
+	}
+	close(fd[0]);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
+	}
+	if (got != sizeof m) {
+		m.count = 0;
+		snprintf(m.reason, sizeof m.reason, "the child that counts them ended without an answer");
+	}
+	count = m.count < 0 ? 0 : m.count;
+	snprintf(reason, sizeof reason, "%.199s", m.reason);
+	counted = 1;
+	if (count < 1)
+		snprintf(why, n, "%s", reason);
+	return count;
+}
+
+enum sc_status sc_devmem_cuda_open_impl(struct sc_devmem **out, int device_base, int *ndevices, int deferred,
+					struct sc_err *e)
+{
+	char why[200] = "";
 	*out = NULL;
 	*ndevices = 0;
-	if (err != cudaSuccess || n < 1)
-		return SC_ERR(e, SC_E_UNAVAIL, "no CUDA device is visible (cudaGetDeviceCount: %s)",
-			      err != cudaSuccess ? cudaGetErrorString(err) : "0 devices");
+	if (!deferred)
+		live = 1; /* counted here */
+	int n = count_devices(why, sizeof why);
+	if (n < 1)
+		return SC_ERR(e, SC_E_UNAVAIL, "no CUDA device is visible (cudaGetDeviceCount: %s)", why);
 	if (n > CU_MAX_DEV)
 		n = CU_MAX_DEV;
 	struct sc_devmem *dm = calloc(1, sizeof *dm);
@@ -331,20 +446,11 @@ enum sc_status sc_devmem_cuda_open_impl(struct sc_devmem **out, int device_base,
 	}
 	c->ndev = n;
 	c->base = device_base < 0 ? 0 : device_base % n;
-	for (int d = 0; d < n; d++) {
-		if ((err = cudaSetDevice(d)) != cudaSuccess ||
-		    (err = cudaStreamCreateWithFlags(&c->stream[d], cudaStreamNonBlocking)) != cudaSuccess ||
-		    (err = cudaEventCreateWithFlags(&c->ev[d], cudaEventDisableTiming)) != cudaSuccess) {
-			free(c);
-			free(dm);
-			return SC_ERR(e, SC_E_UNAVAIL, "CUDA device %d: %s", d, cudaGetErrorString(err));
-		}
-		for (int p = 0; p < n; p++) { /* peer copies go direct where the hardware allows */
-			int ok = 0;
-			if (p != d && cudaDeviceCanAccessPeer(&ok, d, p) == cudaSuccess && ok)
-				cudaDeviceEnablePeerAccess(p, 0);
-		}
-		(void)cudaGetLastError(); /* "already enabled" is not an error */
+	if (!deferred && start(c)) {
+		const int err = c->init_err;
+		free(c);
+		free(dm);
+		return SC_ERR(e, SC_E_UNAVAIL, "CUDA: %s", cudaGetErrorString((cudaError_t)err));
 	}
 	dm->ops = &cu_ops;
 	dm->impl = c;
@@ -353,24 +459,25 @@ enum sc_status sc_devmem_cuda_open_impl(struct sc_devmem **out, int device_base,
 	return SC_OK;
 }
 
-
-
 int sc_devmem_cuda_devices_impl(char *why, size_t n)
 {
-	int count = 0;
-	cudaError_t err = cudaGetDeviceCount(&count);
-	if (err != cudaSuccess || count < 1) {
-		snprintf(why, n, "compiled in, but no CUDA device is visible here (cudaGetDeviceCount: %s)",
-			 err != cudaSuccess ? cudaGetErrorString(err) : "0 devices");
-		return 0;
-	}
+	char r[200] = "";
+	const int count = count_devices(r, sizeof r);
+	if (count < 1)
+		snprintf(why, n, "compiled in, but no CUDA device is visible here (cudaGetDeviceCount: %s)", r);
 	return count;
 }
+
+int sc_devmem_cuda_live_impl(void) { return live; }
 
 void *sc_devmem_cuda_stream_impl(struct sc_devmem *dm, int rank, int *device)
 {
 	struct cu *c = C(dm);
 	*device = dev_of(c, rank);
+	if (start(c)) {
+		*device = -1;
+		return NULL;
+	}
 	c->used[*device] = 1;
 	return c->stream[*device];
 }

@@ -6,7 +6,7 @@
 #include "sc_devmem.h"
 #include "sc_dso.h"
 
-static sc_dso_fn open_fn, devices_fn, stream_fn;
+static sc_dso_fn open_fn, devices_fn, stream_fn, live_fn;
 
 /* An entry point of the part, kept once found (the stream's is on the
  * collectives' path). */
@@ -23,14 +23,35 @@ static sc_dso_fn sym(sc_dso_fn *keep, const char *name, struct sc_err *e)
 	return *keep = f;
 }
 
+static enum sc_status open_part(struct sc_devmem **out, int device_base, int *ndevices, int deferred,
+				struct sc_err *e)
+{
+	enum sc_status (*fn)(struct sc_devmem **, int, int *, int, struct sc_err *) =
+		(enum sc_status (*)(struct sc_devmem **, int, int *, int, struct sc_err *))sym(&open_fn,
+											     "sc_devmem_cuda_open_impl", e);
+	*out = NULL;
+	*ndevices = 0;
+	return fn ? fn(out, device_base, ndevices, deferred, e) : SC_E_UNAVAIL;
+}
+
 enum sc_status sc_devmem_cuda_open(struct sc_devmem **out, int device_base, int *ndevices,
 				   struct sc_err *e)
 {
-	enum sc_status (*fn)(struct sc_devmem **, int, int *, struct sc_err *) =
-		(enum sc_status (*)(struct sc_devmem **, int, int *, struct sc_err *))sym(&open_fn, "sc_devmem_cuda_open_impl", e);
-	*out = NULL;
-	*ndevices = 0;
-	return fn ? fn(out, device_base, ndevices, e) : SC_E_UNAVAIL;
+	return open_part(out, device_base, ndevices, 0, e);
+}
+
+enum sc_status sc_devmem_cuda_open_deferred(struct sc_devmem **out, int *ndevices, struct sc_err *e)
+{
+	return open_part(out, 0, ndevices, 1, e);
+}
+
+int sc_devmem_cuda_live(void)
+{
+	struct sc_err e;
+	if (!open_fn && !devices_fn)
+		return 0; /* the part is not loaded: no CUDA call was made */
+	int (*fn)(void) = (int (*)(void))sym(&live_fn, "sc_devmem_cuda_live_impl", &e);
+	return fn ? fn() : 0;
 }
 
 int sc_devmem_cuda_compiled(void) { return 1; }

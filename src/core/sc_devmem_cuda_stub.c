@@ -13,6 +13,13 @@ enum sc_status sc_devmem_cuda_open(struct sc_devmem **out, int device_base, int 
 	return SC_ERR(e, SC_E_UNAVAIL, "not compiled into this build (needs the CUDA toolkit: nvcc on the PATH)");
 }
 
+enum sc_status sc_devmem_cuda_open_deferred(struct sc_devmem **out, int *ndevices, struct sc_err *e)
+{
+	return sc_devmem_cuda_open(out, 0, ndevices, e);
+}
+
+int sc_devmem_cuda_live(void) { return 0; }
+
 int sc_devmem_cuda_compiled(void) { return 0; }
 
 int sc_devmem_cuda_devices(char *why, size_t n)

@@ -214,7 +214,15 @@ static int still_fails(void *vp, const struct sc_case *c)
 	}
 	if (pr->o->on_case)
 		pr->o->on_case(pr->o->on_case_ctx, pr->t, pr->p, c);
-	return sc_check_case(pr->ctx, pr->t, pr->p, c, &f) == SC_V_FAIL;
+	struct sc_target *t = pr->t;
+	if (t->fresh && t->costly_fresh) { /* the worker first; a failure there is confirmed in a new child */
+		t->fresh = 0;
+		const enum sc_verdict warm = sc_check_case(pr->ctx, t, pr->p, c, &f);
+		t->fresh = 1;
+		if (warm != SC_V_FAIL)
+			return 0;
+	}
+	return sc_check_case(pr->ctx, t, pr->p, c, &f) == SC_V_FAIL;
 }
 
 /* Why no case could be drawn: when cases exist without --max-elems, the

@@ -251,7 +251,7 @@ static enum sc_status probe(struct sc_plugin_lib *lib, struct sc_err *e)
 	if (o == MAP_FAILED)
 		return SC_ERR(e, SC_E_NOMEM, "out of memory");
 	struct probe p = {lib->load, o};
-	const struct sc_sandbox_opts so = {limits.timeout > 0 ? limits.timeout : 10, limits.memory};
+	const struct sc_sandbox_opts so = {limits.timeout > 0 ? limits.timeout : 10, limits.memory, 0};
 	struct sc_sandbox_result r;
 	enum sc_status st = sc_sandbox_run(probe_child, &p, &so, &r, e);
 	char how[300] = "";
@@ -572,7 +572,13 @@ static enum sc_status run_hosted(struct sc_target *t, const struct sc_plugin_tra
 		for (int k = 0; k < SC_MAX_COUNTS; k++)
 			for (int i = 0; i < SC_COUNTS_MAX_LEN; i++)
 				key = sc_mix64(key ^ (uint64_t)(uint32_t)c[0].counts.v[k][i]);
-	const struct sc_plugin_host_run_opts o = {t->fresh, timeout, limits.memory, key, t->restart};
+	/* CUDA reserves more address space than any --plugin-memory limit
+	 * leaves, and its driver reads /proc by the pid a pid namespace
+	 * changes: a process with a CUDA context runs without either */
+	const size_t memory = device == SC_PLUGIN_DEV_CUDA ? 0 : limits.memory;
+	t->costly_fresh = device == SC_PLUGIN_DEV_CUDA;
+	const struct sc_plugin_host_run_opts o = {t->fresh, timeout, memory, key, t->restart,
+						  device == SC_PLUGIN_DEV_CUDA};
 	t->restart = 0;
 	if (start_only)
 		return sc_plugin_host_start(lib->host, &o, n, in, out, e);

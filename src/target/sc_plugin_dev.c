@@ -22,20 +22,28 @@ int sc_plugin_dev_kind(const struct sc_backend *be, unsigned memory, char *why, 
 	if (!has) {
 		if (host)
 			return SC_PLUGIN_DEV_NONE;
-		snprintf(why, n, "it accepts device memory only, which %s has not (emu has emulated device memory, for "
-			 "transforms that move data only through the collectives table; on cuda and nccl a plugin's ranks "
-			 "get host memory in this version, so its CUDA kernels cannot run yet)", be->ops->name);
+		snprintf(why, n, "it accepts device memory only, which %s has not (cuda has the visible GPUs; emu has "
+			 "emulated device memory, for transforms that move data only through the collectives table)",
+			 be->ops->name);
 		return -1;
 	}
 	if (!device)
 		return SC_PLUGIN_DEV_NONE;
 	if (strcmp(be->ops->name, "emu") == 0)
 		return SC_PLUGIN_DEV_EMU;
+	if (strcmp(be->ops->name, "cuda") == 0) {
+		if (!sc_devmem_cuda_live())
+			return SC_PLUGIN_DEV_CUDA;
+		snprintf(why, n, "it accepts device memory, and this process has used the GPU already (spec targets ran "
+			 "on cuda earlier in this run): a process forked from it cannot use CUDA, so its ranks cannot "
+			 "get a GPU of their own; check device transforms in a run without spec targets (shardcheck gate)");
+		return -1;
+	}
 	if (host)
 		return SC_PLUGIN_DEV_NONE; /* staged through the host, as a host-only transform */
-	snprintf(why, n, "it accepts device memory only; on %s a plugin's ranks get host memory in this version (they "
-		 "run in a child process, which cannot use the CUDA context this process made), so its CUDA kernels "
-		 "cannot run yet", be->ops->name);
+	snprintf(why, n, "it accepts device memory only; on %s a plugin's ranks get host memory in this version: "
+		 "gate it with --backend cuda, which puts its ranks' buffers and streams on the visible GPUs",
+		 be->ops->name);
 	return -1;
 }
 
@@ -153,7 +161,9 @@ int sc_plugin_dev_sync(struct sc_devmem *dm, char *why, size_t n)
 	struct sc_err e;
 	if (sc_devmem_status(dm, 1, &e) == SC_OK)
 		return 0;
-	snprintf(why, n, "device error: %.200s", e.msg);
+	const int cuda = strcmp(dm->ops->name, "cuda") == 0;
+	snprintf(why, n, "%s error in the device work of the ranks: %.160s%s", cuda ? "CUDA" : "device", e.msg,
+		 cuda ? " (the process and its CUDA context are replaced before the next case)" : "");
 	return 1;
 }
 

@@ -23,9 +23,11 @@ enum sc_plugin_dev_kind { SC_PLUGIN_DEV_NONE = 0, SC_PLUGIN_DEV_EMU = 1, SC_PLUG
 
 /* The device memory a transform of that memory set gets on backend be:
  * NONE (host buffers: a host-only transform, or a backend without device
- * memory), EMU or CUDA. -1 when it cannot run there, with why: a
- * device-only transform on a host backend, unknown bits in the set, or
- * device memory on cuda and nccl, whose CUDA context is this process's. */
+ * memory), EMU (emu) or CUDA (cuda: the child makes a CUDA context of its
+ * own). -1 when it cannot run there, with why: a device-only transform on
+ * a host backend or on nccl, unknown bits in the set, or device memory on
+ * cuda once this process has made CUDA calls (a child forked from it
+ * could not). */
 int sc_plugin_dev_kind(const struct sc_backend *be, unsigned memory, char *why, size_t n);
 /* On a backend with device memory, why a transform gets host buffers
  * there (" (transforms that do not accept device memory)"); NULL on a host

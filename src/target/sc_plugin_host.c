@@ -30,6 +30,8 @@ struct rank_state {
 	volatile int state[SC_MAX_WORLD];
 	volatile int rc[SC_MAX_WORLD];
 	volatile int stray; /* 1 + the rank that was running when bytes around a buffer first changed; 0: none */
+	volatile int syncing; /* waiting for the device work the ranks queued */
+	volatile int lost;    /* a device error: the process's CUDA context is unusable, it is replaced */
 	char why[256];
 };
 
@@ -89,8 +91,10 @@ struct sc_plugin_host {
 	struct sc_sandbox_worker *w;
 	struct sc_sandbox_worker *server; /* the fork server of fresh children */
 	unsigned long server_epoch;       /* the arenas' shared blocks it was forked with */
+	int server_flat;                  /* started without a pid namespace */
 	int no_server;                    /* it failed: fresh children forked from here */
 	unsigned long epoch;          /* the arenas' shared blocks the worker was forked with */
+	int flat;                     /* the worker's containment (sc_sandbox_opts) */
 	size_t memory;                /* its memory limit */
 	uint64_t hung[HUNG_SLOTS];
 	char hung_msg[HUNG_SLOTS][SC_ERR_MAX];
@@ -219,6 +223,7 @@ static size_t stack_bytes(void)
 #define WATCH_BYTES 32
 static unsigned char watched[SC_MAX_WORLD][2][2][WATCH_BYTES];
 static int watching; /* this call's job asked for it */
+static struct sc_devmem *device; /* this job's device memory, while its ranks run */
 
 static unsigned char *watch_at(const struct sc_plugin_tensor *t, int end)
 {
@@ -250,6 +255,8 @@ static int watch_changed(const struct thread_arg *args, int world)
 static int step(struct sc_coro *co, struct thread_arg *a, int start)
 {
 	sc_sandbox_tag(a->rank);
+	if (device && device->ops->enter)
+		device->ops->enter(device, a->rank);
 	a->st->current = a->rank;
 	const int done = start ? sc_coro_start(co, rank_main, a) : sc_coro_resume(co);
 	a->st->current = -1;
@@ -339,16 +346,21 @@ static int run_job(const struct sc_plugin_host *h, const struct sc_plugin_job *j
 				return 6;
 	}
 	watching = j->watch && !dm; /* device guards are looked at after the call */
+	device = dm;
 	int rc = run_ranks(args, j->world, &j->mesh, dm);
-	if (dm) { /* a rank's failure stands; else a device error, a guard, or the copies back */
+	device = NULL;
+	if (dm) { /* a device error, a guard, or the copies back; a rank's failure stands, with the device's word */
 		char why[sizeof st->why];
+		st->syncing = 1;
 		int bad = sc_plugin_dev_sync(dm, why, sizeof why);
+		st->syncing = 0;
+		st->lost = bad;
 		for (int r = 0; !bad && r < j->world; r++)
 			bad = sc_plugin_dev_return(dm, &args[r].call, &j->call[r], r, why, sizeof why);
 		sc_plugin_dev_release(dm);
-		if (bad && rc == 0) {
+		if (bad && (rc == 0 || rc == 3)) {
 			snprintf(st->why, sizeof st->why, "%s", why);
-			rc = 4;
+			rc = rc ? rc : 4;
 		}
 	}
 	return rc;
@@ -454,16 +466,23 @@ static enum sc_status verdict(const struct sc_sandbox_result *r, const struct ra
 	if (o->memory && peak >= o->memory / 4 * 3)
 		snprintf(mem, sizeof mem, " (it mapped %zu MiB of its %zu MiB limit, --plugin-memory)", peak >> 20,
 			 o->memory >> 20);
+	/* where it hung: a rank that neither returned nor reached a
+	 * collective, or (every rank returned) the device work they queued */
+	char hung[160];
+	if (st->syncing)
+		snprintf(hung, sizeof hung, "every rank returned, and the device work they queued did not finish: a "
+			 "kernel that does not return?");
+	else
+		snprintf(hung, sizeof hung, "%s%s%s", cur[0] ? "rank " : "no rank running", cur,
+			 cur[0] ? " did not return or reach a collective" : "");
 	if (r->end == SC_SANDBOX_TIMEOUT && timeout < o->timeout) /* cut short: an earlier call hung */
 		return SC_ERR(e, SC_E_RUNTIME,
-			      "%sthe plugin hung: no result after %.0f s (%s%s%s); killed (a timeout cut from %.0f s: an "
+			      "%sthe plugin hung: no result after %.0f s (%s); killed (a timeout cut from %.0f s: an "
 			      "earlier call of this transform hung, and its calls that returned took at most %.3f s)",
-			      over, timeout, cur[0] ? "rank " : "no rank running", cur,
-			      cur[0] ? " did not return or reach a collective" : "", o->timeout, slowest);
-	if (r->end == SC_SANDBOX_TIMEOUT) /* a rank that neither returned nor reached a collective */
-		return SC_ERR(e, SC_E_RUNTIME, "%sthe plugin hung: no result after %.0f s (%s%s%s); killed", over,
-			      o->timeout, cur[0] ? "rank " : "no rank running", cur,
-			      cur[0] ? " did not return or reach a collective" : "");
+			      over, timeout, hung, o->timeout, slowest);
+	if (r->end == SC_SANDBOX_TIMEOUT)
+		return SC_ERR(e, SC_E_RUNTIME, "%sthe plugin hung: no result after %.0f s (%s); killed", over, o->timeout,
+			      hung);
 	if (r->end == SC_SANDBOX_SIGNAL)
 		return SC_ERR(e, SC_E_RUNTIME, "%sthe plugin %s%s%s%s", over, how, cur[0] ? " on rank " : "", cur, mem);
 	if (r->end == SC_SANDBOX_EXIT || r->end == SC_SANDBOX_EXITED || r->end == SC_SANDBOX_SANITIZER)
@@ -493,8 +512,8 @@ static enum sc_status verdict(const struct sc_sandbox_result *r, const struct ra
 	if (r->code == 3)
 		for (int k = 0; k < world; k++)
 			if (st->rc[k] != 0)
-				return SC_ERR(e, SC_E_RUNTIME, "%srank %d: the transform returned %d%s", over, k, st->rc[k],
-					      mem);
+				return SC_ERR(e, SC_E_RUNTIME, "%srank %d: the transform returned %d%s%s%.200s", over, k,
+					      st->rc[k], mem, st->why[0] ? "; then " : "", st->why);
 	if (r->code != 0)
 		return SC_ERR(e, SC_E_RUNTIME, "the plugin's child ended with code %d", r->code);
 	if (over[0])
@@ -527,15 +546,17 @@ static uint64_t job_key(const struct sc_plugin_job *j, uint64_t key)
  * be started (the call then runs in a fresh child). */
 static struct sc_sandbox_worker *worker(struct sc_plugin_host *h, const struct sc_plugin_host_run_opts *o)
 {
-	if (sc_sandbox_worker_alive(h->w) && h->epoch == sc_arena_shared_epoch() && h->memory == o->memory)
+	if (sc_sandbox_worker_alive(h->w) && h->epoch == sc_arena_shared_epoch() && h->memory == o->memory &&
+	    h->flat == o->flat)
 		return h->w;
 	const char *why = !h->w ? "first call"
 			  : !sc_sandbox_worker_alive(h->w) ? "the last one ended"
 			  : h->memory != o->memory ? "another memory limit"
+			  : h->flat != o->flat ? "another containment (CUDA)"
 						   : "the arena mapped memory the last one does not see";
 	sc_sandbox_worker_stop(h->w);
 	h->w = NULL;
-	const struct sc_sandbox_opts so = {0, o->memory};
+	const struct sc_sandbox_opts so = {0, o->memory, o->flat};
 	struct sc_err e;
 	if (sc_sandbox_worker_start(host_main, h, &so, &h->w, &e) != SC_OK) {
 		SC_LOG(PLUGIN, "%s: no worker (%s): cases run in fresh children", h->load, e.msg);
@@ -544,6 +565,7 @@ static struct sc_sandbox_worker *worker(struct sc_plugin_host *h, const struct s
 	SC_LOG(PLUGIN, "%s: worker started (%s)", h->load, why);
 	h->epoch = sc_arena_shared_epoch();
 	h->memory = o->memory;
+	h->flat = o->flat;
 	return h->w;
 }
 
@@ -578,16 +600,18 @@ static int served(struct sc_plugin_host *h, const struct sc_sandbox_opts *so, st
 	if (h->no_server)
 		return 0;
 	struct sc_err e;
-	if (!sc_sandbox_worker_alive(h->server) || h->server_epoch != sc_arena_shared_epoch()) {
+	if (!sc_sandbox_worker_alive(h->server) || h->server_epoch != sc_arena_shared_epoch() ||
+	    h->server_flat != so->flat) {
 		sc_sandbox_worker_stop(h->server);
 		h->server = NULL;
-		const struct sc_sandbox_opts none = {0, 0}; /* each child sets its own limit */
+		const struct sc_sandbox_opts none = {0, 0, so->flat}; /* each child sets its own limit */
 		if (sc_sandbox_worker_start(server_main, h, &none, &h->server, &e) != SC_OK) {
 			SC_LOG(PLUGIN, "%s: no fork server (%s): fresh children forked from here", h->load, e.msg);
 			h->no_server = 1;
 			return 0;
 		}
 		h->server_epoch = sc_arena_shared_epoch();
+		h->server_flat = so->flat;
 	}
 	h->b->fresh_opts = *so;
 	struct sc_sandbox_result sr = {.end = SC_SANDBOX_EXITED, .code = -1, .tag = -1};
@@ -650,7 +674,9 @@ static void outcome(struct sc_plugin_host *h, struct call *c, const struct sc_sa
 	c->failed = at;
 	const size_t ko = (size_t)at * (size_t)world;
 	c->st = verdict(r, &b->st, b->job[at].world, &c->o, c->timeout, c->slowest, c->in + ko, c->out + ko, &c->err);
-	if (c->w && r->end == SC_SANDBOX_RETURNED && r->code == 5) { /* abandoned ranks hold stacks and locks */
+	/* abandoned ranks hold stacks and locks; a device error leaves the
+	 * process's CUDA context unusable: the next case runs in a new one */
+	if (c->w && r->end == SC_SANDBOX_RETURNED && (r->code == 5 || b->st.lost)) {
 		sc_sandbox_worker_stop(h->w);
 		h->w = NULL;
 	}
@@ -730,7 +756,7 @@ enum sc_status sc_plugin_host_start(struct sc_plugin_host *h, const struct sc_pl
 		return SC_OK;
 	}
 	struct sc_sandbox_result r;
-	const struct sc_sandbox_opts so = {c->timeout, o->memory};
+	const struct sc_sandbox_opts so = {c->timeout, o->memory, o->flat};
 	if (!served(h, &so, &r)) {
 		const enum sc_status st = sc_sandbox_run(host_main, h, &so, &r, e);
 		if (st != SC_OK) {

@@ -72,6 +72,7 @@ struct sc_plugin_host_run_opts {
 	size_t memory;  /* bytes of address space (0: no limit) */
 	uint64_t key;   /* the call's identity for remembering hangs (0: none) */
 	int restart;    /* a new worker for this call and the ones after it */
+	int flat;       /* children without pid namespaces (sc_sandbox_opts: CUDA) */
 };
 
 /* The same in two halves, so that this process can check job k's outputs

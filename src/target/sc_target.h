@@ -141,6 +141,10 @@ struct sc_target {
 	/* plugin: the next run starts a new worker (cleared by it): the calls
 	 * after it see a just-loaded library */
 	int restart;
+	/* plugin: a new child costs far more than a run (it makes a CUDA
+	 * context): shrinking runs each candidate in the worker first, and
+	 * only the ones that fail there again in a new child */
+	int costly_fresh;
 	/* a .case file of a failure that needs earlier calls in its process:
 	 * the cases run before `fixed`, in order (owned, freed by
 	 * sc_target_free) */

@@ -311,7 +311,7 @@ static enum sc_status spawn(struct page *pg, const struct sc_sandbox_opts *o, vo
 			    pid_t *pid, int *ns, struct sc_err *e)
 {
 	fflush(NULL);
-	int use_ns = sc_sandbox_namespaces();
+	int use_ns = sc_sandbox_namespaces() && !o->flat;
 	if (use_ns && unshare(CLONE_NEWPID) != 0) { /* refused here: the fallback from now on */
 		SC_LOG(PLUGIN, "sandbox: no pid namespace (%s): children contained as a subreaper's", strerror(errno));
 		close(here.ns_fd);

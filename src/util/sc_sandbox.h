@@ -34,6 +34,9 @@ enum sc_sandbox_end {
 struct sc_sandbox_opts {
 	double timeout; /* seconds; 0: none */
 	size_t memory;  /* bytes of address space the child may add; 0: no limit */
+	int flat;       /* no pid namespace of its own (a child that makes a CUDA context:
+			 * the driver reads /proc by the pid a namespace changes), contained
+			 * as a subreaper's children are */
 };
 
 struct sc_sandbox_result {
