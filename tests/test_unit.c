@@ -1,15 +1,19 @@
 /* Unit tests: expressions, dtype encodings, ATen view rules, and every
  * step against hand-computed results (provenance runs on the sim backend,
  * where each element is its global index). */
+#define _GNU_SOURCE /* MAP_ANONYMOUS */
 #include <fenv.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "sc_check.h"
 #include "sc_coro.h"
 #include "sc_hd.h"
 #include "sc_hd_dtype.h"
+#include "sc_sandbox.h"
 #include "sc_suggest.h"
 #include "sc_test.h"
 
@@ -619,6 +623,41 @@ static void test_suggest(void)
 	T_CHECK(s.best && strcmp(s.best, "dtype") == 0, "the closest of two wins (%s)", s.best ? s.best : "none");
 }
 
+/* The pid namespace of the process that runs it, into *arg (shared). */
+static int ns_of_child(void *arg)
+{
+	struct stat sb;
+	*(unsigned long *)arg = stat("/proc/self/ns/pid", &sb) == 0 ? (unsigned long)sb.st_ino : 0;
+	return 0;
+}
+
+/* A flat child (one that makes a CUDA context) stays in this process's pid
+ * namespace; a plain one gets its own where the system allows. */
+static void test_sandbox_flat(void)
+{
+	struct stat sb;
+	if (stat("/proc/self/ns/pid", &sb) != 0)
+		return;
+	unsigned long *seen = mmap(NULL, sizeof *seen, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	T_CHECK(seen != MAP_FAILED, "a shared page");
+	if (seen == MAP_FAILED)
+		return;
+	for (int flat = 0; flat < 2; flat++) {
+		const struct sc_sandbox_opts o = {10, 0, flat};
+		struct sc_sandbox_result r;
+		struct sc_err e;
+		*seen = 0;
+		T_CHECK(sc_sandbox_run(ns_of_child, seen, &o, &r, &e) == SC_OK && r.end == SC_SANDBOX_RETURNED && r.code == 0,
+			"a %s child runs", flat ? "flat" : "plain");
+		if (flat)
+			T_CHECK(*seen == (unsigned long)sb.st_ino, "a flat child shares this pid namespace (%lu, %lu)", *seen,
+				(unsigned long)sb.st_ino);
+		else if (sc_sandbox_namespaces())
+			T_CHECK(*seen && *seen != (unsigned long)sb.st_ino, "a plain child has a pid namespace of its own");
+	}
+	munmap(seen, sizeof *seen);
+}
+
 int main(void)
 {
 	struct sc_backend *be;
@@ -634,6 +673,7 @@ int main(void)
 	test_strided();
 	test_coro();
 	test_suggest();
+	test_sandbox_flat();
 	sc_ctx_free(ctx);
 	sc_backend_close(be);
 	T_DONE();

@@ -96,9 +96,10 @@ struct sc_plugin_collectives {
 
 /* Native handles for code that calls the libraries directly (NULL when the
  * backend has none): MPI_Comm*, ncclComm_t*, cudaStream_t*. cuda_stream
- * is set in device-memory calls on the cuda and nccl backends: the rank's
- * stream, which the collectives table is ordered after (queue kernels on
- * it; shardcheck synchronises it before it reads the output). */
+ * is set in device-memory calls on the cuda backend: the rank's stream,
+ * which the collectives table is ordered after (queue kernels on it;
+ * shardcheck synchronises it before it reads the output). In this
+ * version mpi_comm and nccl_comm are NULL. */
 struct sc_plugin_native {
 	size_t size;
 	void *mpi_comm;
@@ -151,13 +152,15 @@ struct sc_plugin_transform {
 	const char *description; /* optional */
 	/* Appended (0 in a transform built against an older header): the
 	 * memory run accepts, a set of SC_PLUGIN_MEMORY_HOST and
-	 * SC_PLUGIN_MEMORY_DEVICE; 0 means host only. On a backend with
-	 * device memory (cuda, nccl, emu) a transform that accepts device
-	 * memory is called with call->memory == SC_PLUGIN_DEVICE: input and
-	 * output in the rank's device memory (guard zones around each; emu's
-	 * "device" memory faults when the host touches it), and a collectives
-	 * table that takes device pointers. A host-only transform there gets
-	 * host buffers, staged to and from the device by shardcheck. */
+	 * SC_PLUGIN_MEMORY_DEVICE; 0 means host only. On cuda and emu a
+	 * transform that accepts device memory is called with call->memory ==
+	 * SC_PLUGIN_DEVICE: input and output in the rank's device memory
+	 * (guard zones around each; on cuda the rank's GPU, in a process with
+	 * a CUDA context of its own; emu's "device" memory faults when the
+	 * host touches it), and a collectives table that takes device
+	 * pointers. A host-only transform there, and any transform on nccl in
+	 * this version, gets host buffers (a device-only one is refused on
+	 * nccl, sim and mpi). */
 	unsigned memory;
 };
 

@@ -15,6 +15,10 @@
 
 
 
+static int gpu_free;
+void sc_backend_keep_gpu_free(void) { gpu_free = 1; }
+int sc_backend_gpu_kept_free(void) { return gpu_free; }
+
 struct sc_devmem *sc_backend_devmem(struct sc_backend *be)
 {
 	return be && be->ops->devmem ? be->ops->devmem(be) : NULL;

@@ -122,6 +122,13 @@ enum sc_status sc_backend_open_part(const char *name, const char *file, const ch
 /* sim's operations, for backends that fall back to them on host buffers. */
 const struct sc_backend_ops *sc_backend_sim_ops(void);
 struct sc_devmem *sc_backend_devmem(struct sc_backend *be);
+/* Before sc_backend_open: plugin processes forked from this one will make
+ * CUDA contexts of their own, so cuda opened after this makes no CUDA call
+ * here until a data run needs the GPU (the devices counted in a child;
+ * CUDA cannot be used in a process forked from one that has). Without
+ * it, cuda starts its context at once. */
+void sc_backend_keep_gpu_free(void);
+int sc_backend_gpu_kept_free(void);
 
 /* Helpers that work for every backend (one process: identity). */
 int sc_backend_combine(struct sc_backend *be, int world, int value);

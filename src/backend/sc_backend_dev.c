@@ -274,8 +274,11 @@ enum sc_status sc_backend_cuda_open(struct sc_backend **out, struct sc_err *e)
 {
 	struct sc_devmem *dm;
 	int ndev = 0;
-	/* deferred: a plugin's processes, forked before a data run touches
+	/* deferred where plugins' processes, forked before a data run touches
 	 * the GPU, make CUDA contexts of their own */
-	SC_CHECK(sc_devmem_cuda_open_deferred(&dm, &ndev, e));
+	if (sc_backend_gpu_kept_free())
+		SC_CHECK(sc_devmem_cuda_open_deferred(&dm, &ndev, e));
+	else
+		SC_CHECK(sc_devmem_cuda_open(&dm, 0, &ndev, e));
 	return wrap(&cuda_ops, dm, out, e);
 }

@@ -108,6 +108,8 @@ static int setup(struct run *r, const struct sc_cmd *cmd, int argc, char **argv)
 	r->json_stdout = c->json && strcmp(c->json, "-") == 0;
 	r->out = r->json_stdout ? stderr : stdout;
 	struct sc_err e;
+	if (r->gate)
+		sc_backend_keep_gpu_free(); /* the plugin's processes make the CUDA contexts */
 	if (sc_backend_open(c->backend, &r->be, &e) != SC_OK) {
 		fprintf(stderr, "shardcheck: %s\n", e.msg);
 		return 2;

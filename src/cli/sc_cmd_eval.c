@@ -134,6 +134,8 @@ static int eval_main(int argc, char **argv, int full_argc, char **full_argv)
 		return 2;
 	}
 	struct sc_backend *be;
+	if (t.plugin)
+		sc_backend_keep_gpu_free(); /* the plugin's processes make the CUDA contexts */
 	if (sc_backend_open(c.backend, &be, &e) != SC_OK) {
 		fprintf(stderr, "shardcheck: %s\n", e.msg);
 		return 2;

@@ -191,6 +191,8 @@ static int repro_main(int argc, char **argv, int full_argc, char **full_argv)
 	}
 	const char *bname = c.backend ? c.backend : t.fixed_backend;
 	struct sc_backend *be;
+	if (t.plugin)
+		sc_backend_keep_gpu_free(); /* the plugin's processes make the CUDA contexts */
 	if (sc_backend_open(bname, &be, &e) != SC_OK) {
 		fprintf(stderr, "shardcheck: %s\n", e.msg);
 		sc_target_free(&t);
