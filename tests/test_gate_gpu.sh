@@ -13,7 +13,9 @@
 #   - a kernel wrong only after its first call (a plan cache keyed on the
 #     element count, not the dtype) fails, named as such;
 #   - a host-only transform on cuda is staged through host memory, and a
-#     device-only one on nccl is refused (exit 2) with the way to run it.
+#     device-only one on nccl is refused (exit 2) with the way to run it;
+#   - --sanitize memcheck attaches compute-sanitizer's report of the
+#     overrun's minimal case (where the tool is installed).
 # Usage: test_gate_gpu.sh PATH/TO/shardcheck EXAMPLES_DIR
 set -u
 . "$(dirname "$0")/testlib.sh"
@@ -49,6 +51,13 @@ has pre5664 "minimal case: world=2 s=2 b=2 h=2 d=1 "
 gate 1 overrun --plugin "$ex/libcuda_faulty.so" cuda_overrun --cases 50 --property semantics
 has overrun "rank 0 wrote past the end of its output in device memory \([0-9]+ bytes\): first changed byte at \+0"
 has overrun "minimal case: world=1 n=1 "
+# --sanitize memcheck: the overrun's minimal case again under the tool,
+# with exactly allocated buffers, so memcheck names the write
+if command -v compute-sanitizer >/dev/null || [ -x /usr/local/cuda/bin/compute-sanitizer ]; then
+	gate 1 sanitize --plugin "$ex/libcuda_faulty.so" cuda_overrun --cases 20 --property semantics --sanitize memcheck
+	has sanitize "compute-sanitizer memcheck, the minimal case run again under it: [1-9][0-9]* errors?"
+	has sanitize "Invalid __global__ write of size"
+fi
 # sticky errors: the case fails naming the CUDA error; each replaces the
 # process, so the passing candidates of the shrink run on clean contexts
 gate 1 illegal --plugin "$ex/libcuda_faulty.so" cuda_illegal --cases 50 --property semantics

@@ -23,6 +23,7 @@
 #include "sc_fs.h"
 #include "sc_npy.h"
 #include "sc_plugin.h"
+#include "sc_sanitize.h"
 #include "sc_sandbox.h"
 
 int sc_cli_die(const char *fmt, const char *arg)
@@ -131,6 +132,31 @@ static int set_no_expect(struct sc_cli *c, const char *val)
 {
 	(void)val;
 	c->no_expect = 1;
+	return 0;
+}
+
+static int set_sanitize(struct sc_cli *c, const char *val)
+{
+	if (!sc_sanitize_tool_known(val)) {
+		const char *const *tools;
+		const int n = sc_sanitize_tools(&tools);
+		struct sc_suggest s;
+		char hint[96], msg[256];
+		sc_suggest_init(&s, val);
+		for (int i = 0; i < n; i++)
+			sc_suggest_add(&s, tools[i]);
+		snprintf(msg, sizeof msg, "--sanitize: unknown tool '%.64s'%s (memcheck, racecheck, initcheck, synccheck)",
+			 val, sc_suggest_hint(&s, hint, sizeof hint));
+		return sc_cli_die("%s", msg);
+	}
+	c->sanitize = val;
+	return 0;
+}
+
+static int set_sanitize_all(struct sc_cli *c, const char *val)
+{
+	(void)val;
+	c->sanitize_all = 1;
 	return 0;
 }
 

@@ -63,6 +63,8 @@ struct sc_cli {
 	int specs_only; /* sc_cli_load_targets leaves .case files in directories out */
 	int no_expect;  /* --no-expect: `expect` lines are ignored, every failure counts */
 	int allow_fewer_ranks; /* gate: a launch with fewer ranks than --world asks runs what it can */
+	const char *sanitize;  /* gate --sanitize TOOL: failures' minimal cases under compute-sanitizer */
+	int sanitize_all;      /* gate --sanitize-all: every case under it */
 	struct sc_cli_broken broken[SC_CLI_MAX_BROKEN]; /* files of directories that did not load */
 	int nbroken;                                    /* how many (may exceed SC_CLI_MAX_BROKEN) */
 	int skip_irregular; /* sc_cli_load_targets skips files of directories that are not regular files */

@@ -22,6 +22,7 @@
 #include "sc_inflight.h"
 #include "sc_report.h"
 #include "sc_sandbox.h"
+#include "sc_sanitize.h"
 
 /* A run: its options, backend, targets, results and tallies. */
 struct run {
@@ -41,10 +42,13 @@ struct run {
 	int per_prop;       /* a pass line per property (-v, or one property), else one per target */
 	int argc;           /* the whole command line, for the reports */
 	char **argv;
+	char sanitizer[4096]; /* gate --sanitize: compute-sanitizer's path; "": not asked for (or inside it) */
 };
 
 static void run_free(struct run *r)
 {
+	for (int i = 0; r->res && i < r->nres; i++)
+		free(r->res[i].sanitizer);
 	free(r->res);
 	sc_ctx_free(r->ctx);
 	sc_backend_close(r->be);
@@ -102,6 +106,23 @@ static int setup(struct run *r, const struct sc_cmd *cmd, int argc, char **argv)
 		return sc_cli_die("gate needs --plugin LIB.so%s", "");
 	if (!r->gate && (c->plugin || c->baseline))
 		return sc_cli_die("--plugin and --baseline belong to `shardcheck gate`%s", "");
+	if (!r->gate && (c->sanitize || c->sanitize_all))
+		return sc_cli_die("--sanitize and --sanitize-all belong to `shardcheck gate`%s", "");
+	if ((c->sanitize || c->sanitize_all) && !sc_sanitize_inside()) {
+		if (strcmp(c->backend, "cuda") != 0 && strcmp(c->backend, "emu") != 0)
+			return sc_cli_die("--sanitize and --sanitize-all need --backend cuda, where a plugin's CUDA code "
+					  "runs (or emu, the device path on the CPU; got --backend %s)", c->backend);
+		struct sc_err se;
+		if (sc_sanitize_find(r->sanitizer, sizeof r->sanitizer, &se) != SC_OK) {
+			fprintf(stderr, "shardcheck: %s\n", se.msg);
+			return 2;
+		}
+		if (c->sanitize_all) { /* this command again, under the tool (returns only when it cannot) */
+			sc_sanitize_reexec(r->sanitizer, c->sanitize ? c->sanitize : "memcheck", r->argc, r->argv, &se);
+			fprintf(stderr, "shardcheck: %s\n", se.msg);
+			return 2;
+		}
+	}
 	sc_gen_defaults(&c->co.gen);
 	if (c->seed_random || (!c->seed_given && !r->gate))
 		c->co.seed = sc_cli_random_seed();
@@ -205,13 +226,13 @@ static void note_other_minimum(struct run *r, const struct sc_target *t, const s
 	}
 }
 
-/* An earlier property of the same target that failed at the same
- * minimal case with the same message as the last result (its text need
- * not be printed twice), or NULL. */
-static const struct sc_result *same_failure(const struct run *r, const struct sc_target *t)
+/* A result before r->res[upto] of an earlier property of the same target
+ * that failed at the same minimal case with the same message as res, or
+ * NULL. */
+static const struct sc_result *same_failure_as(const struct run *r, const struct sc_target *t,
+					       const struct sc_result *res, int upto)
 {
-	const struct sc_result *res = &r->res[r->nres - 1];
-	for (int j = r->nres - 2; j >= 0 && r->res[j].tgt == t; j--) {
+	for (int j = upto - 1; j >= 0 && r->res[j].tgt == t; j--) {
 		const struct sc_result *o = &r->res[j];
 		if (o->verdict == SC_V_FAIL && o->have_cx && res->have_cx && o->cx.world == res->cx.world &&
 		    o->cx.dtype == res->cx.dtype && o->cx.seed == res->cx.seed &&
@@ -220,6 +241,38 @@ static const struct sc_result *same_failure(const struct run *r, const struct sc
 			return o;
 	}
 	return NULL;
+}
+
+/* The same for the last result (its text need not be printed twice). */
+static const struct sc_result *same_failure(const struct run *r, const struct sc_target *t)
+{
+	return same_failure_as(r, t, &r->res[r->nres - 1], r->nres - 1);
+}
+
+/* gate --sanitize: the failure's minimal case run again under the tool
+ * (once per minimal case: a twin's report is shared), its report kept in
+ * res; a tool that could not run says why there instead. */
+static void sanitize(struct run *r, const struct sc_target *t, struct sc_result *res)
+{
+	const char *tool = r->c.sanitize;
+	const struct sc_result *twin = same_failure_as(r, t, res, r->nres);
+	if (twin && twin->sanitizer) {
+		res->sanitizer = strdup(twin->sanitizer);
+		res->sanitizer_errors = twin->sanitizer_errors;
+		snprintf(res->sanitizer_tool, sizeof res->sanitizer_tool, "%s", twin->sanitizer_tool);
+		return;
+	}
+	if (r->tty)
+		fprintf(stderr, "\r\033[Kthe minimal case again, under compute-sanitizer %s ...", tool);
+	const double per = r->c.timeout > 0 ? r->c.timeout : 10;
+	struct sc_err e;
+	if (sc_sanitize_failure(r->sanitizer, tool, res, r->c.backend, per * 30 > 120 ? per * 30 : 120, &e) != SC_OK) {
+		res->sanitizer = strdup(e.msg);
+		res->sanitizer_errors = -1;
+		snprintf(res->sanitizer_tool, sizeof res->sanitizer_tool, "%s", tool);
+	}
+	if (r->tty)
+		fprintf(stderr, "\r\033[K");
 }
 
 /* The report the last-resort path of an interrupt writes (sc_inflight),
@@ -240,10 +293,12 @@ static int check_one(struct run *r, struct sc_target *t, const struct sc_propert
 	struct sc_cli *c = &r->c;
 	struct sc_result *res = &r->res[r->nres];
 	struct sc_err e;
-	if (pre)
+	if (pre) {
 		*res = *pre;
-	else
+		res->sanitizer = NULL; /* never set in a --jobs worker; not this process's */
+	} else {
 		sc_check_run(r->ctx, t, p, &c->co, res);
+	}
 	/* interrupted while it ran: what it saw is no verdict, unless it had
 	 * found a failure (a real counterexample, perhaps not shrunk all the
 	 * way: shrink_cut says so); its case in flight is kept instead */
@@ -252,6 +307,8 @@ static int check_one(struct run *r, struct sc_target *t, const struct sc_propert
 	sc_inflight_idle();
 	if (r->tty)
 		fprintf(stderr, "\r\033[K");
+	if (res->verdict == SC_V_FAIL && res->have_cx && r->sanitizer[0] && sc_backend_leader(r->be))
+		sanitize(r, t, res);
 	if (res->verdict == SC_V_FAIL && c->report_dir && !t->has_case && sc_backend_leader(r->be) &&
 	    sc_report_write_failure(c->report_dir, res, c->backend, &e) != SC_OK)
 		fprintf(stderr, "shardcheck: %s\n", e.msg);

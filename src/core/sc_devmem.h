@@ -106,6 +106,10 @@ enum sc_status sc_devmem_cuda_open_deferred(struct sc_devmem **out, int *ndevice
 /* Whether this process has made CUDA calls: a child forked from it now
  * cannot use CUDA. */
 int sc_devmem_cuda_live(void);
+/* From now on dm's allocations are of exactly the bytes asked, none kept
+ * for reuse: under compute-sanitizer an access past a buffer is then
+ * outside every allocation, which its memcheck reports. */
+void sc_devmem_cuda_exact(struct sc_devmem *dm);
 int sc_devmem_cuda_compiled(void);
 /* The number of CUDA devices visible here; 0 with the reason in why
  * (no driver, no device, not compiled in). Counted in a child while this

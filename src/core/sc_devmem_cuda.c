@@ -38,6 +38,7 @@ struct cu_alloc {
 struct cu {
 	int ndev, base;
 	int started;  /* the streams made (or tried: init_err) */
+	int exact;    /* allocations of the bytes asked, none cached (sc_devmem_cuda_exact) */
 	int init_err; /* why they could not be */
 	cudaStream_t stream[CU_MAX_DEV];
 	cudaEvent_t ev[CU_MAX_DEV];
@@ -107,7 +108,7 @@ static void *cu_alloc(struct sc_devmem *dm, int rank, size_t bytes)
 	if (start(c))
 		return NULL;
 	const int dev = dev_of(c, rank);
-	const size_t cap = size_class(bytes);
+	const size_t cap = c->exact ? (bytes ? bytes : 1) : size_class(bytes);
 	for (int i = c->ncache - 1; i >= 0; i--)
 		if (c->cache[i].dev == dev && c->cache[i].cap == cap) {
 			struct cu_alloc a = c->cache[i];
@@ -150,7 +151,7 @@ static void cu_reset(struct sc_devmem *dm)
 	cu_sync(dm); /* nothing may still use what is handed back */
 	for (int i = 0; i < c->nlive; i++) {
 		struct cu_alloc a = c->live[i];
-		if (a.cap > CU_CACHE_MAX || push(&c->cache, &c->ncache, &c->capcache, a)) {
+		if (c->exact || a.cap > CU_CACHE_MAX || push(&c->cache, &c->ncache, &c->capcache, a)) {
 			cudaSetDevice(a.dev);
 			cudaFree(a.p);
 		}
@@ -469,6 +470,8 @@ int sc_devmem_cuda_devices_impl(char *why, size_t n)
 }
 
 int sc_devmem_cuda_live_impl(void) { return live; }
+
+void sc_devmem_cuda_exact_impl(struct sc_devmem *dm) { C(dm)->exact = 1; }
 
 void *sc_devmem_cuda_stream_impl(struct sc_devmem *dm, int rank, int *device)
 {

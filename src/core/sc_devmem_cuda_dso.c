@@ -6,7 +6,7 @@
 #include "sc_devmem.h"
 #include "sc_dso.h"
 
-static sc_dso_fn open_fn, devices_fn, stream_fn, live_fn;
+static sc_dso_fn open_fn, devices_fn, stream_fn, live_fn, exact_fn;
 
 /* An entry point of the part, kept once found (the stream's is on the
  * collectives' path). */
@@ -52,6 +52,14 @@ int sc_devmem_cuda_live(void)
 		return 0; /* the part is not loaded: no CUDA call was made */
 	int (*fn)(void) = (int (*)(void))sym(&live_fn, "sc_devmem_cuda_live_impl", &e);
 	return fn ? fn() : 0;
+}
+
+void sc_devmem_cuda_exact(struct sc_devmem *dm)
+{
+	struct sc_err e;
+	void (*fn)(struct sc_devmem *) = (void (*)(struct sc_devmem *))sym(&exact_fn, "sc_devmem_cuda_exact_impl", &e);
+	if (fn)
+		fn(dm);
 }
 
 int sc_devmem_cuda_compiled(void) { return 1; }

@@ -20,6 +20,8 @@ enum sc_status sc_devmem_cuda_open_deferred(struct sc_devmem **out, int *ndevice
 
 int sc_devmem_cuda_live(void) { return 0; }
 
+void sc_devmem_cuda_exact(struct sc_devmem *dm) { (void)dm; }
+
 int sc_devmem_cuda_compiled(void) { return 0; }
 
 int sc_devmem_cuda_devices(char *why, size_t n)

@@ -56,6 +56,12 @@ struct sc_result {
 	 * from its picture (sc_svg); "" when nothing does or none is drawn */
 	char diagnosis[256];
 	int diagnosed; /* looked for */
+	/* gate --sanitize: compute-sanitizer's report of cx run again under
+	 * it (malloc'd, owned by whoever owns the result; NULL: not run), its
+	 * tool, and the errors it counted (-1: it gave no summary) */
+	char *sanitizer;
+	char sanitizer_tool[16];
+	int sanitizer_errors;
 };
 
 /* Runs property p on target t; fills res. Returns SC_OK unless the run

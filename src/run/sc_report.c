@@ -227,6 +227,16 @@ static void json_result(struct sc_str *b, const struct sc_result *r, int first, 
 		sc_str_printf(b, ", \"exhaustive_cases\": %ld", r->exhaustive_total);
 	if (r->shrink_cut)
 		sc_str_printf(b, ", \"shrink_stopped_at_time_limit\": true");
+	if (r->sanitizer) {
+		sc_str_printf(b, ", \"sanitizer\": {\"tool\": ");
+		sc_str_json(b, r->sanitizer_tool);
+		if (r->sanitizer_errors >= 0)
+			sc_str_printf(b, ", \"errors\": %d, \"report\": ", r->sanitizer_errors);
+		else
+			sc_str_printf(b, ", \"errors\": null, \"report\": ");
+		sc_str_json(b, r->sanitizer);
+		sc_str_printf(b, "}");
+	}
 	sc_str_printf(b, ", \"counterexample\": ");
 	if (!r->have_cx) {
 		sc_str_printf(b, "null}");
@@ -778,4 +788,25 @@ void sc_report_failure_text(FILE *out, const struct sc_result *r, const char *in
 	char replay[1024];
 	sc_report_replay_cmd(r, replay, sizeof replay);
 	fprintf(out, "%sreplay: %s\n", ind, replay);
+	if (r->sanitizer) { /* its first lines here; all of it in report.json */
+		if (r->sanitizer_errors >= 0)
+			fprintf(out, "%scompute-sanitizer %s, the minimal case run again under it: %d error%s\n", ind,
+				r->sanitizer_tool, r->sanitizer_errors, r->sanitizer_errors == 1 ? "" : "s");
+		else
+			fprintf(out, "%scompute-sanitizer %s, the minimal case run again under it: no summary (its output "
+				"ends:)\n", ind, r->sanitizer_tool);
+		int lines = 0, more = 0;
+		for (const char *p = r->sanitizer; *p;) {
+			const char *nl = strchr(p, '\n');
+			const int len = nl ? (int)(nl - p) : (int)strlen(p);
+			if (lines++ < SC_REPORT_SANITIZER_LINES)
+				fprintf(out, "%s  %.*s\n", ind, len > 240 ? 240 : len, p);
+			else
+				more++;
+			p = nl ? nl + 1 : p + len;
+		}
+		if (more)
+			fprintf(out, "%s  ... %d more line%s (all of them in report.json with --report)\n", ind, more,
+				more == 1 ? "" : "s");
+	}
 }

@@ -64,6 +64,8 @@ enum sc_status sc_report_write(const char *dir, const struct sc_report_meta *m,
 void sc_report_diagnose(struct sc_result *r);
 /* The failure block printed under a FAIL line. */
 void sc_report_failure_text(FILE *out, const struct sc_result *r, const char *indent);
+/* Lines of an attached compute-sanitizer report shown in the text. */
+#define SC_REPORT_SANITIZER_LINES 24
 /* One-line command that replays the shrunk case. */
 void sc_report_replay_cmd(const struct sc_result *r, char *buf, size_t n);
 

@@ -3,6 +3,7 @@
 #include "sc_plugin_dev.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -66,6 +67,9 @@ static size_t mapped(void)
 	return (size_t)pages * (size_t)(pg > 0 ? pg : 4096);
 }
 
+/* Under compute-sanitizer: buffers without guard zones (see the header). */
+static int sanitized;
+
 struct sc_devmem *sc_plugin_dev_open(enum sc_plugin_dev_kind kind, char *why, size_t n)
 {
 	static struct sc_devmem *dm[3];
@@ -90,6 +94,10 @@ struct sc_devmem *sc_plugin_dev_open(enum sc_plugin_dev_kind kind, char *why, si
 	if (st != SC_OK) {
 		snprintf(why, n, "cannot open device memory in the plugin's process: %.200s", e.msg);
 		dm[kind] = NULL;
+	} else if (kind == SC_PLUGIN_DEV_CUDA) {
+		const char *v = getenv(SC_PLUGIN_DEV_SANITIZED_ENV);
+		if ((sanitized = v && *v == '1'))
+			sc_devmem_cuda_exact(dm[kind]);
 	}
 	return dm[kind];
 }
@@ -114,15 +122,15 @@ static int abandon(struct sc_devmem *dm)
 /* A device buffer of bytes with guard zones; its first byte, or NULL. */
 static unsigned char *guarded(struct sc_devmem *dm, int rank, size_t bytes, int fill)
 {
-	unsigned char *raw = dm->ops->alloc(dm, rank, bytes + 2 * SC_GUARD_BYTES);
+	const size_t g = sanitized ? 0 : SC_GUARD_BYTES;
+	unsigned char *raw = dm->ops->alloc(dm, rank, bytes + 2 * g);
 	if (!raw)
 		return NULL;
-	if (sc_devmem_fail(dm, dm->ops->memset(dm, rank, raw, SC_GUARD_BYTE, SC_GUARD_BYTES), "memset", rank) ||
-	    sc_devmem_fail(dm, dm->ops->memset(dm, rank, raw + SC_GUARD_BYTES + bytes, SC_GUARD_BYTE, SC_GUARD_BYTES),
-			   "memset", rank) ||
-	    (fill >= 0 && bytes && sc_devmem_fail(dm, dm->ops->memset(dm, rank, raw + SC_GUARD_BYTES, fill, bytes), "memset", rank)))
+	if ((g && sc_devmem_fail(dm, dm->ops->memset(dm, rank, raw, SC_GUARD_BYTE, g), "memset", rank)) ||
+	    (g && sc_devmem_fail(dm, dm->ops->memset(dm, rank, raw + g + bytes, SC_GUARD_BYTE, g), "memset", rank)) ||
+	    (fill >= 0 && bytes && sc_devmem_fail(dm, dm->ops->memset(dm, rank, raw + g, fill, bytes), "memset", rank)))
 		return NULL;
-	return raw + SC_GUARD_BYTES;
+	return raw + g;
 }
 
 int sc_plugin_dev_stage(struct sc_devmem *dm, struct sc_plugin_call *c, struct sc_plugin_native *native, int r,
@@ -173,6 +181,8 @@ int sc_plugin_dev_sync(struct sc_devmem *dm, char *why, size_t n)
 static int breach(struct sc_devmem *dm, const unsigned char *p, size_t bytes, size_t *at)
 {
 	unsigned char g[2][SC_GUARD_BYTES];
+	if (sanitized) /* none: compute-sanitizer watches the bounds */
+		return 0;
 	if (dm->ops->download(dm, g[0], p - SC_GUARD_BYTES, SC_GUARD_BYTES) ||
 	    dm->ops->download(dm, g[1], p + bytes, SC_GUARD_BYTES))
 		return -2;

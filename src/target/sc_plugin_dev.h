@@ -18,6 +18,12 @@
 #include "sc_devmem.h"
 #include "shardcheck/plugin.h"
 
+/* Set to 1 in the environment of a run under compute-sanitizer (gate
+ * --sanitize): a plugin's CUDA buffers are then allocated exactly, with
+ * no guard zones and none reused, so that the tool's memcheck sees an
+ * access past one (outside every allocation). */
+#define SC_PLUGIN_DEV_SANITIZED_ENV "SC_SANITIZE_INSIDE"
+
 /* Where a job's buffers live in the child. */
 enum sc_plugin_dev_kind { SC_PLUGIN_DEV_NONE = 0, SC_PLUGIN_DEV_EMU = 1, SC_PLUGIN_DEV_CUDA = 2 };
 
