@@ -4,7 +4,9 @@
 #   2. cases per second on cuda and on nccl against sim (builtin:all and the
 #      DeepSpeed spec, semantics, small cases; nccl at the worlds the
 #      visible GPUs allow);
-#   3. one large case through `eval` (a bf16 [s, b, h, d] DeepSpeed
+#   3. the gate on the example CUDA plugin against the same transform as
+#      a spec, both on cuda;
+#   4. one large case through `eval` (a bf16 [s, b, h, d] DeepSpeed
 #      all-to-all, world 8): elements/s and GB/s on cuda against sim, whole
 #      command timed (start-up, fill, collective and check).
 # Usage: bench/bench_gpu.sh [CASES] [BUILD_DIR]
@@ -37,6 +39,18 @@ for target in ["builtin:all", "corpus/deepspeed/sf-head2seq-batchdim.sc"]:
         c, err = run(args + extra + ["--backend", be])
         line += f", {be} {c:8.0f} cases/s ({be}/sim {c/base:.3f})" if c else f", {be}: {err}"
     print(line)
+# the gate on the example CUDA plugin (the Ulysses all-to-all and unpack
+# kernel, in plugin processes with CUDA contexts of their own) against the
+# same transform as a spec, both on cuda, semantics, whole commands
+ex = b + "/examples/libcuda_heads_to_seq.so"
+spec_args = ["check", "corpus/deepspeed/sf-head2seq-batchdim.sc", "--property", "semantics", "--cases", str(n),
+             "--seed", "1", "-q", "--backend", "cuda"]
+sp, err = run(spec_args)
+g, gerr = run(["gate", "--plugin", ex, "--property", "semantics", "--cases", str(n), "-q", "--backend", "cuda"])
+if sp and g:
+    print(f"gate cuda_heads_to_seq on cuda {g:8.0f} cases/s; the same transform as a spec on cuda {sp:8.0f} cases/s (gate/spec {g/sp:.2f})")
+else:
+    print(f"gate on cuda: {gerr or err}")
 s, bsz, h, d, world = 8192, 4, 64, 128, 8
 elems = s * bsz * h * d
 for be in ["sim", "cuda"]:
