@@ -543,6 +543,23 @@ static void check_all(struct run *r)
 		for (int k = 0; k < np; k++)
 			nprops += (!c->property || strcmp(c->property, props[k]->name) == 0) && props[k]->applies(t);
 		r->per_prop = c->verbose || nprops <= 1;
+		char why[300];
+		if (r->gate && t->plugin && nprops && sc_plugin_dev_kind(r->be, t->plugin->memory, why, sizeof why) < 0) {
+			/* memory it cannot get here: said once, not once per property */
+			struct sc_result *res = &r->res[r->nres++];
+			snprintf(res->target, sizeof res->target, "%s", t->name);
+			res->tgt = t;
+			res->property = "memory";
+			res->verdict = SC_V_ERROR;
+			res->expected = -1;
+			snprintf(res->error, sizeof res->error, "transform '%s' cannot run on %s: %s", sc_plugin_name(t->plugin),
+				 c->backend, why);
+			r->errors++;
+			left -= nprops;
+			fprintf(r->out, "ERROR %-44s %-18s %s\n", res->target, res->property, res->error);
+			ready_report(r);
+			continue;
+		}
 		for (int k = 0; k < np && !sc_inflight_signal(); k++) {
 			if (!((!c->property || strcmp(c->property, props[k]->name) == 0) && props[k]->applies(t)))
 				continue;
