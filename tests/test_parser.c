@@ -147,6 +147,13 @@ static const struct {
 	{M_HDR "microbatch k\ny = x\ny: narrow 0 0 k\nend\n", "10:15", "unknown name 'k'"},
 	{M_HDR "y += q\n", "8:6", "unknown tensor 'q'"},
 	{M_HDR "x += x\n", "8:1", "'x' is an input tensor"},
+	/* a layout spec's reference block: its own named tensors, no collectives */
+	{OK_HDR "reference\ny = all_gather X\nend\n", "5:5", "'all_gather' in the reference: the reference runs on one device"},
+	{OK_HDR "reference\ncat X X dim=0\nend\n", "5:1", "'cat' names its result: write Y = cat a b dim=i"},
+	{OK_HDR "reference\ny = narrow Z 0 0 1\nend\n", "5:12", "unknown tensor 'Z'"},
+	{OK_HDR "reference\na = narrow X 0 0 1\nend\ny = cat a a dim=0\n", "7:9", "unknown tensor 'a'"},
+	{"dims s b\ninput shard s\noutput shard s\ntensor x = input\nreference\ny = narrow x 0 0 1\nend\n", "6:12",
+	 "unknown tensor 'x'"},
 };
 
 int main(void)

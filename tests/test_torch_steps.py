@@ -6,6 +6,9 @@ negative widths, repeat_interleave); every rank's output written by
 `shardcheck eval --dump` must equal, bit for bit, the same chain run with
 torch on that rank (Tensor.narrow, torch.chunk, torch.tensor_split,
 torch.cat, torch.flip, torch.nn.functional.pad, Tensor.repeat_interleave).
+The rank-free ones, and named tensors (split, cat, `NAME = STEP X ...`),
+again in a layout spec's `reference` block: Y, every rank's expected
+output, must equal the chain run with torch on X.
 Usage: test_torch_steps.py PATH/TO/shardcheck [CASES]"""
 import os
 import random
@@ -90,6 +93,73 @@ def eval_dump(sc, spec_text, world, sizes, names, out):
     return ins, [torch.from_numpy(np.load(os.path.join(out, f"rank{k}.output.npy"))) for k in range(world)], ""
 
 
+# Reference-only forms: named tensors in a `reference` block (X is its
+# input): the rotation a ring step or a shifted pipeline input makes.
+REF_STEPS = [
+    ("h = narrow X D 0 size(D)//2\nt = narrow X D size(D)//2 size(D)-size(D)//2\nY = cat t h dim=D",
+     lambda t, d, r, P: torch.cat([t.narrow(d, t.shape[d] // 2, t.shape[d] - t.shape[d] // 2),
+                                   t.narrow(d, 0, t.shape[d] // 2)], d)),
+]
+
+
+def reference_cases(sc, rng, n, tmp, used):
+    """The same steps, rank-free ones, in a layout spec's `reference` block
+    (one device, P known): Y, written as every rank's expected output, must
+    equal torch's chain on X; named tensors (split, cat, `NAME = STEP SRC`)
+    start from X."""
+    forms = [(t.replace("input", "X"), fn, t) for t, fn in STEPS if "rank" not in t] + \
+        [(t, fn, t) for t, fn in REF_STEPS]
+    fails = 0
+    for case in range(n):
+        nd = rng.randint(1, 3)
+        names = ["a", "b", "c"][:nd]
+        sizes = [rng.randint(1, 9) for _ in range(nd)]
+        P = rng.randint(1, 4)
+        chain = []
+        for i in range(rng.randint(1, 3)):
+            text, fn, key = rng.choice(forms)
+            while "=" in text and i > 0:  # named: first only (X is the input)
+                text, fn, key = rng.choice(forms)
+            d = rng.randrange(nd)
+            dt = d - nd if rng.random() < 0.3 else d
+            chain.append((text.replace("D", str(dt)), fn or PADS[key], d))
+            used.add("reference: " + key)
+        spec = f"dims {' '.join(names)}\ninput replicate\noutput replicate\nreference\n"
+        spec += "".join(t + "\n" for t, _, _ in chain) + "end\n"
+        for f in os.listdir(tmp):
+            if f.endswith(".npy"):
+                os.remove(os.path.join(tmp, f))
+        with open(os.path.join(tmp, "r.sc"), "w") as f:
+            f.write(spec)
+        arg = ",".join(f"{k}={v}" for k, v in zip(names, sizes))
+        r = subprocess.run([sc, "eval", os.path.join(tmp, "r.sc"), "--world", str(P), "--sizes", arg, "--seed", "7",
+                            "--dump", tmp], capture_output=True, text=True)
+        exp = os.path.join(tmp, "rank0.expected.npy")
+        want, raised = torch.from_numpy(np.load(os.path.join(tmp, "rank0.input.npy"))) if os.path.exists(
+            os.path.join(tmp, "rank0.input.npy")) else None, None
+        try:
+            for _, fn, d in chain:
+                want = fn(want, d, 0, P)
+        except (RuntimeError, IndexError, ValueError) as ex:
+            raised = str(ex)
+        if r.returncode not in (0, 1):
+            fails += 1
+            print(f"FAILED reference case {case}: sizes {sizes} P={P}: exit {r.returncode}\n{spec}{r.stdout}{r.stderr}")
+            continue
+        got = torch.from_numpy(np.load(exp)) if os.path.exists(exp) else None
+        if got is None or raised:
+            if (got is None) != (raised is not None):
+                fails += 1
+                print(f"FAILED reference case {case}: sizes {sizes} P={P}:\n{spec}shardcheck: "
+                      f"{'refused: ' + r.stdout.strip() if got is None else 'ran'}; torch: {raised or 'ran'}")
+            continue
+        if list(want.shape) != list(got.shape) or not torch.equal(want, got):
+            fails += 1
+            print(f"FAILED reference case {case}: sizes {sizes} P={P}:\n{spec}Y is {list(got.shape)}, "
+                  f"torch gives {list(want.shape)}")
+    return fails
+
+
 def main():
     sc = sys.argv[1]
     ncases = int(sys.argv[2]) if len(sys.argv) > 2 else 200
@@ -136,7 +206,9 @@ def main():
                     print(f"FAILED case {case}: sizes {sizes} P={P}:\n{spec}rank {r} holds "
                           f"{list(outs[r].shape)}, torch gives {list(want.shape)}")
                     break
-    missing = [t for t, _ in STEPS if t not in used]
+        fails += reference_cases(sc, rng, max(1, ncases // 2), tmp, used)
+    missing = [t for t, _ in STEPS if t not in used] + \
+        ["reference: " + t for t, _ in STEPS + REF_STEPS if "rank" not in t and "reference: " + t not in used]
     if missing:
         print(f"FAILED: steps never drawn: {missing}")
         fails += 1

@@ -269,8 +269,10 @@ struct sc_spec {
 	struct sc_countsdecl counts[SC_MAX_COUNTS];
 	uint32_t derived_mask; /* dims whose size a `sizes=E` placement gives (not drawn) */
 	/* layout specs: `reference` ... `end`, local steps on X on one device
-	 * whose result Y (X's dims, other sizes) the output places */
+	 * whose result Y (X's dims, other sizes) the output places; its named
+	 * tensors are its own (name 0 is X) */
 	int nrsteps;
+	int nrtnames;
 	/* named tensors (`tensor x = input`, `y = STEP x ...`, split, cat):
 	 * name 0 is the input */
 	int ntnames;
@@ -301,6 +303,7 @@ struct sc_spec {
 	struct sc_step steps[SC_MAX_STEPS];    /* nsteps of them */
 	struct sc_step rsteps[SC_MAX_REF_STEPS]; /* nrsteps */
 	char tname[SC_MAX_NAMED][SC_NAME_MAX]; /* ntnames */
+	char rtname[SC_MAX_NAMED][SC_NAME_MAX]; /* nrtnames: the reference block's */
 	struct sc_tdecl tensors[SC_MAX_TENSORS]; /* ntensors */
 	struct sc_stmt ref[SC_MAX_STMTS], prog[SC_MAX_STMTS]; /* nref, nprog */
 };

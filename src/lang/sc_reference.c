@@ -2,6 +2,7 @@
 #include "sc_reference.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sc_interp.h"
@@ -30,8 +31,14 @@ enum sc_status sc_reference_run(struct sc_arena *a, const struct sc_spec *s, con
 		for (int64_t i = 0; i < n; i++)
 			g[i] = (uint64_t)i;
 	}
+	x->cur = 0; /* X, name 0 of the block's own names */
+	x->slots = NULL;
+	if (rc == SC_OK && s->nrtnames > 0 && !(x->slots = calloc((size_t)s->nrtnames, sizeof *x->slots)))
+		rc = SC_ERR(e, SC_E_NOMEM, "out of memory");
 	for (int i = 0; rc == SC_OK && i < s->nrsteps; i++)
-		rc = s->rsteps[i].def->exec(x, s, &s->rsteps[i], sizes, e);
+		rc = sc_exec_step(x, s, &s->rsteps[i], sizes, e);
+	free(x->slots); /* Y: the current tensor, the last named */
+	x->slots = NULL;
 	if (rc == SC_OK && x->t[0].ndim != s->ndims) {
 		char b[160];
 		sc_shape_format(x->t[0].shape, x->t[0].ndim, b, sizeof b);

@@ -190,7 +190,18 @@ static enum sc_status named_step(struct sc_parse *p, const char *line, int at, i
 	if (!def)
 		return sc_lex_err(p, p->t[at].col, "expected a step after '=', got '%s'", p->t[at].text);
 	SC_CHECK(sc_lex_tokenize(p, rest));
-	return sc_step_parse(p, def, rest);
+	SC_CHECK(sc_step_parse(p, def, rest));
+	/* messages quote the line as written, names included */
+	struct sc_step *st = &p->s->steps[p->s->nsteps - 1];
+	const char *b = line + strspn(line, " \t");
+	size_t n = strcspn(b, "#\n");
+	while (n && (b[n - 1] == ' ' || b[n - 1] == '\t'))
+		n--;
+	if (n >= sizeof st->text)
+		n = sizeof st->text - 1;
+	memcpy(st->text, b, n);
+	st->text[n] = '\0';
+	return SC_OK;
 }
 
 /* NAME = STEP SRC args | NAME = cat a b dim=i | a, b = split t [E, E] dim=i */
@@ -412,7 +423,22 @@ static int pipeline_line(struct spec_parse *q, const char *line, enum sc_status 
 	return 1;
 }
 
-/* A line of a layout spec's reference block: a local step, or `end`. */
+/* The reference block's tensor names in place of the program's, or back:
+ * each block names its own tensors (the parse reads s->tname). */
+static void swap_names(struct sc_spec *s)
+{
+	static char keep[SC_MAX_NAMED][SC_NAME_MAX];
+	const int n = s->ntnames > s->nrtnames ? s->ntnames : s->nrtnames;
+	memcpy(keep, s->tname, sizeof keep[0] * (size_t)n);
+	memcpy(s->tname, s->rtname, sizeof keep[0] * (size_t)n);
+	memcpy(s->rtname, keep, sizeof keep[0] * (size_t)n);
+	const int k = s->ntnames;
+	s->ntnames = s->nrtnames;
+	s->nrtnames = k;
+}
+
+/* A line of a layout spec's reference block: a local step (`NAME = STEP
+ * SRC args`, a split or a cat among them), or `end`. */
 static enum sc_status ref_line(struct spec_parse *q, const struct sc_tok *kw, const char *line)
 {
 	struct sc_parse *p = &q->p;
@@ -421,6 +447,22 @@ static enum sc_status ref_line(struct spec_parse *q, const struct sc_tok *kw, co
 		p->pos = 1;
 		SC_CHECK(sc_lex_end(p));
 		q->block = 0;
+		swap_names(s);
+		return SC_OK;
+	}
+	if (p->nt > 2 && (sc_lex_is_op(&p->t[1], "=") || sc_lex_is_op(&p->t[1], ","))) {
+		if (s->nrsteps >= SC_MAX_REF_STEPS)
+			return sc_lex_err(p, kw->col, "too many reference steps (at most %d)", SC_MAX_REF_STEPS);
+		int k = 1;
+		while (k < p->nt && !sc_lex_is_op(&p->t[k], "="))
+			k++;
+		const struct sc_step_def *def = k + 1 < p->nt && p->t[k + 1].kind == SC_T_NAME ? sc_step_find(p->t[k + 1].text)
+											       : NULL;
+		if (def && (def->flags & SC_STEP_COLLECTIVE))
+			return sc_lex_err(p, p->t[k + 1].col, "'%s' in the reference: the reference runs on one device, "
+					  "without collectives", def->keyword);
+		SC_CHECK(named_line(q, line));
+		s->rsteps[s->nrsteps++] = s->steps[--s->nsteps]; /* parsed as a step; kept apart */
 		return SC_OK;
 	}
 	const struct sc_step_def *def = kw->kind == SC_T_NAME ? sc_step_find(kw->text) : NULL;
@@ -430,8 +472,8 @@ static enum sc_status ref_line(struct spec_parse *q, const struct sc_tok *kw, co
 		return sc_lex_err(p, kw->col, "'%s' in the reference: the reference runs on one device, without collectives",
 				  kw->text);
 	if (def->flags & SC_STEP_NAMED)
-		return sc_lex_err(p, kw->col, "'%s' in the reference: the reference is steps on X alone, without named tensors",
-				  kw->text);
+		return sc_lex_err(p, kw->col, "'%s' names its result: write %s", kw->text,
+				  strcmp(kw->text, "split") == 0 ? "a, b = split X [E, E] dim=i" : "Y = cat a b dim=i");
 	if (s->nrsteps >= SC_MAX_REF_STEPS)
 		return sc_lex_err(p, kw->col, "too many reference steps (at most %d)", SC_MAX_REF_STEPS);
 	SC_CHECK(sc_step_parse(p, def, line));
@@ -457,6 +499,9 @@ static enum sc_status parse_line(struct spec_parse *q, const char *line)
 			return sc_lex_err(p, kw->col, "duplicate 'reference' block");
 		p->s->ref_line = p->line;
 		q->block = 3;
+		swap_names(p->s); /* its own names: X, then what it assigns */
+		snprintf(p->s->tname[0], SC_NAME_MAX, "X");
+		p->s->ntnames = 1;
 		return SC_OK;
 	}
 	if (kw->kind == SC_T_NAME && (strcmp(kw->text, "reference") == 0 || strcmp(kw->text, "program") == 0) &&
