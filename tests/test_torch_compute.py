@@ -6,7 +6,7 @@ bias), add, sub, mul, div (a tensor, a broadcast one, a 0-d one or a
 constant), scale, pow, sqrt, rsqrt, exp, log, gelu tanh|erf, relu, silu,
 cast, sum, mean, max (keepdim, negative dims), softmax, layernorm (no, w, w
 and b; eps), rmsnorm (with and without w), embedding and pick (with and
-without start=), copies; constants are numbers and expressions of the dims
+without start=), cat of two or three tensors (negative dims), copies; constants are numbers and expressions of the dims
 (1/sqrt(h), (s+1)/2, 1/P). sqrt, rsqrt, log, fractional or negative pow and
 divisors first go through `mul t t` and `add t C` so that they stay in
 their domain. A few operands are drawn deliberately wrong (another dim, an
@@ -77,7 +77,7 @@ EPS = [None, "1e-5", "1e-6", "1e-3", "1/(h*100)"]
 STARTS = ["2", "1", "-1", "{d}//2", "{d}-1"]  # {d}: the index's dim
 FAMILIES = ["matmul", "linear", "add", "sub", "mul", "div", "scale", "pow", "sqrt", "rsqrt", "exp", "log",
             "gelu tanh", "gelu erf", "relu", "silu", "cast", "sum", "mean", "max", "softmax", "layernorm",
-            "rmsnorm", "embedding", "pick", "copy"]
+            "rmsnorm", "embedding", "pick", "cat", "copy"]
 
 
 # ---- torch's meaning of a statement ----
@@ -124,6 +124,8 @@ def torch_op(st, env, exact):
     k = st["const"][1] if st["const"] else None
     if op == "copy":
         return a
+    if op == "cat":
+        return torch.cat([x for x in (a, b, c) if x is not None], st["dim"])
     if op == "matmul":
         return torch.matmul(a, b)
     if op == "linear":
@@ -522,6 +524,25 @@ class Program:
         start = self.start_of(index)
         return self.advance(self.emit("pick", self.cur, ids, start=start), nm[:-1],
                             None if start else self.lo, self.mag)
+
+    def op_cat(self):
+        """cat cur w [cur] dim=d (or w first): w has cur's dims but at d."""
+        nm = self.names
+        dims = self.fill(nm)
+        if not nm or len(dims) != len(nm):
+            return False
+        d = self.rng.randrange(len(nm))
+        other = list(dims)
+        other[d] = self.rng.choice([x for x in DIMS if x not in dims or x == dims[d]])
+        if self.maybe(WRONG):
+            other = self.rand_dims(1, 3)
+        w = self.tensor(other)
+        dd = d - len(nm) if self.maybe(0.3) else d
+        r = self.rng.random()
+        args = (self.cur, w, self.cur) if r < 0.3 else (w, self.cur) if r < 0.6 else (self.cur, w)
+        guess = list(nm)
+        guess[d] = None
+        return self.advance(self.emit("cat", *args, dim=dd), guess, None, max(self.mag, 1.0))
 
     def op_copy(self):
         return self.advance(self.emit("copy", self.cur), self.names, self.lo, self.mag)

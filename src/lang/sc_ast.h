@@ -188,6 +188,7 @@ enum sc_cop {
 	SC_C_RMSNORM,
 	SC_C_EMBEDDING,
 	SC_C_PICK,
+	SC_C_CAT,
 	SC_C_COPY,
 	SC_C_STEP,  /* an existing step applied to tensor dst */
 	SC_C_ACC,   /* dst += a (dst takes a's value when it has none yet) */
@@ -201,7 +202,7 @@ struct sc_stmt {
 	int scalar;       /* constant (a node, real-valued, per rank); -1 none */
 	int form;         /* gelu: 0 tanh, 1 erf */
 	enum sc_dtype dtype;
-	int dim;          /* sum, mean, max, softmax */
+	int dim;          /* sum, mean, max, softmax, cat */
 	int keepdim;
 	int eps;          /* layernorm, rmsnorm: a node; -1 the default 1e-5 */
 	int start;        /* embedding, pick: the rank's first row (a node); -1 none */

@@ -194,3 +194,43 @@ enum sc_status sc_celem_cast(const struct sc_cx *k, const struct sc_cargs *args,
 	}
 	return SC_OK;
 }
+
+enum sc_status sc_celem_cat(const struct sc_cx *k, const struct sc_cargs *args, struct sc_tensor *out)
+{
+	struct sc_tensor t[3];
+	int n = 0;
+	for (int i = 0; i < 3 && args->t[i]; i++)
+		SC_CHECK(sc_cx_contig(k, args->t[i], &t[n++]));
+	for (int i = 0; i < n; i++)
+		if (t[i].ndim == 0)
+			return sc_cx_err(k, "zero-dimensional tensor (at position %d) cannot be concatenated", i);
+	int d;
+	SC_CHECK(sc_cx_dim(k, t[0].ndim, args->st->dim, &d));
+	int64_t shape[SC_MAX_DIMS];
+	memcpy(shape, t[0].shape, sizeof shape);
+	shape[d] = 0;
+	for (int i = 0; i < n; i++) {
+		if (t[i].ndim != t[0].ndim)
+			return sc_cx_err(k, "Tensors must have same number of dimensions: got %d and %d", t[0].ndim, t[i].ndim);
+		for (int q = 0; q < t[0].ndim; q++)
+			if (q != d && t[i].shape[q] != t[0].shape[q])
+				return sc_cx_err(k, "Sizes of tensors must match except in dimension %d. Expected size %lld but got "
+						    "size %lld for tensor number %d in the list.",
+						 d, (long long)t[0].shape[q], (long long)t[i].shape[q], i);
+		shape[d] += t[i].shape[d];
+	}
+	SC_CHECK(sc_cx_empty(k, shape, t[0].ndim, out));
+	int64_t outer = 1, inner = 1;
+	for (int q = 0; q < d; q++)
+		outer *= shape[q];
+	for (int q = d + 1; q < t[0].ndim; q++)
+		inner *= shape[q];
+	struct sc_pair *po = sc_cx_pairs(out);
+	for (int64_t o = 0; o < outer; o++)
+		for (int i = 0; i < n; i++) { /* row o of piece i, its block of the dim */
+			const int64_t len = t[i].shape[d] * inner;
+			memcpy(po, sc_cx_pairs(&t[i]) + o * len, sizeof *po * (size_t)len);
+			po += len;
+		}
+	return SC_OK;
+}

@@ -37,5 +37,8 @@ enum sc_status sc_celem_scale(const struct sc_cx *k, const struct sc_cargs *a, s
 /* gelu relu silu sqrt rsqrt exp log pow */
 enum sc_status sc_celem_unary(const struct sc_cx *k, const struct sc_cargs *a, struct sc_tensor *out);
 enum sc_status sc_celem_cast(const struct sc_cx *k, const struct sc_cargs *a, struct sc_tensor *out);
+/* torch.cat of the two or three operands along dim (their dtypes
+ * promoted: exact, the values and bounds carried) */
+enum sc_status sc_celem_cat(const struct sc_cx *k, const struct sc_cargs *a, struct sc_tensor *out);
 
 #endif

@@ -35,6 +35,7 @@ static const struct sc_cop_def table[] = {
 	{"embedding", SC_C_EMBEDDING, 2, 2, SC_COP_INDEX0 | SC_COP_START | SC_COP_RES_B, sc_clookup_embedding,
 	 "embedding IDX W [start=E]"},
 	{"pick", SC_C_PICK, 2, 2, SC_COP_INDEX1 | SC_COP_START | SC_COP_RES_A, sc_clookup_pick, "pick A IDX [start=E]"},
+	{"cat", SC_C_CAT, 2, 3, SC_COP_DIM, sc_celem_cat, "cat A B [C] dim=i"},
 };
 
 const struct sc_cop_def *sc_cop_find(const char *kw)
