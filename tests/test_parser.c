@@ -154,6 +154,10 @@ static const struct {
 	{OK_HDR "reference\na = narrow X 0 0 1\nend\ny = cat a a dim=0\n", "7:9", "unknown tensor 'a'"},
 	{"dims s b\ninput shard s\noutput shard s\ntensor x = input\nreference\ny = narrow x 0 0 1\nend\n", "6:12",
 	 "unknown tensor 'x'"},
+	/* += takes when, as = does */
+	{C_HDR "z += x when rank == 0\n", "7:1", "'z' needs a value on every rank before a statement with 'when'"},
+	{"dims b h\ntensor x [b, h] replicate\noutput y [b, h] replicate\nreference\ny = x\ny += x when rank == 0\n", "6:8",
+	 "the reference runs on one device: no 'when'"},
 };
 
 int main(void)

@@ -348,11 +348,12 @@ static enum sc_status block_line(struct sc_parse *p, int block, struct sc_stmt *
 	return SC_OK;
 }
 
-/* NAME += SRC: the cursor on '+'. */
-static enum sc_status acc_line(struct sc_parse *p, struct sc_stmt *st)
+/* NAME += SRC [when COND]: the cursor on '+'. */
+static enum sc_status acc_line(struct sc_parse *p, int block, struct sc_stmt *st)
 {
 	struct sc_spec *s = p->s;
 	const struct sc_tok *dst = &p->t[0];
+	SC_CHECK(when_clause(p, block, st));
 	p->pos = 3;
 	st->op = SC_C_ACC;
 	SC_CHECK(operand(p, &st->a));
@@ -360,6 +361,8 @@ static enum sc_status acc_line(struct sc_parse *p, struct sc_stmt *st)
 	int id = tensor_id(s, dst->text);
 	if (id >= 0 && s->tensors[id].input && id != s->out_tensor)
 		return sc_lex_err(p, dst->col, "'%s' is an input tensor; accumulate into a new name", dst->text);
+	if (id < 0 && st->when >= 0)
+		return sc_lex_err(p, dst->col, "'%s' needs a value on every rank before a statement with 'when'", dst->text);
 	if (id < 0) {
 		SC_CHECK(new_tensor(p, dst, &id));
 		s->tensors[id].input = 0;
@@ -369,7 +372,7 @@ static enum sc_status acc_line(struct sc_parse *p, struct sc_stmt *st)
 }
 
 /* NAME = OP args [when COND]   |   NAME = SRC [when COND]   |   NAME: STEP ...
- * |   NAME += SRC   |   microbatch K   |   end */
+ * |   NAME += SRC [when COND]   |   microbatch K   |   end */
 enum sc_status sc_program_parse_stmt(struct sc_parse *p, int block, const char *line)
 {
 	struct sc_spec *s = p->s;
@@ -391,7 +394,7 @@ enum sc_status sc_program_parse_stmt(struct sc_parse *p, int block, const char *
 	}
 	if (dst->kind == SC_T_NAME && p->nt >= 3 && sc_lex_is_op(&p->t[1], "+") && sc_lex_is_op(&p->t[2], "=") &&
 	    !p->t[2].space) {
-		SC_CHECK(acc_line(p, st));
+		SC_CHECK(acc_line(p, block, st));
 		(*n)++;
 		return SC_OK;
 	}
