@@ -146,7 +146,8 @@ int main(int argc, char **argv)
 					    "nemo/sp-layernorm-wgrad-before-7199.sc", "nemo/sp-rmsnorm-wgrad-994c9cd6.sc", "megatron/gdn-out-norm-wgrad-not-reduced.sc",
 					    "transformers/gradient-accumulation-v4.45.2.sc", "yalis/rmsnorm-tp-before-36.sc",
 					    "../tests/specs/compute/microbatch-wgrad-last-only.sc", "bigscience/alibi-tp-before-244.sc",
-					    "../tests/specs/compute/mesh-placements-global-reduce.sc"};
+					    "../tests/specs/compute/mesh-placements-global-reduce.sc",
+					    "../tests/specs/compute/uneven-only-wrong.sc"};
 	/* the minimal cases of the micro-batch bugs: two micro-batches, the
 	 * fewest rows that tell them apart */
 	static const char *const minimal[][2] = {
@@ -155,9 +156,10 @@ int main(int argc, char **argv)
 		{"bigscience/alibi-tp-before-244.sc", "world=2 b=1 h=2 s=1 t=2 d=1 "},
 		{"../tests/specs/compute/mesh-placements-global-reduce.sc", "world=2 D=2 T=1 b=2 k=1 n=1 "},
 		{"megatron/vocab-parallel-cross-entropy-before-5128.sc", "world=2 D=2 T=1 s=1 b=1 v=2 "},
+		{"../tests/specs/compute/uneven-only-wrong.sc", "world=2 b=1 h=1 "},
 	};
 	static const char *const right[] = {"nvfuser/tp-mlp-f32.sc", "slapo/seqpar-linear-rs-ag.sc",
-					    "../tests/specs/compute/when-mesh.sc"};
+					    "../tests/specs/compute/when-mesh.sc", "../tests/specs/compute/uneven-only.sc"};
 	struct sc_check_opts co;
 	memset(&co, 0, sizeof co);
 	co.cases = 500;

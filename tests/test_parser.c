@@ -142,7 +142,7 @@ static const struct {
 	{"dims b k\nmesh dp=D tp=T\ntensor x [b] tp:shard k\n", "3:23", "unknown dim 'k'"},
 	{"dims b k\nmesh dp=D tp=T\ntensor x [b, k] tp:partial max\n", "3:20", "partial sum only"},
 	{"dims b k\nmesh dp=D tp=T\ntensor x [b, k] tp:shard k chunk\n", "3:20", "sharded evenly"},
-	{"dims b k\nmesh dp=D tp=T\ntensor x [b, k] tp:shard k as k b\n", "3:17", "entries only"},
+	{"dims b k\nmesh dp=D tp=T\ntensor x [b, k] tp:shard k as k b\n", "3:17", "takes no 'as' or 'shape'"},
 	{"dims b k\nmesh dp=D tp=T\ntensor x [b, k] pp:shard k\n", "3:17", "pp"},
 	{M_HDR "microbatch k\ny = x\ny: narrow 0 0 k\nend\n", "10:15", "unknown name 'k'"},
 	{M_HDR "y += q\n", "8:6", "unknown tensor 'q'"},
@@ -158,6 +158,12 @@ static const struct {
 	{C_HDR "z += x when rank == 0\n", "7:1", "'z' needs a value on every rank before a statement with 'when'"},
 	{"dims b h\ntensor x [b, h] replicate\noutput y [b, h] replicate\nreference\ny = x\ny += x when rank == 0\n", "6:8",
 	 "the reference runs on one device: no 'when'"},
+	/* compute placements: X's forms, less as, shape, zigzag, sizes=; only on the output */
+	{"dims b h\ntensor x [b, h] shard h zigzag\n", "2:17", "sharded evenly, or by chunk or split"},
+	{"dims b h\ntensor x [b, h] replicate only 0\n", "2:17", "'only' is for the output"},
+	{"dims b h\ntensor x [b, h] replicate as h b\n", "2:17", "takes no 'as' or 'shape'"},
+	{"dims b h\ntensor x [b, h] shard (b h) chunk\n", "2:17", "sharded evenly, or by chunk or split (one dim, not a merged group)"},
+	{"dims b h\ntensor x [b, h]\n", "2:16", "expected a placement"},
 };
 
 int main(void)

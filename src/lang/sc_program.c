@@ -33,10 +33,13 @@ static enum sc_status new_tensor(struct sc_parse *p, const struct sc_tok *t, int
 	return SC_OK;
 }
 
-/* A mesh spec's placement of tensor d (`tp:shard v`, `dp:partial sum`,
- * entries as X's in docs/language.md, "Meshes") at the cursor, up to an
- * `index` suffix; its names are the tensor's own dims. */
-static enum sc_status mesh_place(struct sc_parse *p, struct sc_tdecl *d)
+/* Tensor d's placement at the cursor, up to an `index` suffix, parsed as
+ * X's are (docs/language.md, "Placements"; on a mesh, entries) with the
+ * tensor's own dims for names. A compute tensor takes: `replicate`,
+ * `partial sum`, `shard DIM` with the even, `chunk` or `split` rule (on a
+ * mesh, even entries), and on the output `only E`; not `as`, `shape`,
+ * zigzag, `sizes=` or merged groups. */
+static enum sc_status tensor_place(struct sc_parse *p, struct sc_tdecl *d, int is_output)
 {
 	struct sc_spec *s = p->s;
 	int cut = -1;
@@ -45,15 +48,26 @@ static enum sc_status mesh_place(struct sc_parse *p, struct sc_tdecl *d)
 			cut = i;
 	const struct sc_tok saved = cut >= 0 ? p->t[cut] : p->t[0];
 	const int col = sc_lex_peek(p)->col;
+	if (sc_lex_peek(p)->kind == SC_T_END || (cut >= 0 && cut == p->pos))
+		return sc_lex_err(p, col, "expected a placement: shard DIM, replicate or partial sum");
+	for (int i = p->pos; i + 1 < p->nt && (cut < 0 || i < cut); i++)
+		if (p->t[i].kind == SC_T_NAME && strcmp(p->t[i].text, "shard") == 0 && sc_lex_is_op(&p->t[i + 1], "("))
+			return sc_lex_err(p, p->t[i].col, "a compute tensor is sharded evenly, or by chunk or split (one dim, "
+					  "not a merged group)");
 	if (cut >= 0)
 		p->t[cut].kind = SC_T_END;
 	struct sc_layout_names pp;
+	memset(&pp, 0, sizeof pp);
 	enum sc_status st = sc_layout_parse(p, &d->place, &pp);
-	if (cut >= 0)
+	if (cut >= 0) {
 		p->t[cut] = saved;
+		p->pos = cut;
+	}
 	SC_CHECK(st);
-	if (pp.nnames || d->place.only1 || d->place.kind == SC_OPAQUE)
-		return sc_lex_err(p, col, "a compute tensor's placement takes entries only (no 'as', 'only' or 'shape')");
+	if (pp.nnames || d->place.kind == SC_OPAQUE)
+		return sc_lex_err(p, col, "a compute tensor's placement takes no 'as' or 'shape'");
+	if (d->place.only1 && !is_output)
+		return sc_lex_err(p, col, "'only' is for the output: an input is held by every rank its placement gives");
 	/* resolved against the tensor's dims: the spec's dims stand in for them meanwhile */
 	const int nd = s->ndims;
 	char names[SC_MAX_DIMS][SC_NAME_MAX];
@@ -66,19 +80,27 @@ static enum sc_status mesh_place(struct sc_parse *p, struct sc_tdecl *d)
 	s->ndims = nd;
 	memcpy(s->dim, names, sizeof names);
 	SC_CHECK(st);
-	for (int i = 0; i < d->place.nent; i++) {
-		const struct sc_place_entry *en = &d->place.ent[i];
+	struct sc_place_entry ent[SC_MAX_MESH];
+	const int n = sc_layout_entries(&d->place, ent);
+	for (int i = 0; i < n; i++) {
+		const struct sc_place_entry *en = &ent[i];
+		const int ecol = en->col ? en->col : col;
 		if (en->kind == SC_PARTIAL && en->op != SC_SUM)
-			return sc_lex_err(p, en->col, "a compute tensor may be partial sum only");
-		if (en->kind == SC_SHARD && (en->rule != SC_RULE_EVEN || en->shard_ndims > 1))
-			return sc_lex_err(p, en->col, "a compute tensor is sharded evenly (shard DIM, one dim per entry)");
-		if (en->kind == SC_SHARD)
+			return sc_lex_err(p, ecol, "a compute tensor may be partial sum only");
+		if (en->kind != SC_SHARD)
+			continue;
+		const int uneven = en->rule == SC_RULE_CHUNK || en->rule == SC_RULE_SPLIT;
+		if (en->shard_ndims > 1 || (en->rule != SC_RULE_EVEN && !(uneven && !s->nmesh)))
+			return sc_lex_err(p, ecol, s->nmesh ? "a compute tensor is sharded evenly (shard DIM, one dim per entry)"
+							    : "a compute tensor is sharded evenly, or by chunk or split (one dim)");
+		if (uneven)
+			s->uneven_mask |= 1u << d->dims[en->shard_dim];
+		else
 			s->sharded_mask |= 1u << d->dims[en->shard_dim];
 	}
 	return SC_OK;
 }
 
-/* `tensor NAME [d, ...] PLACEMENT` and `output NAME [d, ...] PLACEMENT` */
 enum sc_status sc_program_parse_tensor(struct sc_parse *p, int is_output)
 {
 	struct sc_spec *s = p->s;
@@ -117,38 +139,8 @@ enum sc_status sc_program_parse_tensor(struct sc_parse *p, int is_output)
 			return sc_lex_err(p, sc_lex_peek(p)->col, "expected ',' or ']'");
 	}
 	p->pos++;
-	struct sc_tok *t = sc_lex_peek(p);
-	struct sc_layout *l = &d->place;
-	memset(l, 0, sizeof *l);
-	l->shard_dim = -1;
-	if (s->nmesh) {
-		SC_CHECK(mesh_place(p, d));
-	} else if (t->kind == SC_T_NAME && strcmp(t->text, "shard") == 0) {
-		p->pos++;
-		struct sc_tok *dn = sc_lex_peek(p);
-		int g = dn->kind == SC_T_NAME ? sc_lex_dim(s, dn->text) : -1;
-		int k = -1;
-		for (int i = 0; i < d->ndims; i++)
-			if (d->dims[i] == g)
-				k = i;
-		if (k < 0)
-			return sc_lex_err(p, dn->col, "shard needs one of the tensor's dims");
-		l->kind = SC_SHARD;
-		l->shard_dim = k;
-		s->sharded_mask |= 1u << g;
-		p->pos++;
-	} else if (t->kind == SC_T_NAME && strcmp(t->text, "replicate") == 0) {
-		l->kind = SC_REPLICATE;
-		p->pos++;
-	} else if (t->kind == SC_T_NAME && strcmp(t->text, "partial") == 0) {
-		p->pos++;
-		l->kind = SC_PARTIAL;
-		SC_CHECK(sc_lex_redop(p, &l->op));
-		if (l->op != SC_SUM)
-			return sc_lex_err(p, p->t[p->pos - 1].col, "a compute tensor may be partial sum only");
-	} else {
-		return sc_lex_err(p, t->col, "expected a placement: shard DIM, replicate or partial sum");
-	}
+	SC_CHECK(tensor_place(p, d, is_output));
+	struct sc_tok *t;
 	t = sc_lex_peek(p);
 	if (t->kind == SC_T_NAME && strcmp(t->text, "index") == 0) { /* integer values in [0, size of DIM) */
 		p->pos++;
@@ -159,12 +151,6 @@ enum sc_status sc_program_parse_tensor(struct sc_parse *p, int is_output)
 		if (is_output)
 			return sc_lex_err(p, t->col, "the output is compared as floats: it cannot be an index tensor");
 		p->pos++;
-	}
-	l->norder = d->ndims;
-	l->ngroups = d->ndims;
-	for (int i = 0; i < d->ndims; i++) {
-		l->order[i] = i;
-		l->group_len[i] = 1;
 	}
 	if (is_output)
 		s->out_tensor = id;
