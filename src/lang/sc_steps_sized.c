@@ -148,7 +148,8 @@ enum sc_status sc_steps_parse_ag(struct sc_parse *p, struct sc_step *st)
 	return sc_lex_end(p);
 }
 
-/* What local rank r expects along dim i from each src (sizes=E; -1: any). */
+/* What local rank r expects along dim i from each src (sizes=E; -1: any;
+ * gather: what dst expects). */
 static enum sc_status ag_row(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
 			     const int64_t *sizes, int r, int64_t *m, struct sc_err *e)
 {
@@ -190,6 +191,8 @@ static enum sc_status ag_check(const struct sc_step *st, const struct sc_exchang
 		if (b[SC_XROW_SCALAR] != a[SC_XROW_SCALAR])
 			return sc_interp_fail(e, st, "rank 0 takes dst=%lld and rank %d dst=%lld: every rank must name the same dst",
 					      (long long)a[SC_XROW_SCALAR], r, (long long)b[SC_XROW_SCALAR]);
+		if (a[SC_XROW_SCALAR] >= 0 && r != a[SC_XROW_SCALAR])
+			continue; /* gather: only dst receives, and only its sizes= count */
 		for (int src = 0; src < w->P; src++) {
 			const int64_t want = sc_exchange_recvs(w, r)[src], got = sc_exchange_row(w, src)[SC_XROW_SHAPE + i];
 			if (want >= 0 && want != got)
@@ -253,14 +256,24 @@ enum sc_status sc_steps_ag_sized(struct sc_exec *x, const struct sc_spec *s, con
 	return rc;
 }
 
-/* gather dim=i dst=E: args[0] dim, args[1] none, args[2] E */
+/* gather dim=i dst=E [sizes=F]: args[0] dim, args[1] F (-1: none), args[2] E;
+ * dst= and sizes= in either order */
 static enum sc_status parse_gather(struct sc_parse *p, struct sc_step *st)
 {
 	SC_CHECK(sc_lex_kv_int(p, "dim", &st->args[0]));
-	int seen;
+	int seen_dst = 0, seen_sizes = 0, seen;
 	st->args[1] = -1;
-	SC_CHECK(sc_exchange_parse_kv(p, "dst", 0, &st->args[2], &seen));
-	if (!seen)
+	for (int k = 0; k < 2; k++) {
+		if (!seen_dst) {
+			SC_CHECK(sc_exchange_parse_kv(p, "dst", 0, &st->args[2], &seen));
+			seen_dst |= seen;
+		}
+		if (!seen_sizes) {
+			SC_CHECK(sc_exchange_parse_kv(p, "sizes", SRC, &st->args[1], &seen));
+			seen_sizes |= seen;
+		}
+	}
+	if (!seen_dst)
 		return sc_lex_err(p, sc_lex_peek(p)->col, "expected 'dst=' (the rank that receives)");
 	st->nargs = 3;
 	return sc_lex_end(p);
