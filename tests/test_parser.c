@@ -164,6 +164,16 @@ static const struct {
 	{"dims b h\ntensor x [b, h] replicate as h b\n", "2:17", "takes no 'as' or 'shape'"},
 	{"dims b h\ntensor x [b, h] shard (b h) chunk\n", "2:17", "sharded evenly, or by chunk or split (one dim, not a merged group)"},
 	{"dims b h\ntensor x [b, h]\n", "2:16", "expected a placement"},
+	/* for loops: whole-case ranges, no nesting, closed, an index of their own */
+	{OK_HDR "for i in 0..rank\nend\n", "4:13", "a loop's range holds for the whole case: 'rank'"},
+	{OK_HDR "for i in 0..2\nfor j in 0..1\nend\nend\n", "5:1", "a loop cannot hold another (line 4 opens one)"},
+	{OK_HDR "for i in 0..2\nflip 0\n", "4:1", "the 'for' loop has no 'end'"},
+	{OK_HDR "end\n", "4:1", "'end' without a 'for' loop to close"},
+	{OK_HDR "for s in 0..2\nend\n", "4:5", "expected the loop's index name after 'for'"},
+	{OK_HDR "for i 0..2\nend\n", "4:7", "expected 'in'"},
+	{OK_HDR "for i in 0 2\nend\n", "4:12", "expected '..'"},
+	{OK_HDR "for i in 0..2\nreference\nend\n", "5:1", "a reference block cannot sit inside a loop"},
+	{C_HDR "y: for i in 0..1\n", "7:4", "a layout program's loop"},
 };
 
 int main(void)

@@ -8,7 +8,9 @@ torch on that rank (Tensor.narrow, torch.chunk, torch.tensor_split,
 torch.cat, torch.flip, torch.nn.functional.pad, Tensor.repeat_interleave).
 The rank-free ones, and named tensors (split, cat, `NAME = STEP X ...`),
 again in a layout spec's `reference` block: Y, every rank's expected
-output, must equal the chain run with torch on X.
+output, must equal the chain run with torch on X. And chains inside a
+`for i in LO..HI` loop (none when HI < LO), with steps that read i: the
+chain run by torch for i = LO..HI.
 Usage: test_torch_steps.py PATH/TO/shardcheck [CASES]"""
 import os
 import random
@@ -160,6 +162,65 @@ def reference_cases(sc, rng, n, tmp, used):
     return fails
 
 
+# Forms that read a `for` loop's index i (in a loop only).
+LOOP_STEPS = [
+    ("narrow D min(i,size(D)) size(D)-min(i,size(D))",
+     lambda t, d, r, P, i: t.narrow(d, min(i, t.shape[d]), t.shape[d] - min(i, t.shape[d]))),
+    ("pad D 0 i%2", None),
+    ("repeat_interleave 1+i%2 D", lambda t, d, r, P, i: t.repeat_interleave(1 + i % 2, dim=d)),
+]
+LOOP_PADS = {"pad D 0 i%2": lambda t, d, r, P, i: torch_pad(t, d, 0, i % 2)}
+
+
+def loop_cases(sc, rng, n, tmp, used):
+    """A chain of rank-free and loop-index steps inside `for i in LO..HI`
+    (HI < LO: no iteration), after and before a plain step: every rank's
+    output must be torch's chain run for i = LO..HI."""
+    forms = [(t, (lambda f: lambda t_, d, r, P, i: f(t_, d, r, P))(fn or PADS[t]), t) for t, fn in STEPS
+             if "=" not in t] + [(t, fn or LOOP_PADS[t], t) for t, fn in LOOP_STEPS]
+    fails = 0
+    for case in range(n):
+        nd = rng.randint(1, 3)
+        names = ["a", "b", "c"][:nd]
+        sizes = [rng.randint(1, 9) for _ in range(nd)]
+        P = rng.randint(1, 4)
+        lo = rng.randint(0, 2)
+        hi = lo + rng.randint(-1, 2)
+        body = []
+        for _ in range(rng.randint(1, 2)):
+            text, fn, key = rng.choice(forms)
+            d = rng.randrange(nd)
+            body.append((text.replace("D", str(d)), fn, d))
+            used.add("loop: " + key)
+        spec = f"dims {' '.join(names)}\ninput replicate\noutput replicate\nfor i in {lo}..{hi}\n"
+        spec += "".join("  " + t + "\n" for t, _, _ in body) + "end\n"
+        ins, outs, why = eval_dump(sc, spec, P, sizes, names, tmp)
+        raised = None
+        wants = []
+        for r in range(P):
+            want = ins[r]
+            try:
+                for i in range(lo, hi + 1):
+                    for _, fn, d in body:
+                        want = fn(want, d, r, P, i)
+            except (RuntimeError, IndexError, ValueError) as ex:
+                raised = f"rank {r}: {ex}"
+            wants.append(want)
+        if outs is None or raised:
+            if (outs is None) != (raised is not None):
+                fails += 1
+                print(f"FAILED loop case {case}: sizes {sizes} P={P}:\n{spec}shardcheck: "
+                      f"{why.strip() or 'ran'}; torch: {raised or 'ran'}")
+            continue
+        for r in range(P):
+            if list(wants[r].shape) != list(outs[r].shape) or not torch.equal(wants[r], outs[r]):
+                fails += 1
+                print(f"FAILED loop case {case}: sizes {sizes} P={P}:\n{spec}rank {r} holds "
+                      f"{list(outs[r].shape)}, torch gives {list(wants[r].shape)}")
+                break
+    return fails
+
+
 def main():
     sc = sys.argv[1]
     ncases = int(sys.argv[2]) if len(sys.argv) > 2 else 200
@@ -207,8 +268,10 @@ def main():
                           f"{list(outs[r].shape)}, torch gives {list(want.shape)}")
                     break
         fails += reference_cases(sc, rng, max(1, ncases // 2), tmp, used)
+        fails += loop_cases(sc, rng, max(1, ncases // 2), tmp, used)
     missing = [t for t, _ in STEPS if t not in used] + \
-        ["reference: " + t for t, _ in STEPS + REF_STEPS if "rank" not in t and "reference: " + t not in used]
+        ["reference: " + t for t, _ in STEPS + REF_STEPS if "rank" not in t and "reference: " + t not in used] + \
+        ["loop: " + t for t, _ in LOOP_STEPS if "loop: " + t not in used]
     if missing:
         print(f"FAILED: steps never drawn: {missing}")
         fails += 1

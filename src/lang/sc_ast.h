@@ -56,7 +56,7 @@ enum sc_exkind {
 };
 
 /* Names bound by a construct (in scope only there). */
-enum sc_var { SC_VAR_SRC, SC_VAR_DST, SC_VAR_K, SC_VAR_R, SC_VAR_COUNT };
+enum sc_var { SC_VAR_SRC, SC_VAR_DST, SC_VAR_K, SC_VAR_R, SC_VAR_LOOP, SC_VAR_COUNT }; /* LOOP: a `for` loop's index */
 
 struct sc_expr {
 	enum sc_exkind kind;
@@ -281,6 +281,8 @@ struct sc_spec {
 	/* compute specs */
 	int compute;
 	char micro_var[SC_NAME_MAX]; /* the index name of the microbatch block being parsed */
+	char loop_var[SC_NAME_MAX];  /* the index name of the `for` loop being parsed ("": none open) */
+	int loop_line;               /* its line */
 	int ntensors;
 	int out_tensor;
 	int nref, nprog;

@@ -481,7 +481,7 @@ int sc_expr_find(const struct sc_spec *s, int node, uint32_t kinds)
 
 /* ---- evaluation ---- */
 
-static const char *const var_names[SC_VAR_COUNT] = {"src", "dst", "k", "r"};
+static const char *const var_names[SC_VAR_COUNT] = {"src", "dst", "k", "r", "the loop index"};
 
 static enum sc_status eval_rec(const struct sc_spec *s, int node, const struct sc_expr_env *v,
 			       int64_t *out, struct sc_err *e);

@@ -131,6 +131,10 @@ struct sc_expr_env sc_interp_env(const struct sc_exec *x, int r, const int64_t *
 	v.counts = x->counts;
 	v.shape = x->t[r].shape;
 	v.ndim = x->t[r].ndim;
+	if (x->looping) {
+		v.bound |= 1u << SC_VAR_LOOP;
+		v.var[SC_VAR_LOOP] = x->loop_k;
+	}
 	return v;
 }
 
@@ -418,6 +422,75 @@ enum sc_status sc_exec_step(struct sc_exec *x, const struct sc_spec *s, const st
 	return SC_OK;
 }
 
+/* The step after the loop whose `for` is steps[i] (its `end`'s index + 1),
+ * or whose `end` is steps[i] when back (the `for`'s index + 1). Loops do
+ * not nest (the parser sees to it). */
+static int loop_jump(const struct sc_step *steps, int n, int i, int back)
+{
+	const char *want = back ? "for" : "end";
+	for (int j = i + (back ? -1 : 1); j >= 0 && j < n; j += back ? -1 : 1)
+		if ((steps[j].def->flags & SC_STEP_CONTROL) && strcmp(steps[j].def->keyword, want) == 0)
+			return j + 1;
+	return n;
+}
+
+#define SC_LOOP_MAX 4096 /* iterations of one loop */
+
+enum sc_status sc_exec_steps(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *steps, int n,
+			     const int64_t *sizes, struct sc_err *e)
+{
+	enum sc_status rc = SC_OK;
+	const struct sc_step *loop = NULL; /* the `for` of the loop running */
+	x->looping = 0;
+	for (int i = 0; i < n && rc == SC_OK;) {
+		const struct sc_step *st = &steps[i];
+		if (st->def->flags & SC_STEP_CONTROL) {
+			if (st->def->keyword[0] == 'f') { /* for NAME in LO..HI: the same on every rank */
+				const struct sc_expr_env v = sc_expr_env_global(sizes, x->all ? x->all : x->world);
+				int64_t lo, hi;
+				if ((rc = sc_interp_eval(s, st, &v, st->args[0], &lo, e)) != SC_OK ||
+				    (rc = sc_interp_eval(s, st, &v, st->args[1], &hi, e)) != SC_OK)
+					break;
+				if (hi >= lo && hi - lo >= SC_LOOP_MAX) {
+					rc = sc_interp_fail(e, st, "a loop of %lld iterations (at most %d)",
+							    (long long)(hi - lo + 1), SC_LOOP_MAX);
+					break;
+				}
+				if (hi < lo) { /* no iteration */
+					i = loop_jump(steps, n, i, 0);
+					continue;
+				}
+				x->looping = 1;
+				x->loop_k = lo;
+				x->loop_hi = hi;
+				loop = st;
+			} else if (x->looping && x->loop_k < x->loop_hi) { /* end: the next iteration */
+				x->loop_k++;
+				i = loop_jump(steps, n, i, 1);
+				continue;
+			} else {
+				x->looping = 0;
+			}
+			i++;
+			continue;
+		}
+		rc = sc_exec_step(x, s, st, sizes, e);
+		if (rc != SC_OK && x->looping && loop) { /* which iteration: "(i = 2 in `for i in 1..P-1`)" */
+			const char *name = loop->text + 3;
+			name += strspn(name, " \t");
+			const int nl = (int)strcspn(name, " \t");
+			const size_t len = strlen(e->msg);
+			snprintf(e->msg + len, sizeof e->msg - len, " (%.*s = %lld in line %d `%s`)", nl, name,
+				 (long long)x->loop_k, loop->line, loop->text);
+		}
+		if (rc == SC_OK && x->on_step)
+			x->on_step(x, s, st, x->on_step_ctx);
+		i++;
+	}
+	x->looping = 0;
+	return rc;
+}
+
 enum sc_status sc_exec_spec(struct sc_exec *x, const struct sc_spec *s, const int64_t *sizes,
 			    struct sc_err *e)
 {
@@ -426,12 +499,7 @@ enum sc_status sc_exec_spec(struct sc_exec *x, const struct sc_spec *s, const in
 	x->slots = NULL;
 	if (s->ntnames > 0 && !(x->slots = calloc((size_t)s->ntnames * (size_t)x->nlocal, sizeof *x->slots)))
 		return SC_ERR(e, SC_E_NOMEM, "out of memory");
-	enum sc_status rc = SC_OK;
-	for (int i = 0; i < s->nsteps && rc == SC_OK; i++) {
-		rc = sc_exec_step(x, s, &s->steps[i], sizes, e);
-		if (rc == SC_OK && x->on_step)
-			x->on_step(x, s, &s->steps[i], x->on_step_ctx);
-	}
+	enum sc_status rc = sc_exec_steps(x, s, s->steps, s->nsteps, sizes, e);
 	free(x->slots); /* the result is the current tensors: the last named */
 	x->slots = NULL;
 	return rc;

@@ -45,12 +45,20 @@ struct sc_exec {
 	 * failure's shapes went wrong */
 	void (*on_step)(const struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st, void *ctx);
 	void *on_step_ctx;
+	/* inside a `for` loop (sc_exec_steps): its index now and its last value */
+	int looping;
+	int64_t loop_k, loop_hi;
 	struct sc_tensor t[SC_MAX_WORLD];
 };
 
 /* Runs every step of s on x->t. */
 enum sc_status sc_exec_spec(struct sc_exec *x, const struct sc_spec *s, const int64_t *sizes,
 			    struct sc_err *e);
+/* Runs steps[0..n) of s (its program's or its reference's) on x->t, `for`
+ * loops included: each loop's body once per value of its index, which the
+ * body's expressions read. */
+enum sc_status sc_exec_steps(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *steps, int n,
+			     const int64_t *sizes, struct sc_err *e);
 /* Runs one step: its table row's exec. */
 enum sc_status sc_exec_step(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
 			    const int64_t *sizes, struct sc_err *e);

@@ -402,6 +402,9 @@ enum sc_status sc_program_parse_stmt(struct sc_parse *p, int block, const char *
 		const struct sc_step_def *def = sc_step_find(p->t[0].text);
 		if (!def)
 			return sc_lex_err(p, p->t[0].col, "unknown step '%s'", p->t[0].text);
+		if (def->flags & SC_STEP_CONTROL)
+			return sc_lex_err(p, p->t[0].col, "'%s' is a layout program's loop; a compute program repeats with "
+					  "'microbatch k' ... 'end'", p->t[0].text);
 		SC_CHECK(sc_step_parse(p, def, rest));
 		st->op = SC_C_STEP;
 		st->dst = id;

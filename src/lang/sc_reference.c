@@ -35,8 +35,8 @@ enum sc_status sc_reference_run(struct sc_arena *a, const struct sc_spec *s, con
 	x->slots = NULL;
 	if (rc == SC_OK && s->nrtnames > 0 && !(x->slots = calloc((size_t)s->nrtnames, sizeof *x->slots)))
 		rc = SC_ERR(e, SC_E_NOMEM, "out of memory");
-	for (int i = 0; rc == SC_OK && i < s->nrsteps; i++)
-		rc = sc_exec_step(x, s, &s->rsteps[i], sizes, e);
+	if (rc == SC_OK)
+		rc = sc_exec_steps(x, s, s->rsteps, s->nrsteps, sizes, e);
 	free(x->slots); /* Y: the current tensor, the last named */
 	x->slots = NULL;
 	if (rc == SC_OK && x->t[0].ndim != s->ndims) {

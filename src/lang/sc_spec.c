@@ -187,7 +187,7 @@ static enum sc_status named_step(struct sc_parse *p, const char *line, int at, i
 		memset(rest + t->col - 1, ' ', strlen(t->text));
 	}
 	const struct sc_step_def *def = sc_step_find(p->t[at].text);
-	if (!def)
+	if (!def || (def->flags & SC_STEP_CONTROL))
 		return sc_lex_err(p, p->t[at].col, "expected a step after '=', got '%s'", p->t[at].text);
 	SC_CHECK(sc_lex_tokenize(p, rest));
 	SC_CHECK(sc_step_parse(p, def, rest));
@@ -443,7 +443,7 @@ static enum sc_status ref_line(struct spec_parse *q, const struct sc_tok *kw, co
 {
 	struct sc_parse *p = &q->p;
 	struct sc_spec *s = p->s;
-	if (kw->kind == SC_T_NAME && strcmp(kw->text, "end") == 0) {
+	if (kw->kind == SC_T_NAME && strcmp(kw->text, "end") == 0 && !s->loop_var[0]) {
 		p->pos = 1;
 		SC_CHECK(sc_lex_end(p));
 		q->block = 0;
@@ -491,12 +491,16 @@ static enum sc_status parse_line(struct spec_parse *q, const char *line)
 	if (p->nt == 0)
 		return SC_OK;
 	struct sc_tok *kw = &p->t[0];
+	p->bound[SC_VAR_LOOP] = p->s->loop_var[0] ? p->s->loop_var : NULL; /* an open loop's index */
 	if (q->block == 3)
 		return ref_line(q, kw, line);
 	if (kw->kind == SC_T_NAME && strcmp(kw->text, "reference") == 0 && p->nt == 1 && !p->s->ntensors &&
 	    !p->s->compute) { /* a layout spec's reference, closed by `end` */
 		if (p->s->ref_line)
 			return sc_lex_err(p, kw->col, "duplicate 'reference' block");
+		if (p->s->loop_var[0])
+			return sc_lex_err(p, kw->col, "a reference block cannot sit inside a loop (line %d opens one)",
+					  p->s->loop_line);
 		p->s->ref_line = p->line;
 		q->block = 3;
 		swap_names(p->s); /* its own names: X, then what it assigns */
@@ -656,6 +660,13 @@ static enum sc_status resolve_names(struct spec_parse *q)
 		SC_CHECK(global_only(p, s->counts[k].lo, "a counts range"));
 		SC_CHECK(global_only(p, s->counts[k].hi, "a counts range"));
 	}
+	for (int i = 0; i < s->nsteps + s->nrsteps; i++) { /* every rank runs the same iterations */
+		const struct sc_step *st = i < s->nsteps ? &s->steps[i] : &s->rsteps[i - s->nsteps];
+		if ((st->def->flags & SC_STEP_CONTROL) && st->nargs == 2) {
+			SC_CHECK(global_only(p, st->args[0], "a loop's range"));
+			SC_CHECK(global_only(p, st->args[1], "a loop's range"));
+		}
+	}
 	for (int d = 0; d < s->ndims; d++) {
 		if (s->hint[d].lo < 0)
 			continue;
@@ -744,6 +755,10 @@ static enum sc_status finish(struct spec_parse *q, const char *path)
 	p->line = p->line + 1;
 	if (!q->seen_dims)
 		return sc_lex_err(p, 1, "missing 'dims' declaration");
+	if (s->loop_var[0]) {
+		p->line = s->loop_line;
+		return sc_lex_err(p, 1, "the 'for' loop has no 'end'");
+	}
 	if (q->block == 3) {
 		p->line = s->ref_line;
 		return sc_lex_err(p, 1, "the 'reference' block has no 'end'");

@@ -28,6 +28,7 @@ struct sc_exec;
 #define SC_STEP_NAMED 128u      /* joins or divides named tensors (cat, split): runs over every rank itself */
 #define SC_STEP_GROUPED 256u    /* takes group= although it moves no data (chunk_cat: P is the group's size);
 				 * every collective takes it */
+#define SC_STEP_CONTROL 512u    /* `for` and its `end`: run by sc_exec_steps, not as a step */
 
 struct sc_step_def {
 	const char *keyword;
@@ -51,7 +52,7 @@ enum sc_status sc_step_parse(struct sc_parse *p, const struct sc_step_def *def, 
 
 /* The families' rows, each ending with a row whose keyword is NULL. */
 extern const struct sc_step_def sc_steps_view[], sc_steps_slice[], sc_steps_coll[], sc_steps_sized[], sc_steps_p2p[],
-	sc_steps_named[];
+	sc_steps_named[], sc_steps_loop[];
 /* The index of a named tensor of the spec, or -1. */
 int sc_step_tensor(const struct sc_spec *s, const char *name);
 

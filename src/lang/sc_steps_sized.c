@@ -58,7 +58,7 @@ static enum sc_status a2a_row(struct sc_exec *x, const struct sc_spec *s, const 
 	const int64_t L = x->t[r].ndim ? x->t[r].shape[0] : 0;
 	m[SC_XROW_SCALAR2] = sc_tensor_is_contig(&x->t[r]);
 	struct sc_expr_env env = sc_interp_env(x, r, sizes);
-	env.bound = SRC | DST;
+	env.bound |= SRC | DST;
 	for (int j = 0; j < P; j++) {
 		int64_t v;
 		for (int side = 0; side < 2; side++) {
@@ -155,7 +155,7 @@ static enum sc_status ag_row(struct sc_exec *x, const struct sc_spec *s, const s
 {
 	const int P = x->world;
 	struct sc_expr_env env = sc_interp_env(x, r, sizes);
-	env.bound = SRC;
+	env.bound |= SRC;
 	for (int j = 0; j < P; j++) {
 		int64_t v = -1;
 		env.var[SC_VAR_SRC] = j;
@@ -291,7 +291,7 @@ static enum sc_status agree_row(struct sc_exec *x, const struct sc_spec *s, cons
 				const int64_t *sizes, int r, int64_t *m, struct sc_err *e)
 {
 	struct sc_expr_env env = sc_interp_env(x, r, sizes);
-	env.bound = DST;
+	env.bound |= DST;
 	const int node = st->args[st->nargs - 1];
 	for (int j = 0; j < x->world; j++) {
 		env.var[SC_VAR_DST] = j;

@@ -1,0 +1,69 @@
+/* sc_steps_loop: `for NAME in LO..HI` ... `end` (docs/language.md,
+ * "Loops"): the steps between run once per value of NAME, LO to HI
+ * inclusive (none when HI < LO), and their expressions read NAME. LO and
+ * HI are the whole case's (dims, the world): every rank runs the same
+ * iterations. A loop holds no other loop. These rows only parse: the
+ * interpreter's step runner (sc_exec_steps) runs them. */
+#include <stdio.h>
+#include <string.h>
+
+#include "sc_expr.h"
+#include "sc_interp.h"
+#include "sc_lex.h"
+#include "sc_step.h"
+
+/* for NAME in LO..HI: args[0] LO, args[1] HI; the spec's loop_var opens */
+static enum sc_status parse_for(struct sc_parse *p, struct sc_step *st)
+{
+	struct sc_spec *s = p->s;
+	if (s->loop_var[0])
+		return sc_lex_err(p, p->t[0].col, "a loop cannot hold another (line %d opens one)", s->loop_line);
+	const struct sc_tok *v = sc_lex_peek(p);
+	if (v->kind != SC_T_NAME || sc_lex_dim(s, v->text) >= 0 || strcmp(v->text, s->world_sym) == 0 ||
+	    strcmp(v->text, "rank") == 0 || sc_step_find(v->text) || sc_step_tensor(s, v->text) >= 0)
+		return sc_lex_err(p, v->col, "expected the loop's index name after 'for' (for i in 0..P-1), a name of its own");
+	if (strlen(v->text) >= sizeof s->loop_var)
+		return sc_lex_err(p, v->col, "the loop's index name is too long");
+	char name[SC_NAME_MAX];
+	snprintf(name, sizeof name, "%s", v->text);
+	p->pos++;
+	const struct sc_tok *in = sc_lex_peek(p);
+	if (in->kind != SC_T_NAME || strcmp(in->text, "in") != 0)
+		return sc_lex_err(p, in->col, "expected 'in' (for %s in LO..HI)", name);
+	p->pos++;
+	SC_CHECK(sc_expr_parse(p, &st->args[0]));
+	if (!sc_lex_is_op(sc_lex_peek(p), ".."))
+		return sc_lex_err(p, sc_lex_peek(p)->col, "expected '..' (for %s in LO..HI, HI included)", name);
+	p->pos++;
+	SC_CHECK(sc_expr_parse(p, &st->args[1])); /* whole-case values only: checked once names resolve */
+	st->nargs = 2;
+	snprintf(s->loop_var, sizeof s->loop_var, "%s", name);
+	s->loop_line = p->line;
+	return sc_lex_end(p);
+}
+
+/* end: closes the open loop */
+static enum sc_status parse_end(struct sc_parse *p, struct sc_step *st)
+{
+	(void)st;
+	if (!p->s->loop_var[0])
+		return sc_lex_err(p, p->t[0].col, "'end' without a 'for' loop to close");
+	p->s->loop_var[0] = '\0';
+	return sc_lex_end(p);
+}
+
+/* Never run as a step: sc_exec_steps runs the loop. */
+static enum sc_status exec_control(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
+				   const int64_t *sizes, struct sc_err *e)
+{
+	(void)x;
+	(void)s;
+	(void)sizes;
+	return sc_interp_fail(e, st, "'%s' run as a step (a loop runs through the step runner)", st->def->keyword);
+}
+
+const struct sc_step_def sc_steps_loop[] = {
+	{"for", SC_STEP_CONTROL, parse_for, exec_control},
+	{"end", SC_STEP_CONTROL, parse_end, exec_control},
+	{NULL, 0, NULL, NULL},
+};
