@@ -69,10 +69,18 @@ static void test_expr(void)
 	T_CHECK(st == SC_OK, "the branch not taken is not evaluated");
 	ev("rank + 1", 7, 2, &st);
 	T_CHECK(st == SC_E_RUNTIME, "rank has no value in a global evaluation");
+	/* sum(E for j in LO..HI): Python's sum over range(LO, HI + 1) */
+	T_CHECK(ev("sum(j for j in 0..s)", 4, 2, &st) == 10 && st == SC_OK, "sum(j for j in 0..4) == 10");
+	T_CHECK(ev("sum(s for j in 1..P)", 4, 3, &st) == 12, "a term without the index");
+	T_CHECK(ev("sum(j*j for j in P..s)", 4, 2, &st) == 29, "sum of squares 2..4 == 29");
+	T_CHECK(ev("sum(j for j in s..P)", 4, 2, &st) == 0 && st == SC_OK, "an empty range sums to 0");
+	T_CHECK(ev("sum(min(j, P) for j in 0..s-1) + 1", 4, 2, &st) == 6, "a sum inside arithmetic");
+	ev("sum(j for j in 0..9223372036854775807)", 4, 2, &st);
+	T_CHECK(st == SC_E_RUNTIME, "a sum of too many terms is an error");
 	/* text: written back and read again, the same value */
 	static const char *const texts[] = {"cdiv(s, P) * 2 - (s - 1)", "s - (P - 1)", "-(s + 1) // P",
 					    "s if s > 1 and not P == 3 else -s", "(s if P > 1 else 2) * 3",
-					    "max(s, 1) % (P + 1)"};
+					    "max(s, 1) % (P + 1)", "sum(j * 2 for j in 1..s - 1) // P"};
 	for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
 		int64_t want = ev(texts[i], 7, 3, &st);
 		char back[160];

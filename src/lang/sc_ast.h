@@ -52,11 +52,14 @@ enum sc_exkind {
 	SC_EX_CMP,  /* a CMP b, num holds enum sc_cmp */
 	SC_EX_AND,
 	SC_EX_OR,
-	SC_EX_NOT
+	SC_EX_NOT,
+	SC_EX_SUMOF, /* sum(a for NAME in b..c): a over NAME = b..c (name: NAME) */
+	SC_EX_INDEX  /* NAME inside its sum(... for NAME in ...) */
 };
 
 /* Names bound by a construct (in scope only there). */
-enum sc_var { SC_VAR_SRC, SC_VAR_DST, SC_VAR_K, SC_VAR_R, SC_VAR_LOOP, SC_VAR_COUNT }; /* LOOP: a `for` loop's index */
+enum sc_var { SC_VAR_SRC, SC_VAR_DST, SC_VAR_K, SC_VAR_R, SC_VAR_LOOP, SC_VAR_SUM, SC_VAR_COUNT };
+/* LOOP: a `for` loop's index; SUM: a sum(... for j in ...)'s (SC_EX_INDEX nodes) */
 
 struct sc_expr {
 	enum sc_exkind kind;

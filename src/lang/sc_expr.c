@@ -103,10 +103,63 @@ static enum sc_status parse_sum(struct sc_parse *p, const struct sc_tok *fn, enu
 	return SC_OK;
 }
 
+/* sum(E for NAME in LO..HI): E summed over NAME = LO..HI (HI included; 0
+ * when HI < LO). NAME is bound in E only; a sum holds no other sum. */
+static enum sc_status parse_sumof(struct sc_parse *p, const struct sc_tok *fn, int *out)
+{
+	p->pos++; /* ( */
+	p->depth++;
+	int at = -1, depth = 0; /* the `for` of this sum: at depth 0 inside its parentheses */
+	for (int i = p->pos; i < p->nt && at < 0; i++) {
+		if (sc_lex_is_op(&p->t[i], "(") || sc_lex_is_op(&p->t[i], "["))
+			depth++;
+		else if (sc_lex_is_op(&p->t[i], ")") || sc_lex_is_op(&p->t[i], "]")) {
+			if (depth-- == 0)
+				break;
+		} else if (depth == 0 && p->t[i].kind == SC_T_NAME && strcmp(p->t[i].text, "for") == 0)
+			at = i;
+	}
+	if (at < 0 || at + 1 >= p->nt || p->t[at + 1].kind != SC_T_NAME)
+		return sc_lex_err(p, fn->col, "sum takes a comprehension: sum(E for j in LO..HI)");
+	if (p->bound[SC_VAR_SUM])
+		return sc_lex_err(p, fn->col, "a sum cannot hold another sum(... for ...)");
+	const struct sc_tok *nm = &p->t[at + 1];
+	p->bound[SC_VAR_SUM] = nm->text;
+	int a;
+	enum sc_status st = parse_test(p, &a);
+	p->bound[SC_VAR_SUM] = NULL;
+	SC_CHECK(st);
+	SC_CHECK(want_num(p, a));
+	if (p->pos != at)
+		return sc_lex_err(p, sc_lex_peek(p)->col, "expected 'for' (sum(E for j in LO..HI))");
+	p->pos += 2;
+	if (sc_lex_peek(p)->kind != SC_T_NAME || strcmp(sc_lex_peek(p)->text, "in") != 0)
+		return sc_lex_err(p, sc_lex_peek(p)->col, "expected 'in' (sum(E for %s in LO..HI))", nm->text);
+	p->pos++;
+	int lo, hi;
+	SC_CHECK(parse_test(p, &lo));
+	SC_CHECK(want_num(p, lo));
+	if (!sc_lex_is_op(sc_lex_peek(p), ".."))
+		return sc_lex_err(p, sc_lex_peek(p)->col, "expected '..' (sum(E for %s in LO..HI), HI included)", nm->text);
+	p->pos++;
+	SC_CHECK(parse_test(p, &hi));
+	SC_CHECK(want_num(p, hi));
+	if (!sc_lex_is_op(sc_lex_peek(p), ")"))
+		return sc_lex_err(p, sc_lex_peek(p)->col, "sum(E for j in LO..HI): expected ')'");
+	p->pos++;
+	p->depth--;
+	SC_CHECK(node2(p, SC_EX_SUMOF, fn->col, a, lo, out));
+	p->s->nodes[*out].c = hi;
+	snprintf(p->s->nodes[*out].name, SC_NAME_MAX, "%s", nm->text);
+	return SC_OK;
+}
+
 static enum sc_status parse_call(struct sc_parse *p, const struct sc_tok *name, int *out)
 {
 	if (strcmp(name->text, "rowsum") == 0 || strcmp(name->text, "colsum") == 0)
 		return parse_sum(p, name, name->text[0] == 'r' ? SC_EX_ROWSUM : SC_EX_COLSUM, out);
+	if (strcmp(name->text, "sum") == 0)
+		return parse_sumof(p, name, out);
 	size_t f = 0;
 	while (f < sizeof funcs / sizeof funcs[0] && strcmp(funcs[f].name, name->text) != 0)
 		f++;
@@ -188,7 +241,8 @@ static enum sc_status parse_atom(struct sc_parse *p, int *out)
 		p->pos++;
 		for (int v = 0; v < SC_VAR_COUNT; v++)
 			if (p->bound[v] && strcmp(p->bound[v], t->text) == 0) {
-				SC_CHECK(node2(p, SC_EX_VAR, t->col, -1, -1, &n));
+				/* a sum's index is the same on every rank: not a rank's value */
+				SC_CHECK(node2(p, v == SC_VAR_SUM ? SC_EX_INDEX : SC_EX_VAR, t->col, -1, -1, &n));
 				p->s->nodes[n].dim = v;
 				snprintf(p->s->nodes[n].name, SC_NAME_MAX, "%s", t->text);
 				*out = n;
@@ -463,7 +517,7 @@ int sc_expr_last_dim(const struct sc_spec *s, int node)
 	return m;
 }
 
-int sc_expr_find(const struct sc_spec *s, int node, uint32_t kinds)
+int sc_expr_find(const struct sc_spec *s, int node, uint64_t kinds)
 {
 	if (node < 0)
 		return -1;
@@ -481,10 +535,35 @@ int sc_expr_find(const struct sc_spec *s, int node, uint32_t kinds)
 
 /* ---- evaluation ---- */
 
-static const char *const var_names[SC_VAR_COUNT] = {"src", "dst", "k", "r", "the loop index"};
+static const char *const var_names[SC_VAR_COUNT] = {"src", "dst", "k", "r", "the loop index", "the sum's index"};
 
 static enum sc_status eval_rec(const struct sc_spec *s, int node, const struct sc_expr_env *v,
 			       int64_t *out, struct sc_err *e);
+
+#define SUM_MAX_TERMS ((int64_t)1 << 20)
+
+/* sum(a for NAME in b..c) */
+static enum sc_status eval_sumof(const struct sc_spec *s, const struct sc_expr *x, const struct sc_expr_env *v,
+				 int64_t *out, struct sc_err *e)
+{
+	int64_t lo, hi, r = 0;
+	SC_CHECK(eval_rec(s, x->b, v, &lo, e));
+	SC_CHECK(eval_rec(s, x->c, v, &hi, e));
+	if (hi >= lo && (hi - lo >= SUM_MAX_TERMS || hi - lo < 0))
+		return SC_ERR(e, SC_E_RUNTIME, "line %d col %d: a sum of %lld terms (at most %lld)", x->line, x->col,
+			      (long long)(hi - lo + 1), (long long)SUM_MAX_TERMS);
+	struct sc_expr_env w = *v;
+	w.bound |= 1u << SC_VAR_SUM;
+	for (int64_t j = lo; j <= hi; j++) {
+		int64_t t;
+		w.var[SC_VAR_SUM] = j;
+		SC_CHECK(eval_rec(s, x->a, &w, &t, e));
+		if (__builtin_add_overflow(r, t, &r))
+			return SC_ERR(e, SC_E_RUNTIME, "line %d col %d: integer overflow", x->line, x->col);
+	}
+	*out = r;
+	return SC_OK;
+}
 
 /* An entry of a counts matrix, or a row's or column's sum. */
 static enum sc_status eval_counts(const struct sc_spec *s, const struct sc_expr *x, const struct sc_expr_env *v,
@@ -571,6 +650,12 @@ static int eval_leaf(const struct sc_spec *s, const struct sc_expr *x, const str
 	case SC_EX_COUNT:
 	case SC_EX_ROWSUM:
 	case SC_EX_COLSUM: *st = eval_counts(s, x, v, out, e); return 1;
+	case SC_EX_INDEX:
+		if (!((v->bound >> SC_VAR_SUM) & 1u))
+			*st = SC_ERR(e, SC_E_RUNTIME, "line %d col %d: '%s' has no value here", x->line, x->col, x->name);
+		*out = v->var[SC_VAR_SUM];
+		return 1;
+	case SC_EX_SUMOF: *st = eval_sumof(s, x, v, out, e); return 1;
 	default: return 0;
 	}
 }
@@ -824,7 +909,17 @@ static void fmt_rec(const struct sc_spec *s, int node, int min_prec, struct sc_s
 	case SC_EX_COORD: sc_str_put(b, s->mesh_dim[x->dim]); break;
 	case SC_EX_WORLD: sc_str_put(b, s->world_sym); break;
 	case SC_EX_NAME:
-	case SC_EX_VAR: sc_str_put(b, x->name); break;
+	case SC_EX_VAR:
+	case SC_EX_INDEX: sc_str_put(b, x->name); break;
+	case SC_EX_SUMOF:
+		sc_str_put(b, "sum(");
+		fmt_rec(s, x->a, 0, b);
+		sc_str_printf(b, " for %s in ", x->name);
+		fmt_rec(s, x->b, 0, b);
+		sc_str_put(b, "..");
+		fmt_rec(s, x->c, 0, b);
+		sc_str_put(b, ")");
+		break;
 	case SC_EX_RANK: sc_str_put(b, "rank"); break;
 	case SC_EX_NONE: sc_str_put(b, "none"); break;
 	case SC_EX_COUNT:

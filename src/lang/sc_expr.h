@@ -57,7 +57,7 @@ enum sc_status sc_expr_parse_conds(struct sc_parse *p);
 /* Highest dim index node mentions (-1: only the world and numbers). */
 int sc_expr_last_dim(const struct sc_spec *s, int node);
 /* The first node under node (itself included) of one of the kinds; -1. */
-int sc_expr_find(const struct sc_spec *s, int node, uint32_t kinds);
+int sc_expr_find(const struct sc_spec *s, int node, uint64_t kinds);
 /* Kinds that only a rank can evaluate. */
 #define SC_EXPR_PER_RANK ((1u << SC_EX_RANK) | (1u << SC_EX_VAR) | (1u << SC_EX_SIZE) | (1u << SC_EX_COORD))
 /* Kinds that read the drawn counts (known once the dims are drawn). */

@@ -615,7 +615,7 @@ static enum sc_status resolve_names(struct spec_parse *q)
 	struct sc_spec *s = p->s;
 	for (int i = 0; i < s->nnodes; i++) {
 		struct sc_expr *x = &s->nodes[i];
-		if ((1u << x->kind) & SC_EXPR_COUNTS) {
+		if (((uint64_t)1 << x->kind) & SC_EXPR_COUNTS) {
 			SC_CHECK(sc_counts_resolve(p, x));
 			continue;
 		}
