@@ -10,6 +10,7 @@ dumped output must equal torch's bit for bit:
   broadcast src=E               dist.broadcast(t, E)
   sendrecv to=E from=F          dist.batch_isend_irecv (a pipeline's stages)
   gather dim=0 dst=E            dist.gather, torch.cat on dst
+  scatter dim=i src=E           dist.scatter of src's tensor.chunk(P, i)
   reduce OP dst=E               dist.reduce
   reduce_scatter ... sizes=E    dist.all_reduce, then the rank's rows
   all_gather dim=i (uneven)     dist.all_gather_object, torch.cat(dim=i)
@@ -68,7 +69,7 @@ def cases(rng, n):
         sizes = [rng.randint(1, 9) for _ in range(nd)]
         P = rng.randint(1, 8)
         kind = rng.choice(["redist", "next", "shift", "shift_pairs", "bcast", "allgather", "sendrecv",
-                           "gather", "reduce", "rs_sizes", "moe"])
+                           "gather", "reduce", "rs_sizes", "moe", "scatter"])
         counts = None
         rule = "chunk"
         if kind == "redist":
@@ -97,6 +98,11 @@ def cases(rng, n):
             rule = ""
             sizes[0] = P * rng.randint(1, 3)
             step = f"gather dim=0 dst={rng.choice(['0', 'P-1'])}"
+        elif kind == "scatter":  # src's chunks; dim i divisible by P
+            rule = None
+            i = rng.randrange(nd)
+            sizes[i] = P * rng.randint(1, 3)
+            step = f"scatter dim={i - nd if rng.random() < 0.3 else i} src={rng.choice(['0', 'P-1', 'P//2'])}"
         elif kind == "reduce":
             rule = None
             step = f"reduce {rng.choice(['sum', 'max'])} dst={rng.choice(['0', 'P-1'])}"
@@ -197,6 +203,13 @@ def torch_result(c, d, r, P):
         parts = [torch.empty_like(t) for _ in range(P)] if r == dst else None
         dist.gather(t, parts, dst=dst)
         return torch.cat(parts, 0) if r == dst else t
+    if k == "scatter":
+        i = int(c["step"].split()[1].split("=")[1])
+        src = {"0": 0, "P-1": P - 1, "P//2": P // 2}[c["step"].split("src=")[1]]
+        pieces = [p.contiguous() for p in t.chunk(P, i)]
+        out = torch.empty_like(pieces[0])
+        dist.scatter(out, pieces if r == src else None, src=src)
+        return out
     if k == "reduce":
         dst = 0 if c["step"].endswith("dst=0") else P - 1
         op = dist.ReduceOp.SUM if " sum " in c["step"] else dist.ReduceOp.MAX

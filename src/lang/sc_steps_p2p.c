@@ -134,6 +134,79 @@ static enum sc_status exec_broadcast(struct sc_exec *x, const struct sc_spec *s,
 	return rc;
 }
 
+/* ---- scatter dim=i src=E: torch.distributed.scatter of src's chunks ---- */
+
+/* args[0] the dim, args[1] E */
+static enum sc_status parse_scatter(struct sc_parse *p, struct sc_step *st)
+{
+	SC_CHECK(sc_lex_kv_int(p, "dim", &st->args[0]));
+	int seen;
+	SC_CHECK(sc_exchange_parse_kv(p, "src", 0, &st->args[1], &seen));
+	if (!seen)
+		return sc_lex_err(p, sc_lex_peek(p)->col, "expected 'src=' (the group rank whose chunks are scattered)");
+	st->nargs = 2;
+	return sc_lex_end(p);
+}
+
+static enum sc_status scatter_row(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
+				  const int64_t *sizes, int r, int64_t *m, struct sc_err *e)
+{
+	const struct sc_expr_env env = sc_interp_env(x, r, sizes);
+	int64_t src;
+	SC_CHECK(sc_interp_eval(s, st, &env, st->args[1], &src, e));
+	if (src < 0 || src >= x->world)
+		return sc_interp_fail(e, st, "on rank %d: src=%lld is not a rank of the group (0..%d)", x->first + r,
+				      (long long)src, x->world - 1);
+	m[SC_XROW_SCALAR] = src;
+	return SC_OK;
+}
+
+/* Rank r receives chunk r of src's tensor along dim i (the scatter_list
+ * code makes with tensor.chunk(P, i): equal pieces, so dim i divides by P).
+ * The other ranks' tensors only say what they receive into: replaced. */
+static enum sc_status exec_scatter(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
+				   const int64_t *sizes, struct sc_err *e)
+{
+	struct sc_exchange w;
+	enum sc_status rc = sc_exchange_gather(x, s, st, sizes, &w, scatter_row, e);
+	const int P = w.P;
+	const int src = rc == SC_OK ? (int)sc_exchange_row(&w, 0)[SC_XROW_SCALAR] : 0;
+	for (int r = 1; rc == SC_OK && r < P; r++)
+		if (sc_exchange_row(&w, r)[SC_XROW_SCALAR] != src)
+			rc = sc_interp_fail(e, st, "rank 0 takes src=%d and rank %d src=%lld: every rank of the group must name the same src",
+					    src, r, (long long)sc_exchange_row(&w, r)[SC_XROW_SCALAR]);
+	const int64_t *q = rc == SC_OK ? sc_exchange_row(&w, src) : NULL;
+	const int nd = q ? (int)q[SC_XROW_NDIM] : 0;
+	int d = 0;
+	if (rc == SC_OK && nd == 0)
+		rc = sc_interp_fail(e, st, "src rank %d's tensor is zero-dimensional: it has no chunks to scatter", src);
+	if (rc == SC_OK)
+		rc = sc_interp_wrap_dim(st, st->args[0], nd, &d, e);
+	if (rc == SC_OK && q[SC_XROW_SHAPE + d] % P != 0)
+		rc = sc_interp_fail(e, st, "src rank %d's dim %d (%lld) does not split into %d equal chunks: scatter needs "
+				    "every chunk of one shape", src, d, (long long)q[SC_XROW_SHAPE + d], P);
+	if (rc == SC_OK) {
+		int64_t rnum[SC_MAX_WORLD];
+		for (int r = 0; r < P; r++) {
+			rnum[r] = sc_exchange_numel(&w, src);
+			sc_exchange_sends(&w, src)[r] = 1;
+			sc_exchange_recvs(&w, r)[src] = 1;
+		}
+		struct sc_buf *bufs[SC_MAX_WORLD];
+		/* src's tensor to every rank, each keeping its chunk (the bytes
+		 * scatter moves are those chunks; the result is the same) */
+		rc = sc_exchange_run(x, st, &w, rnum, P, bufs, e);
+		const int64_t piece = q[SC_XROW_SHAPE + d] / P;
+		for (int r = 0; rc == SC_OK && r < x->nlocal; r++) {
+			struct sc_tensor t = sc_exchange_view(bufs[r], q, 0, nd ? q[SC_XROW_SHAPE] : 0, 0);
+			sc_interp_narrow(&t, d, (int64_t)(x->first + r) * piece, piece);
+			x->t[r] = t;
+		}
+	}
+	sc_exchange_free(&w);
+	return rc;
+}
+
 /* ---- sendrecv to=E from=F ---- */
 
 /* to=E: a rank, or `none` (which an expression may also give). */
@@ -231,5 +304,6 @@ const struct sc_step_def sc_steps_p2p[] = {
 	{"shift", SIZED, parse_shift, exec_shift},
 	{"sendrecv", SIZED, parse_sendrecv, exec_sendrecv},
 	{"broadcast", SC_STEP_COLLECTIVE | SC_STEP_OWN_SHAPES, parse_broadcast, exec_broadcast},
+	{"scatter", SC_STEP_COLLECTIVE | SC_STEP_OWN_SHAPES, parse_scatter, exec_scatter},
 	{NULL, 0, NULL, NULL},
 };
