@@ -318,7 +318,7 @@ expect_rc 0 "language 2: correct specs" "$sc" check tests/specs/uneven-list-all-
 	tests/specs/l2-gather-last.sc tests/specs/l2-pipeline.sc tests/specs/l2-pad-allreduce-gather.sc \
 	tests/specs/l2-ref-gqa.sc tests/specs/l2-ref-vocab-pad.sc corpus/megatron/qkv-split-query.sc \
 	tests/specs/l2-gather-sizes.sc tests/specs/l3-ring-allgather.sc tests/specs/l3-prefix-offset.sc \
-	tests/specs/l3-scatter.sc --seed 1 --cases 300
+	tests/specs/l3-scatter.sc tests/specs/l3-buffer-gather.sc --seed 1 --cases 300
 l2_planted() { # spec minimum message
 	expect_rc 1 "$1" "$sc" check --no-expect "tests/specs/$1.sc" --seed 1 --cases 300 --property semantics
 	expect_grep "minimal case: $2 dtype=i32 seed=0" "$tmp/out" "$1: the minimum"
@@ -340,6 +340,7 @@ expect_grep "\[3, :\] *(padding)!" "$tmp/out" "repro marks the padding"
 l2_planted l3-ring-allgather-short "world=2 s=2 h=1" "rank 0 output has shape \[0, 1\], but the output placement needs \[2, 1\]"
 l2_planted l3-prefix-offset-inclusive "world=1 t=1 h=1" "start (1) + length (1) exceeds dimension size (1)"
 l2_planted l3-scatter-wrong-dim "world=2 s=2 h=2" "rank 0 output has shape \[1, 2\], but the output placement needs \[2, 1\]"
+l2_planted l3-buffer-gather-offset "world=1 s=1 h=1" "rank 0 \[0, 0\] holds padding, expected X\[0, 0\]"
 l2_planted l2-gather-sizes-bad "world=2 t=1 h=1" "rank 0 expects 1 row from rank 1, which sends 0"
 l2_planted l2-gather-first "world=2 s=2 h=1" "rank 0 output has shape \[1, 1\], but the output placement needs \[2, 1\]"
 

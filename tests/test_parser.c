@@ -181,6 +181,11 @@ static const struct {
 	{OK_HDR "narrow 0 0 sum(j for j in 0 1)\n", "4:29", "expected '..'"},
 	{OK_HDR "require sum(rank for j in 0..s) < 9\n", "4:13", "a require holds for the whole case: 'rank'"},
 	{OK_HDR "narrow 0 0 j\n", "4:12", "unknown name 'j'"},
+	/* buffers */
+	{OK_HDR "write x x dim=0 start=0\n", "4:1", "'write' names its result: write buf = write buf t dim=i start=E"},
+	{OK_HDR "tensor x = input\ny = write x z dim=0 start=0\n", "5:13", "unknown tensor 'z'"},
+	{OK_HDR "tensor x = input\ny = write x x dim=0\n", "5:20", "expected 'start='"},
+	{OK_HDR "zeros 4\n", "4:7", "expected '[' and the buffer's shape after 'zeros'"},
 };
 
 int main(void)

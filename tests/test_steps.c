@@ -39,6 +39,9 @@ static const char *const samples[][2] = {
 	{"broadcast", "broadcast src=1"},
 	{"gather", "gather dim=1 dst=1"},
 	{"scatter", "scatter dim=0 src=1"},
+	{"zeros", "zeros [size(0)+1, 2]"},
+	{"empty", "empty [2, 2]"},
+	{"write", "tensor x = input\nbuf = zeros x [size(0)+1, size(1)]\ny = write buf x dim=0 start=1"},
 	{"for", "for i in 0..1\nnarrow 1 0 2-i\nend"}, /* a loop: its lines, its end */
 	{"end", "for i in 1..0\nflip 0\nend"},
 	{"sendrecv", "sendrecv to=1-rank from=1-rank"},

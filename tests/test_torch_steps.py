@@ -57,10 +57,29 @@ STEPS = [
     ("pad D -min(1,size(D)) 0", None),
     ("repeat_interleave 1+rank%2 D", lambda t, d, r, P: t.repeat_interleave(1 + r % 2, dim=d)),
     # named tensors (first in a chain: `input` is the input itself)
+    # buffers: a zeros buffer two rows longer, written from row 1; an empty
+    # one written whole (ZSHAPE: the input's shape, dim D grown by G)
+    ("buf = zeros input ZSHAPE2\ny = write buf input dim=D start=1", lambda t, d, r, P: zero_write(t, d)),
+    ("buf = empty input ZSHAPE0\ny = write buf input dim=D start=0", lambda t, d, r, P: t.clone()),
     ("u, w = split input [size(D)//2, size(D)-size(D)//2] dim=D\ny = cat w u w dim=D",
      lambda t, d, r, P: torch.cat([torch.split(t, [t.shape[d] // 2, t.shape[d] - t.shape[d] // 2], d)[k]
                                    for k in (1, 0, 1)], d)),
 ]
+
+
+def zero_write(t, d):
+    """buf = t.new_zeros(shape grown by 2 along d); buf.narrow(d, 1, n).copy_(t)"""
+    buf = t.new_zeros([n + 2 if k == d else n for k, n in enumerate(t.shape)])
+    buf.narrow(d, 1, t.shape[d]).copy_(t)
+    return buf
+
+
+def zshape(text, nd, d):
+    """ZSHAPEg: the shape list of the input with dim d grown by g."""
+    for g in "02":
+        dims = ", ".join(f"size({k})+{g}" if k == d and g != "0" else f"size({k})" for k in range(nd))
+        text = text.replace(f"ZSHAPE{g}", f"[{dims}]")
+    return text
 
 
 def torch_pad(t, d, before, after):
@@ -124,7 +143,7 @@ def reference_cases(sc, rng, n, tmp, used):
                 text, fn, key = rng.choice(forms)
             d = rng.randrange(nd)
             dt = d - nd if rng.random() < 0.3 else d
-            chain.append((text.replace("D", str(dt)), fn or PADS[key], d))
+            chain.append((zshape(text, nd, d).replace("D", str(dt)), fn or PADS[key], d))
             used.add("reference: " + key)
         spec = f"dims {' '.join(names)}\ninput replicate\noutput replicate\nreference\n"
         spec += "".join(t + "\n" for t, _, _ in chain) + "end\n"
@@ -240,7 +259,7 @@ def main():
                     text, fn = rng.choice(STEPS)
                 d = rng.randrange(nd)
                 dt = d - nd if rng.random() < 0.3 else d  # negative dims wrap as in ATen
-                chain.append((text.replace("D", str(dt)), fn or PADS[text], d))
+                chain.append((zshape(text, nd, d).replace("D", str(dt)), fn or PADS[text], d))
                 used.add(text)
             spec = f"dims {' '.join(names)}\ninput replicate\noutput replicate\n"
             spec += "".join(t + "\n" for t, _, _ in chain)

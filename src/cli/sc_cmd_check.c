@@ -478,11 +478,31 @@ static void memory_note(const struct run *r)
 			"and no --plugin-memory limit (CUDA reserves more address space than one leaves)\n");
 }
 
-static void check_all(struct run *r)
+/* A plugin transform that cannot get the memory it accepts on this
+ * backend: one error (property `memory`), not one per property; 1 then. */
+static int refused_memory(struct run *r, struct sc_target *t, int nprops)
+{
+	char why[300];
+	if (!r->gate || !t->plugin || !nprops || sc_plugin_dev_kind(r->be, t->plugin->memory, why, sizeof why) >= 0)
+		return 0;
+	struct sc_result *res = &r->res[r->nres++];
+	snprintf(res->target, sizeof res->target, "%s", t->name);
+	res->tgt = t;
+	res->property = "memory";
+	res->verdict = SC_V_ERROR;
+	res->expected = -1;
+	snprintf(res->error, sizeof res->error, "transform '%s' cannot run on %s: %s", sc_plugin_name(t->plugin),
+		 r->c.backend, why);
+	r->errors++;
+	fprintf(r->out, "ERROR %-44s %-18s %s\n", res->target, res->property, res->error);
+	ready_report(r);
+	return 1;
+}
+
+/* The run's first line (and its bounds, exhaustive) and notes. */
+static void header(struct run *r)
 {
 	struct sc_cli *c = &r->c;
-	const struct sc_property *const *props;
-	const int np = sc_properties(&props);
 	char ws[128], dts[96];
 	if (c->co.exhaustive) {
 		snprintf(r->bounds, sizeof r->bounds, "world %s, each dim <= %d, dtypes %s, within each spec's sizes ranges",
@@ -500,6 +520,14 @@ static void check_all(struct run *r)
 		fprintf(r->out, "note: %s\n", r->fewer);
 	if (r->gate && sc_backend_leader(r->be))
 		memory_note(r);
+}
+
+static void check_all(struct run *r)
+{
+	struct sc_cli *c = &r->c;
+	const struct sc_property *const *props;
+	const int np = sc_properties(&props);
+	header(r);
 	/* the files of a directory that did not load: an error each, the rest run */
 	for (int i = 0; i < c->nbroken && i < SC_CLI_MAX_BROKEN; i++) {
 		struct sc_result *res = &r->res[r->nres++];
@@ -543,21 +571,8 @@ static void check_all(struct run *r)
 		for (int k = 0; k < np; k++)
 			nprops += (!c->property || strcmp(c->property, props[k]->name) == 0) && props[k]->applies(t);
 		r->per_prop = c->verbose || nprops <= 1;
-		char why[300];
-		if (r->gate && t->plugin && nprops && sc_plugin_dev_kind(r->be, t->plugin->memory, why, sizeof why) < 0) {
-			/* memory it cannot get here: said once, not once per property */
-			struct sc_result *res = &r->res[r->nres++];
-			snprintf(res->target, sizeof res->target, "%s", t->name);
-			res->tgt = t;
-			res->property = "memory";
-			res->verdict = SC_V_ERROR;
-			res->expected = -1;
-			snprintf(res->error, sizeof res->error, "transform '%s' cannot run on %s: %s", sc_plugin_name(t->plugin),
-				 c->backend, why);
-			r->errors++;
+		if (refused_memory(r, t, nprops)) {
 			left -= nprops;
-			fprintf(r->out, "ERROR %-44s %-18s %s\n", res->target, res->property, res->error);
-			ready_report(r);
 			continue;
 		}
 		for (int k = 0; k < np && !sc_inflight_signal(); k++) {

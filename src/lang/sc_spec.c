@@ -229,11 +229,13 @@ static enum sc_status named_line(struct spec_parse *q, const char *line)
 	}
 	if (p->t[k].kind != SC_T_NAME)
 		return sc_lex_err(p, p->t[k].col, "expected a step after '='");
-	const int is_split = strcmp(p->t[k].text, "split") == 0, is_cat = strcmp(p->t[k].text, "cat") == 0;
+	const struct sc_step_def *rdef = sc_step_find(p->t[k].text);
+	const int is_split = strcmp(p->t[k].text, "split") == 0;
+	const int own_names = rdef && (rdef->flags & SC_STEP_NAMED); /* cat, split, write read their tensors themselves */
 	if (ndst > 1 && !is_split)
 		return sc_lex_err(p, names[1].col, "only split gives several tensors");
 	int src = -1;
-	SC_CHECK(named_step(p, line, k, !is_split && !is_cat, &src));
+	SC_CHECK(named_step(p, line, k, !own_names, &src));
 	for (int i = 0; i < ndst; i++) /* after the right side: `x = transpose x 0 1` reads the old x */
 		SC_CHECK(tensor_name(p, &names[i], &dst[i]));
 	struct sc_step *st = &s->steps[s->nsteps - 1];
@@ -534,7 +536,8 @@ static enum sc_status parse_line(struct spec_parse *q, const char *line)
 	const struct sc_step_def *def = sc_step_find(kw->text);
 	if (def && (def->flags & SC_STEP_NAMED))
 		return sc_lex_err(p, kw->col, "'%s' names its result: write %s", kw->text,
-				  strcmp(kw->text, "split") == 0 ? "a, b = split t [E, E] dim=i" : "y = cat a b dim=i");
+				  strcmp(kw->text, "split") == 0 ? "a, b = split t [E, E] dim=i"
+				  : strcmp(kw->text, "write") == 0 ? "buf = write buf t dim=i start=E" : "y = cat a b dim=i");
 	if (def)
 		return sc_step_parse(p, def, line);
 	struct sc_suggest sg;

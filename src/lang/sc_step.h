@@ -52,7 +52,7 @@ enum sc_status sc_step_parse(struct sc_parse *p, const struct sc_step_def *def, 
 
 /* The families' rows, each ending with a row whose keyword is NULL. */
 extern const struct sc_step_def sc_steps_view[], sc_steps_slice[], sc_steps_coll[], sc_steps_sized[], sc_steps_p2p[],
-	sc_steps_named[], sc_steps_loop[];
+	sc_steps_named[], sc_steps_loop[], sc_steps_buffer[];
 /* The index of a named tensor of the spec, or -1. */
 int sc_step_tensor(const struct sc_spec *s, const char *name);
 
