@@ -155,8 +155,12 @@ enum sc_status sc_interp_eval(const struct sc_spec *s, const struct sc_step *st,
 
 void sc_interp_fill_pad(struct sc_exec *x, struct sc_tensor *t)
 {
+	sc_interp_fill_bytes(x, t, x->prov ? SC_PROV_PAD_BYTE : 0);
+}
+
+void sc_interp_fill_bytes(struct sc_exec *x, struct sc_tensor *t, int byte)
+{
 	const size_t bytes = (size_t)sc_tensor_numel(t) * sc_interp_esize(x);
-	const int byte = x->prov ? SC_PROV_PAD_BYTE : 0;
 	unsigned char *p = t->buf->data + (size_t)t->offset * sc_interp_esize(x);
 	if (!bytes)
 		return;

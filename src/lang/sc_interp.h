@@ -107,6 +107,8 @@ enum sc_status sc_interp_eval(const struct sc_spec *s, const struct sc_step *st,
 /* Fills a fresh contiguous tensor with padding: zeros (data, compute runs)
  * or SC_PROV_PAD (provenance runs). */
 void sc_interp_fill_pad(struct sc_exec *x, struct sc_tensor *t);
+/* Every byte of t (contiguous) set to byte, on the device where it lives. */
+void sc_interp_fill_bytes(struct sc_exec *x, struct sc_tensor *t, int byte);
 /* On backends of several processes: whether rc failed on any of them
  * (the same answer everywhere). A process whose ranks did not fail gets a
  * failure that says another process failed; rc otherwise. */

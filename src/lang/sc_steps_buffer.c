@@ -9,7 +9,6 @@
  * output is reported as never written. */
 #include <string.h>
 
-#include "sc_devmem.h"
 #include "sc_expr.h"
 #include "sc_interp.h"
 #include "sc_lex.h"
@@ -23,21 +22,6 @@ static enum sc_status parse_alloc(struct sc_parse *p, struct sc_step *st)
 		return sc_lex_err(p, sc_lex_peek(p)->col, "expected '[' and the buffer's shape after '%s'", st->def->keyword);
 	SC_CHECK(sc_expr_parse_list(p, st->args, SC_MAX_DIMS, &st->nargs, "dims"));
 	return sc_lex_end(p);
-}
-
-/* Every byte of t set to byte (on the device where t lives). */
-static void fill_bytes(struct sc_exec *x, struct sc_tensor *t, int byte)
-{
-	const size_t bytes = (size_t)sc_tensor_numel(t) * sc_interp_esize(x);
-	unsigned char *p = t->buf->data + (size_t)t->offset * sc_interp_esize(x);
-	if (!bytes)
-		return;
-	if (t->buf->dm) {
-		struct sc_devmem *dm = t->buf->dm;
-		sc_devmem_fail(dm, dm->ops->memset(dm, t->buf->rank, p, byte, bytes), "memset", t->buf->rank);
-		return;
-	}
-	memset(p, byte, bytes);
 }
 
 static enum sc_status exec_alloc(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
@@ -58,7 +42,7 @@ static enum sc_status exec_alloc(struct sc_exec *x, const struct sc_spec *s, con
 		if (zeros)
 			sc_interp_fill_pad(x, &out);
 		else
-			fill_bytes(x, &out, 0xFF); /* all bits set: nothing written (provenance SC_PROV_POISON) */
+			sc_interp_fill_bytes(x, &out, 0xFF); /* all bits set: nothing written (provenance SC_PROV_POISON) */
 		x->t[r] = out;
 	}
 	return SC_OK;

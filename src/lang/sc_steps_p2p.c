@@ -99,17 +99,26 @@ static enum sc_status bcast_row(struct sc_exec *x, const struct sc_spec *s, cons
 	return SC_OK;
 }
 
+/* The src every rank named (rows by bcast_row); an error when they differ. */
+static enum sc_status agreed_src(const struct sc_step *st, const struct sc_exchange *w, int *src, struct sc_err *e)
+{
+	*src = (int)sc_exchange_row(w, 0)[SC_XROW_SCALAR];
+	for (int r = 1; r < w->P; r++)
+		if (sc_exchange_row(w, r)[SC_XROW_SCALAR] != *src)
+			return sc_interp_fail(e, st, "rank 0 takes src=%d and rank %d src=%lld: every rank of the group must name the same src",
+					      *src, r, (long long)sc_exchange_row(w, r)[SC_XROW_SCALAR]);
+	return SC_OK;
+}
+
 static enum sc_status exec_broadcast(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
 				     const int64_t *sizes, struct sc_err *e)
 {
 	struct sc_exchange w;
 	enum sc_status rc = sc_exchange_gather(x, s, st, sizes, &w, bcast_row, e);
 	const int P = w.P;
-	const int src = rc == SC_OK ? (int)sc_exchange_row(&w, 0)[SC_XROW_SCALAR] : 0;
-	for (int r = 1; rc == SC_OK && r < P; r++)
-		if (sc_exchange_row(&w, r)[SC_XROW_SCALAR] != src)
-			rc = sc_interp_fail(e, st, "rank 0 takes src=%d and rank %d src=%lld: every rank of the group must name the same src",
-					    src, r, (long long)sc_exchange_row(&w, r)[SC_XROW_SCALAR]);
+	int src = 0;
+	if (rc == SC_OK)
+		rc = agreed_src(st, &w, &src, e);
 	for (int r = 0; rc == SC_OK && r < P; r++) {
 		const int64_t *a = sc_exchange_row(&w, r), *b = sc_exchange_row(&w, src);
 		if (a[SC_XROW_NDIM] != b[SC_XROW_NDIM] || memcmp(a + SC_XROW_SHAPE, b + SC_XROW_SHAPE, sizeof(int64_t) * (size_t)a[SC_XROW_NDIM]))
@@ -136,29 +145,16 @@ static enum sc_status exec_broadcast(struct sc_exec *x, const struct sc_spec *s,
 
 /* ---- scatter dim=i src=E: torch.distributed.scatter of src's chunks ---- */
 
-/* args[0] the dim, args[1] E */
+/* args[0] E (as broadcast's), args[1] the dim */
 static enum sc_status parse_scatter(struct sc_parse *p, struct sc_step *st)
 {
-	SC_CHECK(sc_lex_kv_int(p, "dim", &st->args[0]));
+	SC_CHECK(sc_lex_kv_int(p, "dim", &st->args[1]));
 	int seen;
-	SC_CHECK(sc_exchange_parse_kv(p, "src", 0, &st->args[1], &seen));
+	SC_CHECK(sc_exchange_parse_kv(p, "src", 0, &st->args[0], &seen));
 	if (!seen)
 		return sc_lex_err(p, sc_lex_peek(p)->col, "expected 'src=' (the group rank whose chunks are scattered)");
 	st->nargs = 2;
 	return sc_lex_end(p);
-}
-
-static enum sc_status scatter_row(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
-				  const int64_t *sizes, int r, int64_t *m, struct sc_err *e)
-{
-	const struct sc_expr_env env = sc_interp_env(x, r, sizes);
-	int64_t src;
-	SC_CHECK(sc_interp_eval(s, st, &env, st->args[1], &src, e));
-	if (src < 0 || src >= x->world)
-		return sc_interp_fail(e, st, "on rank %d: src=%lld is not a rank of the group (0..%d)", x->first + r,
-				      (long long)src, x->world - 1);
-	m[SC_XROW_SCALAR] = src;
-	return SC_OK;
 }
 
 /* Rank r receives chunk r of src's tensor along dim i (the scatter_list
@@ -168,20 +164,18 @@ static enum sc_status exec_scatter(struct sc_exec *x, const struct sc_spec *s, c
 				   const int64_t *sizes, struct sc_err *e)
 {
 	struct sc_exchange w;
-	enum sc_status rc = sc_exchange_gather(x, s, st, sizes, &w, scatter_row, e);
+	enum sc_status rc = sc_exchange_gather(x, s, st, sizes, &w, bcast_row, e);
 	const int P = w.P;
-	const int src = rc == SC_OK ? (int)sc_exchange_row(&w, 0)[SC_XROW_SCALAR] : 0;
-	for (int r = 1; rc == SC_OK && r < P; r++)
-		if (sc_exchange_row(&w, r)[SC_XROW_SCALAR] != src)
-			rc = sc_interp_fail(e, st, "rank 0 takes src=%d and rank %d src=%lld: every rank of the group must name the same src",
-					    src, r, (long long)sc_exchange_row(&w, r)[SC_XROW_SCALAR]);
+	int src = 0;
+	if (rc == SC_OK)
+		rc = agreed_src(st, &w, &src, e);
 	const int64_t *q = rc == SC_OK ? sc_exchange_row(&w, src) : NULL;
 	const int nd = q ? (int)q[SC_XROW_NDIM] : 0;
 	int d = 0;
 	if (rc == SC_OK && nd == 0)
 		rc = sc_interp_fail(e, st, "src rank %d's tensor is zero-dimensional: it has no chunks to scatter", src);
 	if (rc == SC_OK)
-		rc = sc_interp_wrap_dim(st, st->args[0], nd, &d, e);
+		rc = sc_interp_wrap_dim(st, st->args[1], nd, &d, e);
 	if (rc == SC_OK && q[SC_XROW_SHAPE + d] % P != 0)
 		rc = sc_interp_fail(e, st, "src rank %d's dim %d (%lld) does not split into %d equal chunks: scatter needs "
 				    "every chunk of one shape", src, d, (long long)q[SC_XROW_SHAPE + d], P);
