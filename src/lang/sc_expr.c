@@ -547,14 +547,15 @@ static enum sc_status eval_sumof(const struct sc_spec *s, const struct sc_expr *
 	int64_t lo, hi, r = 0;
 	SC_CHECK(eval_rec(s, x->b, v, &lo, e));
 	SC_CHECK(eval_rec(s, x->c, v, &hi, e));
-	if (hi >= lo && (hi - lo >= SUM_MAX_TERMS || hi - lo < 0))
-		return SC_ERR(e, SC_E_RUNTIME, "line %d col %d: a sum of %lld terms (at most %lld)", x->line, x->col,
-			      (long long)(hi - lo + 1), (long long)SUM_MAX_TERMS);
+	int64_t span = -1; /* the terms after the first */
+	if (hi >= lo && (__builtin_sub_overflow(hi, lo, &span) || span >= SUM_MAX_TERMS))
+		return SC_ERR(e, SC_E_RUNTIME, "line %d col %d: a sum over %lld..%lld (at most %lld terms)", x->line, x->col,
+			      (long long)lo, (long long)hi, (long long)SUM_MAX_TERMS);
 	struct sc_expr_env w = *v;
 	w.bound |= 1u << SC_VAR_SUM;
-	for (int64_t j = lo; j <= hi; j++) {
+	for (int64_t k = 0; k <= span; k++) { /* j = lo + k: never past hi */
 		int64_t t;
-		w.var[SC_VAR_SUM] = j;
+		w.var[SC_VAR_SUM] = lo + k;
 		SC_CHECK(eval_rec(s, x->a, &w, &t, e));
 		if (__builtin_add_overflow(r, t, &r))
 			return SC_ERR(e, SC_E_RUNTIME, "line %d col %d: integer overflow", x->line, x->col);

@@ -455,9 +455,10 @@ enum sc_status sc_exec_steps(struct sc_exec *x, const struct sc_spec *s, const s
 				if ((rc = sc_interp_eval(s, st, &v, st->args[0], &lo, e)) != SC_OK ||
 				    (rc = sc_interp_eval(s, st, &v, st->args[1], &hi, e)) != SC_OK)
 					break;
-				if (hi >= lo && hi - lo >= SC_LOOP_MAX) {
-					rc = sc_interp_fail(e, st, "a loop of %lld iterations (at most %d)",
-							    (long long)(hi - lo + 1), SC_LOOP_MAX);
+				int64_t span;
+				if (hi >= lo && (__builtin_sub_overflow(hi, lo, &span) || span >= SC_LOOP_MAX)) {
+					rc = sc_interp_fail(e, st, "a loop over %lld..%lld (at most %d iterations)", (long long)lo,
+							    (long long)hi, SC_LOOP_MAX);
 					break;
 				}
 				if (hi < lo) { /* no iteration */
