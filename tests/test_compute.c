@@ -147,7 +147,8 @@ int main(int argc, char **argv)
 					    "transformers/gradient-accumulation-v4.45.2.sc", "yalis/rmsnorm-tp-before-36.sc",
 					    "../tests/specs/compute/microbatch-wgrad-last-only.sc", "bigscience/alibi-tp-before-244.sc",
 					    "../tests/specs/compute/mesh-placements-global-reduce.sc",
-					    "../tests/specs/compute/uneven-only-wrong.sc"};
+					    "../tests/specs/compute/uneven-only-wrong.sc",
+					    "../tests/specs/compute/mesh-placements-uneven-split.sc"};
 	/* the minimal cases of the micro-batch bugs: two micro-batches, the
 	 * fewest rows that tell them apart */
 	static const char *const minimal[][2] = {
@@ -157,9 +158,11 @@ int main(int argc, char **argv)
 		{"../tests/specs/compute/mesh-placements-global-reduce.sc", "world=2 D=2 T=1 b=2 k=1 n=1 "},
 		{"megatron/vocab-parallel-cross-entropy-before-5128.sc", "world=2 D=2 T=1 s=1 b=1 v=2 "},
 		{"../tests/specs/compute/uneven-only-wrong.sc", "world=2 b=1 h=1 "},
+		{"../tests/specs/compute/mesh-placements-uneven-split.sc", "world=3 D=3 T=1 b=4 k=1 n=1 "},
 	};
 	static const char *const right[] = {"nvfuser/tp-mlp-f32.sc", "slapo/seqpar-linear-rs-ag.sc",
-					    "../tests/specs/compute/when-mesh.sc", "../tests/specs/compute/uneven-only.sc"};
+					    "../tests/specs/compute/when-mesh.sc", "../tests/specs/compute/uneven-only.sc",
+					    "../tests/specs/compute/mesh-placements-uneven.sc"};
 	struct sc_check_opts co;
 	memset(&co, 0, sizeof co);
 	co.cases = 500;

@@ -141,7 +141,7 @@ static const struct {
 	/* compute placements on a mesh: entries over the tensor's own dims */
 	{"dims b k\nmesh dp=D tp=T\ntensor x [b] tp:shard k\n", "3:23", "unknown dim 'k'"},
 	{"dims b k\nmesh dp=D tp=T\ntensor x [b, k] tp:partial max\n", "3:20", "partial sum only"},
-	{"dims b k\nmesh dp=D tp=T\ntensor x [b, k] tp:shard k chunk\n", "3:20", "sharded evenly"},
+	{"dims b k\nmesh dp=D tp=T\ntensor x [b, k] tp:shard k zigzag\n", "3:20", "sharded evenly, or by chunk or split (one dim per entry)"},
 	{"dims b k\nmesh dp=D tp=T\ntensor x [b, k] tp:shard k as k b\n", "3:17", "takes no 'as' or 'shape'"},
 	{"dims b k\nmesh dp=D tp=T\ntensor x [b, k] pp:shard k\n", "3:17", "pp"},
 	{M_HDR "microbatch k\ny = x\ny: narrow 0 0 k\nend\n", "10:15", "unknown name 'k'"},

@@ -90,9 +90,9 @@ static enum sc_status tensor_place(struct sc_parse *p, struct sc_tdecl *d, int i
 		if (en->kind != SC_SHARD)
 			continue;
 		const int uneven = en->rule == SC_RULE_CHUNK || en->rule == SC_RULE_SPLIT;
-		if (en->shard_ndims > 1 || (en->rule != SC_RULE_EVEN && !(uneven && !s->nmesh)))
-			return sc_lex_err(p, ecol, s->nmesh ? "a compute tensor is sharded evenly (shard DIM, one dim per entry)"
-							    : "a compute tensor is sharded evenly, or by chunk or split (one dim)");
+		if (en->shard_ndims > 1 || (en->rule != SC_RULE_EVEN && !uneven))
+			return sc_lex_err(p, ecol, "a compute tensor is sharded evenly, or by chunk or split (one dim%s)",
+					  s->nmesh ? " per entry" : "");
 		if (uneven)
 			s->uneven_mask |= 1u << d->dims[en->shard_dim];
 		else
