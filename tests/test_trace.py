@@ -250,6 +250,8 @@ def corpus_cases(tmp):
 ERRORS = [
     # (call, --input, --output, exit code, message fragments)
     ("uses_expand(X)", "replicate", "replicate", 2, ["errors.py:", "`expand` has no step"]),
+    ("copies_into_ones(X)", "replicate", "replicate", 2, ["errors.py:", "`copy_`", "a buffer the function allocated"]),
+    ("writes_a_strided_view(X)", "replicate", "replicate", 2, ["errors.py:", "not a slice of one dim"]),
     ("adds(X)", "replicate", "replicate", 2, ["errors.py:", "arithmetic on the values"]),
     ("sizes_from_data(X, GROUP)", "shard s", "replicate", 2, ["errors.py:", "data-dependent value", "tolist"]),
     ("branch_on_size(X, GROUP)", "shard s", "shard s", 2, ["different steps at different shapes"]),

@@ -54,3 +54,36 @@ CASES = [
     dict(name="edge-slice-then-gather", call="slice_then_gather(X, GROUP)", dims="s,h",
          input="shard h", output="replicate", corpus=None, expect="fail"),
 ]
+
+
+def gather_into_slice(x, group):
+    """A buffer one row longer than the gather, written at its front by
+    all_gather_into_tensor(buf[:n], x), then that slice returned."""
+    P = dist.get_world_size(group)
+    buf = torch.zeros(x.shape[0] * P + 1, *x.shape[1:], dtype=x.dtype)
+    dist.all_gather_into_tensor(buf[: x.shape[0] * P], x, group=group)
+    return buf[: x.shape[0] * P]
+
+
+def pad_and_gather(x, group, total):
+    """Uneven shards padded to cdiv(total, P) rows in a torch.empty buffer
+    (buf[:n] = x), all-gathered, the first `total` rows kept: right for
+    torch.chunk's shards (only the last ranks are short), wrong for
+    tensor_split's (a short rank's padding lands among the rows kept)."""
+    P = dist.get_world_size(group)
+    n = (total + P - 1) // P
+    padded = torch.empty((n, *x.shape[1:]), dtype=x.dtype)
+    padded[: x.shape[0]] = x
+    out = torch.empty((n * P, *x.shape[1:]), dtype=x.dtype)
+    dist.all_gather_into_tensor(out, padded, group=group)
+    return out[:total]
+
+
+CASES += [
+    dict(name="edge-gather-into-slice", call="gather_into_slice(X, GROUP)", dims="s,h",
+         input="shard s", output="replicate", corpus=None, expect="pass"),
+    dict(name="edge-pad-gather-chunk", call="pad_and_gather(X, GROUP, DIMS['s'])", dims="s,h",
+         input="shard s chunk", output="replicate", corpus=None, expect="pass"),
+    dict(name="edge-pad-gather-split", call="pad_and_gather(X, GROUP, DIMS['s'])", dims="s,h",
+         input="shard s split", output="replicate", corpus=None, expect="fail"),
+]

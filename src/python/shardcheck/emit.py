@@ -37,6 +37,9 @@ FORMS = {
     "reduce_scatter": lambda st, c, e: f"reduce_scatter dim={c[0]} op={c[1]}" + (f" sizes={e[0]}" if e else "")
     + _group_arg(st),
     "cat": lambda st, c, e: None,     # written with its operands' names (see write)
+    "write": lambda st, c, e: f"write dim={c[0]} start={e[0]}",   # its operands' names added (see write)
+    "zeros": lambda st, c, e: f"zeros [{', '.join(e)}]",
+    "empty": lambda st, c, e: f"empty [{', '.join(e)}]",
 }
 
 
@@ -143,7 +146,7 @@ def write(header, ref, runs, name_of_input="x"):
     prev = 1
     for i in idx:
         st = steps[i]
-        if st.kind == "cat" or st.ins != (prev,) or len(st.outs) != 1:
+        if st.kind in ("cat", "write", "zeros", "empty") or st.ins != (prev,) or len(st.outs) != 1:
             chain = False
         prev = st.outs[0] if st.outs else None
     if ref.failed is None and idx and steps[idx[-1]].outs != (ref.out_node,):
@@ -163,6 +166,8 @@ def write(header, ref, runs, name_of_input="x"):
                 names[st.outs[0]] = out
             if st.kind == "cat":
                 line = f"{out} = cat {' '.join(names[n] for n in st.ins)} dim={st.consts[0]}"
+            elif st.kind == "write":
+                line = f"{out} = write {names[st.ins[0]]} {names[st.ins[1]]} {text.partition(' ')[2]}"
             else:
                 kind, _, rest = text.partition(" ")
                 line = f"{out} = {kind} {names[st.ins[0]]}" + (f" {rest}" if rest else "")

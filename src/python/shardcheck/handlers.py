@@ -335,6 +335,38 @@ def h_repeat_interleave(rec, func, args, kwargs):
     return rec.run_step(st, t, func, args, kwargs)
 
 
+def h_copy(rec, func, args, kwargs, dst=None, src=None):
+    """dst.copy_(src) into a buffer the code allocated, or a slice of one:
+    `write` (a buffer written whole too, so that the steps do not change
+    with the shapes)."""
+    if dst is None:
+        dst, src = args[0], args[1]
+    if not rec.known(src):
+        raise TraceError("unsupported", user_line()[0], "copies a tensor not computed from X into a buffer",
+                         "only copies of traced tensors into buffers are traced")
+    if rec.buffer_of(dst) is None:
+        raise unsupported("copy_", "copy_ is traced into a buffer the function allocated (torch.zeros, "
+                          "torch.empty, new_zeros, empty_like ...) or a slice of one")
+    node = rec.node_of(src)
+    out = func(*args, **kwargs)
+    rec.write(dst, node, src)  # whole or a slice alike: the steps must not depend on the shapes
+    return out
+
+
+def h_setitem(rec, func, args, kwargs):
+    """buf[index] = t: t copied into that view of a buffer the code allocated
+    (buf[:n] = x, as a padded all-gather's input is made)."""
+    buf, index, value = args[0], args[1], args[2]
+    if not isinstance(value, torch.Tensor) or rec.buffer_of(buf) is None:
+        raise unsupported("__setitem__", "an assignment into a slice is traced into a buffer the function "
+                          "allocated (torch.empty, torch.zeros, new_empty ...), from a traced tensor")
+    view = buf[index]
+    if tuple(view.shape) != tuple(value.shape):
+        raise TraceError("unsupported", user_line()[0], f"buf[...] = t with t of shape {tuple(value.shape)} "
+                         f"broadcast into {tuple(view.shape)}", "assign a tensor of the slice's shape")
+    return h_copy(rec, lambda *a, **k: func(*args, **kwargs), (), {}, dst=view, src=value)
+
+
 SHAPE_READS = ["size", "dim", "numel", "stride", "is_contiguous", "element_size", "nelement", "ndimension",
                "__len__", "get_device", "is_floating_point", "is_complex", "storage_offset", "data_ptr",
                "__repr__", "__format__", "__str__", "__hash__", "type", "requires_grad_",
@@ -361,4 +393,6 @@ HANDLERS = {
     "cat": h_cat, "concat": h_cat, "concatenate": h_cat,
     "flip": h_flip, "index_select": h_index_select, "pad": h_pad, "constant_pad_nd": h_pad,
     "repeat_interleave": h_repeat_interleave,
+    "copy_": h_copy,
+    "__setitem__": h_setitem,
 }

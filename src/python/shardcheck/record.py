@@ -102,6 +102,8 @@ class Recorder(TorchFunctionMode):
         self.failed_step = None     # a step PyTorch refused (the run must end there)
         self.stale = {}             # id(tensor) -> where an in-place collective changed what it views
         self.dtype_read = None      # where the code read a tracked tensor's dtype
+        self.buffers = {}           # id(buffer) -> (kind, where): torch.zeros & co., tracked once written
+        self.written = {}           # id(buffer) -> True: a buffer tracked since a write
 
     # tracking ---------------------------------------------------------
     def track(self, t, node=None):
@@ -179,9 +181,13 @@ class Recorder(TorchFunctionMode):
                                  f"changed at {self.stale[id(a)]}",
                                  "use the tensor the collective wrote (or make the view after it)")
         tracked = [a for a in ts if self.known(a)]
+        name = op_name(func)
+        if name in BUFFER_FACTORIES:                     # a buffer the code allocates: tracked once written
+            out = func(*args, **kwargs)
+            self.new_buffer(out, BUFFER_FACTORIES[name])
+            return out
         if not tracked:
             return func(*args, **kwargs)
-        name = op_name(func)
         if name in (".dtype", "element_size", "type") and self.dtype_read is None:
             self.dtype_read = user_line()[0]
         handler = HANDLERS.get(name)
@@ -192,6 +198,67 @@ class Recorder(TorchFunctionMode):
             return handler(self, func, args, kwargs)
         finally:
             self.paused -= 1
+
+    # buffers the code allocated ----------------------------------------
+    def new_buffer(self, t, kind):
+        """t, made by a factory (zeros: padding; empty: nothing written),
+        becomes a tracked node at its first write from a tracked tensor."""
+        if isinstance(t, torch.Tensor) and not self.known(t):
+            self.buffers[id(t)] = (kind, user_line())
+            self.keep.append(t)
+
+    def buffer_of(self, v):
+        """The buffer (registered or tracked as one) v is, or views; None."""
+        for b in (v, v._base):
+            if b is not None and (id(b) in self.buffers or id(b) in self.written):
+                return b
+        return None
+
+    def whole(self, v):
+        """v is a registered buffer, or a view of all of one: an output buffer
+        written whole (a copy, or a collective's result), as before: no
+        buffer step. Its registration ends."""
+        buf = self.buffer_of(v)
+        if buf is None or id(buf) not in self.buffers:
+            return False
+        if v is buf or (tuple(v.shape) == tuple(buf.shape) and v.stride() == buf.stride()
+                        and v.storage_offset() == buf.storage_offset()):
+            self.buffers.pop(id(buf))
+            return True
+        return False
+
+    def write(self, v, src_node, src):
+        """The tracked tensor src_node (shaped as src) was written into view v
+        of a buffer: the buffer's node becomes `write BUF SRC dim=d start=s`
+        (made first, as zeros or empty, at its first write)."""
+        buf = self.buffer_of(v)
+        where = user_line()
+        if buf.dim() != v.dim() or buf.stride() != v.stride() or not buf.is_contiguous():
+            raise TraceError("unsupported", where[0], "a write into a view of a buffer that is not a slice of one dim",
+                             "write into buf.narrow(d, start, n) (buf[a:b] on one dim) of a contiguous buffer")
+        diff = [d for d in range(buf.dim()) if buf.shape[d] != v.shape[d]]
+        if len(diff) > 1:
+            raise TraceError("unsupported", where[0], "a write into a view of a buffer narrowed on several dims",
+                             "write a slice of one dim at a time")
+        d = diff[0] if diff else 0
+        off = v.storage_offset() - buf.storage_offset()
+        start = off // buf.stride(d) if buf.stride(d) else 0
+        if buf.stride(d) and off % buf.stride(d):
+            raise TraceError("unsupported", where[0], "a write into a view of a buffer that is not a slice of one dim")
+        if id(buf) in self.buffers:                     # its first write: the buffer itself
+            kind, at = self.buffers.pop(id(buf))
+            st = Step(kind, [src_node], (), list(buf.shape))
+            st.where, st.path, st.line = at
+            self.emit(st, buf, in_shape=tuple(src.shape))
+            self.written[id(buf)] = True
+        st = Step("write", [self.node_of(buf), src_node], [d], [start])
+        st.where, st.path, st.line = where
+        self.emit(st, buf, in_shape=tuple(buf.shape))
+        for u in self.keep:                             # views made before the write read old values
+            if u is not buf and u is not v and self.known(u) and _storage(u) == _storage(buf):
+                self.nodes.pop(id(u), None)
+                self.pieces.pop(id(u), None)
+                self.stale[id(u)] = where[0]
 
     def written_in_place(self, t, where):
         """t was written by an in-place collective: every other tracked
@@ -225,6 +292,12 @@ class Recorder(TorchFunctionMode):
             st.ins = (self.node_of(cur),)
             cur = self.run_step(st, cur, fn, (cur,), {})
         return cur
+
+
+# factories of buffers, and the step each becomes (zeros: padding; empty:
+# nothing written; ones/full/rand: values the language has no words for)
+BUFFER_FACTORIES = {"zeros": "zeros", "zeros_like": "zeros", "new_zeros": "zeros",
+                    "empty": "empty", "empty_like": "empty", "new_empty": "empty"}
 
 
 class StepFailed(Exception):

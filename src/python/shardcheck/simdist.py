@@ -139,6 +139,7 @@ class SimDist:
             if out_buf is None:
                 return rec.done(st, res)
             rec.done(st, res)
+            into_slice = rec.buffer_of(out_buf) is not None and not rec.whole(out_buf)
             if tuple(out_buf.shape) != tuple(res.shape):
                 # the buffer has another shape of the same size ([P, n] for [P*n]): a view of the result
                 vst = Step("view", [st.outs[0]], [out_buf.dim()], list(out_buf.shape))
@@ -146,6 +147,10 @@ class SimDist:
                 rec.emit(vst, out_buf)
             else:
                 rec.track(out_buf, st.outs[0])
+            if into_slice:  # a slice of a buffer the code allocated: the buffer is written there
+                node = rec.node_of(out_buf)
+                rec.write(out_buf, node, out_buf)
+                rec.track(out_buf, node)
             return None
         finally:
             rec.paused -= 1
@@ -403,6 +408,18 @@ def installed():
     getitem.__name__ = "__getitem__"
     saved[(torch.Tensor, "__getitem__")] = orig
     torch.Tensor.__getitem__ = getitem
+    # nor t[a:b] = u: an assignment of a traced tensor goes to the recorder
+    # (into a buffer the code allocated: a write; elsewhere refused)
+    orig_set = torch.Tensor.__setitem__
+
+    def setitem(self, idx, value):
+        rec = _current[-1].rec if _current else None
+        if rec is not None and not rec.paused and isinstance(value, torch.Tensor) and rec.known(value):
+            return rec.__torch_function__(orig_set, (torch.Tensor,), (self, idx, value), {})
+        return orig_set(self, idx, value)
+    setitem.__name__ = "__setitem__"
+    saved[(torch.Tensor, "__setitem__")] = orig_set
+    torch.Tensor.__setitem__ = setitem
     try:
         yield
     finally:

@@ -96,3 +96,15 @@ def sends_only(x, group):
     P, r = dist.get_world_size(group), dist.get_rank(group)
     dist.send(x.contiguous(), (r + 1) % P, group=group)
     return x
+
+
+def copies_into_ones(x):
+    buf = torch.ones_like(x)                          # ones: no step makes them; only zeros/empty buffers are traced
+    buf.copy_(x)
+    return buf
+
+
+def writes_a_strided_view(x):
+    buf = torch.zeros(x.shape[0] * 2, x.shape[1], dtype=x.dtype)
+    buf[::2] = x                                      # every other row: not a slice of one dim
+    return buf
