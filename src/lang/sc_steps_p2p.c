@@ -27,7 +27,7 @@ static enum sc_status parse_broadcast(struct sc_parse *p, struct sc_step *st)
 	int seen;
 	SC_CHECK(sc_exchange_parse_kv(p, "src", 0, &st->args[0], &seen));
 	if (!seen)
-		return sc_lex_err(p, sc_lex_peek(p)->col, "expected 'src=' (the group rank that sends)");
+		return sc_lex_err(p, sc_lex_peek(p)->col, "expected 'src=' (the group rank whose tensor is sent)");
 	st->nargs = 1;
 	return sc_lex_end(p);
 }
@@ -110,6 +110,25 @@ static enum sc_status agreed_src(const struct sc_step *st, const struct sc_excha
 	return SC_OK;
 }
 
+/* src's tensor, once to every rank (the others send nothing); every local
+ * rank then holds it whole. */
+static enum sc_status from_src(struct sc_exec *x, const struct sc_step *st, struct sc_exchange *w, int src,
+			       struct sc_err *e)
+{
+	int64_t rnum[SC_MAX_WORLD];
+	const int64_t *q = sc_exchange_row(w, src);
+	for (int r = 0; r < w->P; r++) {
+		rnum[r] = sc_exchange_numel(w, src);
+		sc_exchange_sends(w, src)[r] = 1;
+		sc_exchange_recvs(w, r)[src] = 1;
+	}
+	struct sc_buf *bufs[SC_MAX_WORLD];
+	SC_CHECK(sc_exchange_run(x, st, w, rnum, w->P, bufs, e));
+	for (int r = 0; r < x->nlocal; r++)
+		x->t[r] = sc_exchange_view(bufs[r], q, 0, q[SC_XROW_NDIM] ? q[SC_XROW_SHAPE] : 0, 0);
+	return SC_OK;
+}
+
 static enum sc_status exec_broadcast(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
 				     const int64_t *sizes, struct sc_err *e)
 {
@@ -125,36 +144,21 @@ static enum sc_status exec_broadcast(struct sc_exec *x, const struct sc_spec *s,
 			rc = sc_interp_fail(e, st, "rank %d's tensor differs in shape from src rank %d's: broadcast needs the same shape on every rank",
 					    r, src);
 	}
-	if (rc == SC_OK) {
-		int64_t rnum[SC_MAX_WORLD];
-		const int64_t *q = sc_exchange_row(&w, src);
-		for (int r = 0; r < P; r++) {
-			rnum[r] = sc_exchange_numel(&w, src);
-			sc_exchange_sends(&w, src)[r] = 1;
-			sc_exchange_recvs(&w, r)[src] = 1;
-		}
-		struct sc_buf *bufs[SC_MAX_WORLD];
-		/* src's tensor, once to every rank; the others send nothing */
-		rc = sc_exchange_run(x, st, &w, rnum, P, bufs, e);
-		for (int r = 0; rc == SC_OK && r < x->nlocal; r++)
-			x->t[r] = sc_exchange_view(bufs[r], q, 0, q[SC_XROW_NDIM] ? q[SC_XROW_SHAPE] : 0, 0);
-	}
+	if (rc == SC_OK)
+		rc = from_src(x, st, &w, src, e);
 	sc_exchange_free(&w);
 	return rc;
 }
 
 /* ---- scatter dim=i src=E: torch.distributed.scatter of src's chunks ---- */
 
-/* args[0] E (as broadcast's), args[1] the dim */
+/* dim=i, then src=E as broadcast's: args[0] E, args[1] the dim */
 static enum sc_status parse_scatter(struct sc_parse *p, struct sc_step *st)
 {
 	SC_CHECK(sc_lex_kv_int(p, "dim", &st->args[1]));
-	int seen;
-	SC_CHECK(sc_exchange_parse_kv(p, "src", 0, &st->args[0], &seen));
-	if (!seen)
-		return sc_lex_err(p, sc_lex_peek(p)->col, "expected 'src=' (the group rank whose chunks are scattered)");
+	SC_CHECK(parse_broadcast(p, st));
 	st->nargs = 2;
-	return sc_lex_end(p);
+	return SC_OK;
 }
 
 /* Rank r receives chunk r of src's tensor along dim i (the scatter_list
@@ -179,24 +183,12 @@ static enum sc_status exec_scatter(struct sc_exec *x, const struct sc_spec *s, c
 	if (rc == SC_OK && q[SC_XROW_SHAPE + d] % P != 0)
 		rc = sc_interp_fail(e, st, "src rank %d's dim %d (%lld) does not split into %d equal chunks: scatter needs "
 				    "every chunk of one shape", src, d, (long long)q[SC_XROW_SHAPE + d], P);
-	if (rc == SC_OK) {
-		int64_t rnum[SC_MAX_WORLD];
-		for (int r = 0; r < P; r++) {
-			rnum[r] = sc_exchange_numel(&w, src);
-			sc_exchange_sends(&w, src)[r] = 1;
-			sc_exchange_recvs(&w, r)[src] = 1;
-		}
-		struct sc_buf *bufs[SC_MAX_WORLD];
-		/* src's tensor to every rank, each keeping its chunk (the bytes
-		 * scatter moves are those chunks; the result is the same) */
-		rc = sc_exchange_run(x, st, &w, rnum, P, bufs, e);
-		const int64_t piece = q[SC_XROW_SHAPE + d] / P;
-		for (int r = 0; rc == SC_OK && r < x->nlocal; r++) {
-			struct sc_tensor t = sc_exchange_view(bufs[r], q, 0, nd ? q[SC_XROW_SHAPE] : 0, 0);
-			sc_interp_narrow(&t, d, (int64_t)(x->first + r) * piece, piece);
-			x->t[r] = t;
-		}
-	}
+	/* src's tensor to every rank, each keeping its chunk (the bytes
+	 * scatter moves are those chunks; the result is the same) */
+	if (rc == SC_OK)
+		rc = from_src(x, st, &w, src, e);
+	for (int r = 0; rc == SC_OK && r < x->nlocal; r++)
+		sc_interp_narrow(&x->t[r], d, (int64_t)(x->first + r) * (q[SC_XROW_SHAPE + d] / P), q[SC_XROW_SHAPE + d] / P);
 	sc_exchange_free(&w);
 	return rc;
 }
