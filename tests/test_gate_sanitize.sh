@@ -33,7 +33,8 @@ echo "========= ERROR SUMMARY: 1 error"
 exit $rc
 SH
 chmod +x "$tmp/bin/compute-sanitizer"
-export FAKE_LOG=$tmp/log PATH="$tmp/bin:$PATH"
+mkdir -p "$tmp/t"
+export FAKE_LOG=$tmp/log PATH="$tmp/bin:$PATH" TMPDIR=$tmp/t
 
 # a failure: its minimal case again under the tool, the report attached
 expect_rc 1 "overrun" "$sc" gate --backend emu --plugin "$lib" gather_over --cases 20 --sanitize memcheck \
@@ -41,14 +42,14 @@ expect_rc 1 "overrun" "$sc" gate --backend emu --plugin "$lib" gather_over --cas
 expect_grep "compute-sanitizer memcheck, the minimal case run again under it: 1 error" "$tmp/out" "overrun: the summary"
 expect_grep "  ========= Invalid __global__ write of size 4 bytes" "$tmp/out" "overrun: the tool's lines"
 expect_no_grep "COMPUTE-SANITIZER" "$tmp/out" "overrun: the banner left out"
-expect_grep "^--tool memcheck --target-processes all .*/shardcheck repro /tmp/shardcheck-sanitize-[^/]*/minimal.case$" \
+expect_grep "^--tool memcheck --target-processes all .*/shardcheck repro $tmp/t/shardcheck-sanitize-[^/]*/minimal.case$" \
 	"$tmp/log" "overrun: how the tool was called"
 expect_grep "^replay exit 1$" "$tmp/log" "overrun: the replay under the tool fails as the case did"
 expect_grep "^inside=1$" "$tmp/log" "overrun: the replay knows it runs under the tool (exact buffers, no guards on cuda)"
 runs=$(grep -c '^--tool' "$tmp/log") blocks=$(grep -c "the minimal case run again under it" "$tmp/out") fails=$(grep -c '^FAIL' "$tmp/out")
 [ "$runs" -eq "$blocks" ] && [ "$runs" -lt "$fails" ] && ok ||
 	bad "overrun: one run of the tool per minimal case, twins sharing it: $runs runs, $blocks reports shown, $fails failures"
-ls /tmp/shardcheck-sanitize-* >/dev/null 2>&1 && bad "overrun: a temporary folder left behind" || ok
+[ -z "$(ls -A "$tmp/t")" ] && ok || bad "overrun: a temporary folder left behind in TMPDIR: $(ls "$tmp/t")"
 python3 - "$tmp/rep/report.json" <<'PY' && ok || bad "overrun: report.json's sanitizer"
 import json, sys
 rs = [r for r in json.load(open(sys.argv[1]))["results"] if r["verdict"] == "fail"]

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "sc_cli.h"
+#include "sc_proc.h"
 
 static const char *const module_dirs[] = {SC_PYTHON_SOURCE_DIR, SC_PYTHON_INSTALL_DIR};
 
@@ -28,10 +29,8 @@ static int has_module(const char *dir)
 static const char *beside_binary(char *buf, size_t n)
 {
 	char self[PATH_MAX];
-	const ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (k <= 0)
+	if (sc_proc_self(self, sizeof self) != 0)
 		return NULL;
-	self[k] = 0;
 	char *slash = strrchr(self, '/');
 	if (!slash)
 		return NULL;
@@ -70,11 +69,8 @@ static int trace_main(int argc, char **argv, int full_argc, char **full_argv)
 	const char *old = getenv("PYTHONPATH");
 	snprintf(path, sizeof path, "%s%s%s", dir, old && *old ? ":" : "", old && *old ? old : "");
 	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (n > 0) {
-		self[n] = 0;
+	if (sc_proc_self(self, sizeof self) == 0)
 		setenv("SHARDCHECK_BIN", self, 0);
-	}
 	if (setenv("PYTHONPATH", path, 1) != 0)
 		return sc_cli_die("trace: cannot set PYTHONPATH: %s", strerror(errno));
 	const char *py = getenv("SHARDCHECK_PYTHON");

@@ -98,13 +98,14 @@ enum sc_status sc_sanitize_failure(const char *sanitizer, const char *tool, stru
 {
 	if (!res->have_cx)
 		return SC_ERR(e, SC_E_INTERNAL, "--sanitize: a failure without a counterexample");
-	char dir[] = "/tmp/shardcheck-sanitize-XXXXXX", path[64], self[4096];
-	const ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (k <= 0)
+	char dir[1024], path[1100], self[4096];
+	if (sc_proc_self(self, sizeof self) != 0)
 		return SC_ERR(e, SC_E_IO, "--sanitize: cannot find this program (/proc/self/exe): %s", strerror(errno));
-	self[k] = '\0';
+	const char *tmp = getenv("TMPDIR");
+	snprintf(dir, sizeof dir, "%.900s/shardcheck-sanitize-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir))
-		return SC_ERR(e, SC_E_IO, "--sanitize: cannot make a temporary folder: %s", strerror(errno));
+		return SC_ERR(e, SC_E_IO, "--sanitize: cannot make a temporary folder in %s: %s", tmp && *tmp ? tmp : "/tmp",
+			      strerror(errno));
 	char text[16384];
 	enum sc_status st = sc_casefile_format_after(res->tgt, res->property, backend, res->earlier, res->nearlier, &res->cx,
 						     -1, text, sizeof text, e);
@@ -150,12 +151,10 @@ enum sc_status sc_sanitize_failure(const char *sanitizer, const char *tool, stru
 void sc_sanitize_reexec(const char *sanitizer, const char *tool, int full_argc, char **full_argv, struct sc_err *e)
 {
 	char self[4096];
-	const ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (k <= 0) {
+	if (sc_proc_self(self, sizeof self) != 0) {
 		SC_ERR(e, SC_E_IO, "--sanitize-all: cannot find this program (/proc/self/exe): %s", strerror(errno));
 		return;
 	}
-	self[k] = '\0';
 	char **av = calloc((size_t)full_argc + 8, sizeof *av);
 	if (!av) {
 		SC_ERR(e, SC_E_NOMEM, "out of memory");

@@ -15,6 +15,14 @@
 
 #include "sc_clock.h"
 
+int sc_proc_self(char *path, size_t n)
+{
+	const ssize_t k = n ? readlink("/proc/self/exe", path, n - 1) : -1;
+	if (n)
+		path[k > 0 ? k : 0] = '\0';
+	return k > 0 ? 0 : -1;
+}
+
 int sc_proc_find(const char *name, const char *const *dirs, char *path, size_t n)
 {
 	const char *env = getenv("PATH");

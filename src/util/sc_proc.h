@@ -17,6 +17,9 @@
 enum sc_status sc_proc_run(char *const argv[], double timeout, size_t max_bytes, char **out, int *cut, int *code,
 			   struct sc_err *e);
 
+/* The running program's path (/proc/self/exe); 0, or -1 with path "". */
+int sc_proc_self(char *path, size_t n);
+
 /* The first executable `name` in PATH, then in dirs (NULL-terminated;
  * NULL: none); 0 with its path, or -1. */
 int sc_proc_find(const char *name, const char *const *dirs, char *path, size_t n);
