@@ -96,7 +96,10 @@ PADS = {
 }
 
 
-def eval_dump(sc, spec_text, world, sizes, names, out):
+def eval_dump(sc, spec_text, world, sizes, names, out, result="output"):
+    """Every rank's input and its `result` (output, or expected: Y of a
+    reference) from `shardcheck eval --dump`; results None when a step
+    failed at run time (as torch raises), with eval's words."""
     spec = os.path.join(out, "s.sc")
     with open(spec, "w") as f:
         f.write(spec_text)
@@ -106,12 +109,40 @@ def eval_dump(sc, spec_text, world, sizes, names, out):
             os.remove(os.path.join(out, f))
     r = subprocess.run([sc, "eval", spec, "--world", str(world), "--sizes", arg, "--seed", "7",
                         "--dump", out], capture_output=True, text=True)
-    ins = [torch.from_numpy(np.load(os.path.join(out, f"rank{k}.input.npy"))) for k in range(world)]
-    if r.returncode == 1 and not os.path.exists(os.path.join(out, "rank0.output.npy")):
-        return ins, None, r.stdout  # a step failed at run time, as torch raises
-    if r.returncode not in (0, 1):
+    if r.returncode not in (0, 1) or not os.path.exists(os.path.join(out, "rank0.input.npy")):
         raise SystemExit(f"eval failed ({r.returncode}):\n{spec_text}{r.stdout}{r.stderr}")
-    return ins, [torch.from_numpy(np.load(os.path.join(out, f"rank{k}.output.npy"))) for k in range(world)], ""
+    ins = [torch.from_numpy(np.load(os.path.join(out, f"rank{k}.input.npy"))) for k in range(world)]
+    if not os.path.exists(os.path.join(out, f"rank0.{result}.npy")):
+        return ins, None, r.stdout
+    return ins, [torch.from_numpy(np.load(os.path.join(out, f"rank{k}.{result}.npy"))) for k in range(world)], ""
+
+
+def torch_runs(ins, run):
+    """run(t, r) on every rank's input: the results, and how torch raised (None)."""
+    wants, raised = [], None
+    for r, t in enumerate(ins):
+        try:
+            wants.append(run(t, r))
+        except (RuntimeError, IndexError, ValueError) as ex:
+            raised = f"rank {r}: {ex}"
+            wants.append(None)
+    return wants, raised
+
+
+def judged(label, spec, sizes, P, outs, why, wants, raised):
+    """0 when shardcheck and torch agree (both refuse the case, or every rank's
+    result is torch's bit for bit), else 1 with what differs printed."""
+    if outs is None or raised:
+        if (outs is None) == (raised is not None):
+            return 0
+        print(f"FAILED {label}: sizes {sizes} P={P}:\n{spec}shardcheck: {why.strip() or 'ran'}; torch: {raised or 'ran'}")
+        return 1
+    for r, (want, got) in enumerate(zip(wants, outs)):
+        if list(want.shape) != list(got.shape) or not torch.equal(want, got):
+            print(f"FAILED {label}: sizes {sizes} P={P}:\n{spec}rank {r} holds {list(got.shape)}, "
+                  f"torch gives {list(want.shape)}")
+            return 1
+    return 0
 
 
 # Reference-only forms: named tensors in a `reference` block (X is its
@@ -147,37 +178,14 @@ def reference_cases(sc, rng, n, tmp, used):
             used.add("reference: " + key)
         spec = f"dims {' '.join(names)}\ninput replicate\noutput replicate\nreference\n"
         spec += "".join(t + "\n" for t, _, _ in chain) + "end\n"
-        for f in os.listdir(tmp):
-            if f.endswith(".npy"):
-                os.remove(os.path.join(tmp, f))
-        with open(os.path.join(tmp, "r.sc"), "w") as f:
-            f.write(spec)
-        arg = ",".join(f"{k}={v}" for k, v in zip(names, sizes))
-        r = subprocess.run([sc, "eval", os.path.join(tmp, "r.sc"), "--world", str(P), "--sizes", arg, "--seed", "7",
-                            "--dump", tmp], capture_output=True, text=True)
-        exp = os.path.join(tmp, "rank0.expected.npy")
-        want, raised = torch.from_numpy(np.load(os.path.join(tmp, "rank0.input.npy"))) if os.path.exists(
-            os.path.join(tmp, "rank0.input.npy")) else None, None
-        try:
+        ins, ys, why = eval_dump(sc, spec, P, sizes, names, tmp, result="expected")
+
+        def run(t, r):
             for _, fn, d in chain:
-                want = fn(want, d, 0, P)
-        except (RuntimeError, IndexError, ValueError) as ex:
-            raised = str(ex)
-        if r.returncode not in (0, 1):
-            fails += 1
-            print(f"FAILED reference case {case}: sizes {sizes} P={P}: exit {r.returncode}\n{spec}{r.stdout}{r.stderr}")
-            continue
-        got = torch.from_numpy(np.load(exp)) if os.path.exists(exp) else None
-        if got is None or raised:
-            if (got is None) != (raised is not None):
-                fails += 1
-                print(f"FAILED reference case {case}: sizes {sizes} P={P}:\n{spec}shardcheck: "
-                      f"{'refused: ' + r.stdout.strip() if got is None else 'ran'}; torch: {raised or 'ran'}")
-            continue
-        if list(want.shape) != list(got.shape) or not torch.equal(want, got):
-            fails += 1
-            print(f"FAILED reference case {case}: sizes {sizes} P={P}:\n{spec}Y is {list(got.shape)}, "
-                  f"torch gives {list(want.shape)}")
+                t = fn(t, d, 0, P)
+            return t
+        wants, raised = torch_runs(ins, run)
+        fails += judged(f"reference case {case}", spec, sizes, P, ys, why, wants, raised)
     return fails
 
 
@@ -214,29 +222,14 @@ def loop_cases(sc, rng, n, tmp, used):
         spec = f"dims {' '.join(names)}\ninput replicate\noutput replicate\nfor i in {lo}..{hi}\n"
         spec += "".join("  " + t + "\n" for t, _, _ in body) + "end\n"
         ins, outs, why = eval_dump(sc, spec, P, sizes, names, tmp)
-        raised = None
-        wants = []
-        for r in range(P):
-            want = ins[r]
-            try:
-                for i in range(lo, hi + 1):
-                    for _, fn, d in body:
-                        want = fn(want, d, r, P, i)
-            except (RuntimeError, IndexError, ValueError) as ex:
-                raised = f"rank {r}: {ex}"
-            wants.append(want)
-        if outs is None or raised:
-            if (outs is None) != (raised is not None):
-                fails += 1
-                print(f"FAILED loop case {case}: sizes {sizes} P={P}:\n{spec}shardcheck: "
-                      f"{why.strip() or 'ran'}; torch: {raised or 'ran'}")
-            continue
-        for r in range(P):
-            if list(wants[r].shape) != list(outs[r].shape) or not torch.equal(wants[r], outs[r]):
-                fails += 1
-                print(f"FAILED loop case {case}: sizes {sizes} P={P}:\n{spec}rank {r} holds "
-                      f"{list(outs[r].shape)}, torch gives {list(wants[r].shape)}")
-                break
+
+        def run(t, r):
+            for i in range(lo, hi + 1):
+                for _, fn, d in body:
+                    t = fn(t, d, r, P, i)
+            return t
+        wants, raised = torch_runs(ins, run)
+        fails += judged(f"loop case {case}", spec, sizes, P, outs, why, wants, raised)
     return fails
 
 
@@ -264,28 +257,13 @@ def main():
             spec = f"dims {' '.join(names)}\ninput replicate\noutput replicate\n"
             spec += "".join(t + "\n" for t, _, _ in chain)
             ins, outs, why = eval_dump(sc, spec, P, sizes, names, tmp)
-            wants, raised = [], None
-            for r in range(P):
-                want = ins[r]
-                try:
-                    for _, fn, d in chain:
-                        want = fn(want, d, r, P)
-                except (RuntimeError, IndexError, ValueError) as ex:
-                    raised = f"rank {r}: {ex}"
-                wants.append(want)
-            if outs is None or raised:  # both refuse the case, or neither does
-                if (outs is None) != (raised is not None):
-                    fails += 1
-                    print(f"FAILED case {case}: sizes {sizes} P={P}:\n{spec}shardcheck: "
-                          f"{why.strip() or 'ran'}; torch: {raised or 'ran'}")
-                continue
-            for r in range(P):
-                want = wants[r]
-                if list(want.shape) != list(outs[r].shape) or not torch.equal(want, outs[r]):
-                    fails += 1
-                    print(f"FAILED case {case}: sizes {sizes} P={P}:\n{spec}rank {r} holds "
-                          f"{list(outs[r].shape)}, torch gives {list(want.shape)}")
-                    break
+
+            def run(t, r):
+                for _, fn, d in chain:
+                    t = fn(t, d, r, P)
+                return t
+            wants, raised = torch_runs(ins, run)
+            fails += judged(f"case {case}", spec, sizes, P, outs, why, wants, raised)
         fails += reference_cases(sc, rng, max(1, ncases // 2), tmp, used)
         fails += loop_cases(sc, rng, max(1, ncases // 2), tmp, used)
     missing = [t for t, _ in STEPS if t not in used] + \
