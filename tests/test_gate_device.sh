@@ -51,6 +51,13 @@ has short "rank 0 output element \[0\] was never written"
 gate 1 over --plugin "$lib" gather_over --backend emu --cases 50 --property semantics
 has over "rank 0 wrote past the end of its output in device memory \(4 bytes\): first changed byte at \+0"
 has over "minimal case: world=1 n=1 dtype=i32 "
+# its replay line names the backend (on sim a device-only transform is
+# refused) and, run as printed, fails again
+has over "replay: shardcheck gate --plugin .* gather_over --property semantics --world 1..1 --backend emu$"
+replay=$(sed -n 's/^ *replay: shardcheck //p' "$tmp/over.out" | head -1)
+# shellcheck disable=SC2086
+"$sc" $replay >"$tmp/over_replay.out" 2>&1
+[ $? -eq 1 ] && ok || { bad "over: the printed replay does not fail again"; tail -5 "$tmp/over_replay.out" >&2; }
 # on a host backend: host memory for a transform that accepts both, a
 # device-only one refused
 gate 0 host --plugin "$lib" gather --cases 50

@@ -421,6 +421,7 @@ enum sc_status sc_check_run(struct sc_ctx *ctx, struct sc_target *t, const struc
 {
 	memset(res, 0, sizeof *res);
 	snprintf(res->target, sizeof res->target, "%s", t->name);
+	snprintf(res->backend, sizeof res->backend, "%s", ctx->be->ops->name);
 	res->property = p->name;
 	res->tgt = t;
 	res->expected = t->expect;

@@ -52,6 +52,7 @@ struct sc_result {
 	double shrink_seconds;
 	char error[SC_ERR_MAX];
 	char case_file[600]; /* written failures/NAME.case, or empty */
+	char backend[8];     /* the backend it ran on (a plugin's replay names it) */
 	/* what holds for every wrong element of cx ("dims b and h swapped"),
 	 * from its picture (sc_svg); "" when nothing does or none is drawn */
 	char diagnosis[256];

@@ -91,12 +91,16 @@ void sc_report_replay_cmd(const struct sc_result *r, char *buf, size_t n)
 		k += snprintf(params + k, sizeof params - (size_t)k, "%s%s=%s", i ? "," : " --params ", pa[i].key,
 			      pa[i].is_op ? sc_redop_name((enum sc_redop)pa[i].value) : v);
 	}
-	if (r->tgt->plugin) { /* same seed, same cases: the gate replays it */
+	if (r->tgt->plugin) { /* same seed, same cases, same backend: the gate replays it */
 		char lib[1100], base[1100], name[600];
-		snprintf(buf, n, "shardcheck gate --plugin %s%s%s %s --property %s --world %d..%d",
+		/* a device transform fails only where it gets device memory (cuda,
+		 * emu, nccl); mpi's needs its mpirun line, which this one is not */
+		const int named = r->backend[0] && strcmp(r->backend, "sim") != 0 && strcmp(r->backend, "mpi") != 0;
+		snprintf(buf, n, "shardcheck gate --plugin %s%s%s %s --property %s --world %d..%d%s%s",
 			 shell_word(r->tgt->plugin_path, lib, sizeof lib), r->tgt->baseline ? " --baseline " : "",
 			 r->tgt->baseline ? shell_word(r->tgt->baseline_path, base, sizeof base) : "",
-			 shell_word(sc_plugin_name(r->tgt->plugin), name, sizeof name), r->property, c->world, c->world);
+			 shell_word(sc_plugin_name(r->tgt->plugin), name, sizeof name), r->property, c->world, c->world,
+			 named ? " --backend " : "", named ? r->backend : "");
 		return;
 	}
 	const char *tname = shell_word(r->tgt->name, word, sizeof word);
