@@ -75,10 +75,11 @@ has daemon_in_run "the plugin ended its process with status 0 without returning"
 
 # signals sent to shardcheck (its parent, or found by its command line in
 # /proc): the gate is not stopped, hung or killed; it ends with its report.
-# Only pid namespaces stop them: skipped in the fallback (SC_SANDBOX_NS=0,
-# or where namespaces are refused)
+# Only pid namespaces stop them (made by shardcheck as root, or in a user
+# namespace of their own elsewhere): skipped in the fallback
+# (SC_SANDBOX_NS=0, or where both are refused)
 signals="stop_parent term_parent usr1_parent stop_proc term_proc usr1_proc"
-if [ "${SC_SANDBOX_NS:-1}" = 0 ] || ! unshare -p -f true 2>/dev/null; then
+if [ "${SC_SANDBOX_NS:-1}" = 0 ] || ! { unshare -p -f true || unshare -U -p -f --map-current-user true; } 2>/dev/null; then
 	echo "hostile: signals to shardcheck: skipped (no pid namespaces: the fallback does not stop them)"
 	signals=
 fi

@@ -1,11 +1,12 @@
 /* sc_sandbox: fork, confine, wait, kill what it started, tell how it ended.
  *
  * Where allowed, a sandboxed child is the init of a pid namespace of its
- * own and the code runs as its pid 2: init reports pid 2's end (its wait
+ * own (made here as root, else under a relay: sc_userns) and the code runs
+ * as its pid 2: init reports pid 2's end (its wait
  * status, whether others still ran) on the shared page and exits, and the
  * kernel kills what is left. Elsewhere, subreapers kill descendants in a
  * loop until none is left (see sc_sandbox.h). */
-#define _GNU_SOURCE /* MAP_ANONYMOUS, strsignal, wait4, unshare, setns */
+#define _GNU_SOURCE /* MAP_ANONYMOUS, wait4, unshare, setns */
 #include "sc_sandbox.h"
 
 #include <dirent.h>
@@ -31,6 +32,7 @@
 #include "sc_clock.h"
 #include "sc_handoff.h"
 #include "sc_fs.h"
+#include "sc_userns.h"
 
 /* Written by the child, read by the parent after it ended. */
 struct page {
@@ -146,8 +148,9 @@ static struct {
 	pid_t owner;
 	int ns_fd;
 	int self_fd;
-	int flat; /* sc_sandbox_flat */
-} here = {0, -1, -1, 0};
+	int flat;  /* sc_sandbox_flat */
+	int relay; /* this process may not make pid namespaces, a relay makes them (sc_userns) */
+} here = {0, -1, -1, 0, 0};
 
 static void here_open(void)
 {
@@ -161,6 +164,7 @@ static void here_open(void)
 	}
 	here.owner = sc_sandbox_self();
 	here.flat = 0;
+	here.relay = 0;
 	here.ns_fd = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
 	here.self_fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
 }
@@ -268,8 +272,9 @@ static __attribute__((noreturn)) void run_body(const struct start *s)
  * body(ctx) as pid 2, reaps every process that ends in the namespace, and
  * reports pid 2's end on the page. A signal from inside the namespace
  * finds no handler here and is dropped by the kernel. */
-static __attribute__((noreturn)) void init_main(const struct start *s, int starter_fd)
+static __attribute__((noreturn)) void init_main(const void *arg, int starter_fd)
 {
+	const struct start *s = arg;
 	struct page *pg = s->pg;
 	for (int sig = 1; sig < NSIG; sig++)
 		if (sig != SIGKILL && sig != SIGSTOP)
@@ -307,16 +312,54 @@ static __attribute__((noreturn)) void init_main(const struct start *s, int start
  * init it is) where allowed; either way body(ctx) runs in a child set up
  * by child_setup. Returns the child's pid here, with *ns; never returns
  * in the child. */
+/* How a child is in a namespace (spawn's *ns): not, as the init of one
+ * made here, or under a relay (which ends it: see sc_userns.h). */
+enum { NS_NONE = 0, NS_OWN = 1, NS_RELAY = 2 };
+
+static void relay_init_main(const void *s)
+{
+	child_in_ns = 1;
+	init_main(s, here.self_fd);
+}
+
+/* Kills a sandboxed child and what it started (then reap it): under a
+ * relay, the relay empties the namespace before it exits. */
+static void child_kill(pid_t pid, int ns)
+{
+	if (ns == NS_RELAY) {
+		sc_userns_end(pid);
+		return;
+	}
+	kill(-pid, SIGKILL);
+	kill(pid, SIGKILL);
+}
+
 static enum sc_status spawn(struct page *pg, const struct sc_sandbox_opts *o, void (*body)(void *), void *ctx,
 			    pid_t *pid, int *ns, struct sc_err *e)
 {
 	fflush(NULL);
 	int use_ns = sc_sandbox_namespaces() && !o->flat;
-	if (use_ns && unshare(CLONE_NEWPID) != 0) { /* refused here: the fallback from now on */
-		SC_LOG(PLUGIN, "sandbox: no pid namespace (%s): children contained as a subreaper's", strerror(errno));
-		close(here.ns_fd);
-		here.ns_fd = -1;
-		use_ns = 0;
+	if (use_ns && !here.relay && unshare(CLONE_NEWPID) != 0) { /* refused here: a relay's, or the fallback */
+		const int why = errno;
+		if (sc_userns_works()) {
+			here.relay = 1;
+			SC_LOG(PLUGIN, "sandbox: no pid namespace here (%s): children in user namespaces of their own",
+			       strerror(why));
+		} else {
+			SC_LOG(PLUGIN, "sandbox: no pid namespace (%s): children contained as a subreaper's", strerror(why));
+			close(here.ns_fd);
+			here.ns_fd = -1;
+			use_ns = 0;
+		}
+	}
+	const struct start s = {pg, o, body, ctx};
+	if (use_ns && here.relay) {
+		const pid_t p = sc_userns_spawn(relay_init_main, &s);
+		if (p < 0)
+			return SC_ERR(e, SC_E_INTERNAL, "fork failed: %s", strerror(errno));
+		*pid = p;
+		*ns = NS_RELAY;
+		return SC_OK;
 	}
 	pid_t p = fork();
 	const int err = errno;
@@ -333,7 +376,6 @@ static enum sc_status spawn(struct page *pg, const struct sc_sandbox_opts *o, vo
 	if (p < 0)
 		return SC_ERR(e, SC_E_INTERNAL, "fork failed: %s", strerror(err));
 	if (p == 0) {
-		const struct start s = {pg, o, body, ctx};
 		child_in_ns = use_ns;
 		if (use_ns)
 			init_main(&s, here.self_fd);
@@ -345,7 +387,7 @@ static enum sc_status spawn(struct page *pg, const struct sc_sandbox_opts *o, vo
 		run_body(&s);
 	}
 	*pid = p;
-	*ns = use_ns;
+	*ns = use_ns ? NS_OWN : NS_NONE;
 	return SC_OK;
 }
 
@@ -510,7 +552,7 @@ enum sc_status sc_sandbox_run(int (*fn)(void *), void *arg, const struct sc_sand
 		if (w == pid)
 			break;
 		if (w < 0 && errno != EINTR) {
-			kill(pid, SIGKILL);
+			child_kill(pid, ns);
 			clean_up(pid, ns, since);
 			if (pfd >= 0)
 				close(pfd);
@@ -518,8 +560,7 @@ enum sc_status sc_sandbox_run(int (*fn)(void *), void *arg, const struct sc_sand
 			return SC_ERR(e, SC_E_INTERNAL, "waitpid: %s", strerror(errno));
 		}
 		if (o->timeout > 0 && sc_clock_now() - t0 > o->timeout) {
-			kill(-pid, SIGKILL);
-			kill(pid, SIGKILL);
+			child_kill(pid, ns);
 			wait4(pid, &status, 0, &ru);
 			r.end = SC_SANDBOX_TIMEOUT;
 			break;
@@ -577,8 +618,7 @@ static int is_worker(pid_t pid)
  * stays. */
 static void worker_kill(struct sc_sandbox_worker *w)
 {
-	kill(-w->pid, SIGKILL);
-	kill(w->pid, SIGKILL);
+	child_kill(w->pid, w->ns);
 	while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
 		;
 	w->alive = 0;
@@ -702,10 +742,8 @@ static void worker_end(struct sc_sandbox_worker *w, struct sc_sandbox_result *r)
 	int status = 0;
 	struct rusage ru;
 	memset(&ru, 0, sizeof ru);
-	if (r->end == SC_SANDBOX_TIMEOUT || r->leftovers) {
-		kill(-w->pid, SIGKILL);
-		kill(w->pid, SIGKILL);
-	}
+	if (r->end == SC_SANDBOX_TIMEOUT || r->leftovers)
+		child_kill(w->pid, w->ns);
 	while (wait4(w->pid, &status, 0, &ru) < 0 && errno == EINTR)
 		;
 	const int left = r->leftovers;
@@ -841,32 +879,4 @@ void sc_sandbox_worker_stop(struct sc_sandbox_worker *w)
 		close(w->pfd);
 	munmap(w->pg, 4096);
 	free(w);
-}
-
-void sc_sandbox_describe(const struct sc_sandbox_result *r, const char *tag_name, char *buf, size_t n)
-{
-	char on[48] = "";
-	if (r->tag >= 0 && tag_name)
-		snprintf(on, sizeof on, " on %s %d", tag_name, r->tag);
-	switch (r->end) {
-	case SC_SANDBOX_RETURNED:
-		snprintf(buf, n, "returned %d", r->code);
-		break;
-	case SC_SANDBOX_EXIT:
-		snprintf(buf, n, "called exit(%d)%s", r->code, on);
-		break;
-	case SC_SANDBOX_EXITED:
-		snprintf(buf, n, "ended its process with status %d without returning (_exit, or a sanitizer's report on stderr)",
-			 r->code);
-		break;
-	case SC_SANDBOX_SANITIZER:
-		snprintf(buf, n, "was stopped by a sanitizer's report%s (on stderr)", on);
-		break;
-	case SC_SANDBOX_SIGNAL:
-		snprintf(buf, n, "crashed: signal %d (%s)", r->code, strsignal(r->code));
-		break;
-	case SC_SANDBOX_TIMEOUT:
-		snprintf(buf, n, "hung: no result after %.0f s; killed", r->seconds);
-		break;
-	}
 }

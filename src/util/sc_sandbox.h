@@ -3,7 +3,8 @@
  *
  * Every process the code starts ends with its run, whatever it does
  * (setsid, double forks, daemon(3)): where the system allows, the child is
- * the init of a pid namespace of its own and the code runs as its pid 2,
+ * the init of a pid namespace of its own (made here as root, else by a
+ * relay in a user namespace: sc_userns) and the code runs as its pid 2,
  * so its end kills the namespace, and no pid of shardcheck can be named
  * (or signalled) from inside; elsewhere the child runs in a session of its
  * own as a subreaper that kills its descendants until none is left, and
