@@ -75,13 +75,15 @@ has daemon_in_run "the plugin ended its process with status 0 without returning"
 
 # signals sent to shardcheck (its parent, or found by its command line in
 # /proc): the gate is not stopped, hung or killed; it ends with its report.
-# Only pid namespaces stop them (made by shardcheck as root, or in a user
-# namespace of their own elsewhere): skipped in the fallback
-# (SC_SANDBOX_NS=0, or where both are refused)
+# Pid namespaces (made by shardcheck as root, or in a user namespace of
+# their own elsewhere) stop them all. Without (SC_SANDBOX_NS=0, or where
+# both are refused) shardcheck drops the signals its plugin's processes
+# send and a watchdog undoes SIGSTOP; a plugin that stops every shardcheck
+# process it finds in /proc (stop_proc) stops the watchdog too: skipped.
 signals="stop_parent term_parent usr1_parent stop_proc term_proc usr1_proc"
 if [ "${SC_SANDBOX_NS:-1}" = 0 ] || ! { unshare -p -f true || unshare -U -p -f --map-current-user true; } 2>/dev/null; then
-	echo "hostile: signals to shardcheck: skipped (no pid namespaces: the fallback does not stop them)"
-	signals=
+	echo "hostile: stop_proc skipped (no pid namespaces: the fallback's watchdog can be stopped too)"
+	signals="stop_parent term_parent usr1_parent term_proc usr1_proc"
 fi
 for t in $signals; do
 	gate 0/1 "$t" hostile "$t" --property semantics --cases 20

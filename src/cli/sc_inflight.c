@@ -36,6 +36,9 @@
 #include "sc_fs.h"
 #include "sc_limits.h"
 #include "sc_sandbox.h"
+#include "sc_sigfrom.h"
+#include "sc_sigsafe.h"
+#include "sc_watchdog.h"
 
 #define GRACE_S 3 /* how long a case in flight may take to return after the signal */
 /* A signal this soon after the first is the same one again (sent to the
@@ -108,33 +111,7 @@ static void die_of(int sig)
 	raise(sig);
 }
 
-static void put(const char *s)
-{
-	ssize_t w = write(fl.err_fd, s, strlen(s));
-	(void)w;
-}
-
-static void num(char *buf, long v) /* no snprintf in a handler */
-{
-	char t[24];
-	int k = 0;
-	if (v < 0)
-		v = 0;
-	do
-		t[k++] = (char)('0' + v % 10);
-	while ((v /= 10) > 0 && k < 23);
-	while (k)
-		*buf++ = t[--k];
-	*buf = '\0';
-}
-
-static void cat(char *dst, size_t n, const char *s) /* strncat that cannot overflow */
-{
-	size_t l = strlen(dst);
-	while (*s && l + 1 < n)
-		dst[l++] = *s++;
-	dst[l] = '\0';
-}
+static void put(const char *s) { sc_sigsafe_write(fl.err_fd, s); }
 
 static const char *sig_name(int sig)
 {
@@ -165,7 +142,7 @@ static const char *sig_text(int sig, char *buf)
 	if (s)
 		return s;
 	strcpy(buf, "signal ");
-	num(buf + 7, sig);
+	sc_sigsafe_num(buf + 7, sig);
 	return buf;
 }
 
@@ -221,19 +198,6 @@ static void tell(const char *msg, int with_case)
 	}
 }
 
-static void wr(int fd, const char *s)
-{
-	ssize_t w = write(fd, s, strlen(s));
-	(void)w;
-}
-
-static void wnum(int fd, long v)
-{
-	char b[24];
-	num(b, v);
-	wr(fd, b);
-}
-
 /* junit.xml of the results so far: counts, then the testcases. */
 static void emit_junit(const char *status, const char *reason)
 {
@@ -245,24 +209,24 @@ static void emit_junit(const char *status, const char *reason)
 		return;
 	const int n = fl.junit.slot[i].n, f = fl.junit.slot[i].fails, er = fl.junit.slot[i].errors;
 	for (int k = 0; k < 2; k++) {
-		wr(fd, k ? "  <testsuite name=\"" : "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"");
-		wr(fd, k ? fl.jname : "shardcheck");
-		wr(fd, "\" tests=\"");
-		wnum(fd, n);
-		wr(fd, "\" failures=\"");
-		wnum(fd, f);
-		wr(fd, "\" errors=\"");
-		wnum(fd, er);
-		wr(fd, "\">\n");
+		sc_sigsafe_write(fd, k ? "  <testsuite name=\"" : "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"");
+		sc_sigsafe_write(fd, k ? fl.jname : "shardcheck");
+		sc_sigsafe_write(fd, "\" tests=\"");
+		sc_sigsafe_write_num(fd, n);
+		sc_sigsafe_write(fd, "\" failures=\"");
+		sc_sigsafe_write_num(fd, f);
+		sc_sigsafe_write(fd, "\" errors=\"");
+		sc_sigsafe_write_num(fd, er);
+		sc_sigsafe_write(fd, "\">\n");
 	}
-	wr(fd, "    <properties><property name=\"status\" value=\"");
-	wr(fd, status);
-	wr(fd, "\"/><property name=\"reason\" value=\"");
-	wr(fd, reason);
-	wr(fd, "\"/></properties>\n");
+	sc_sigsafe_write(fd, "    <properties><property name=\"status\" value=\"");
+	sc_sigsafe_write(fd, status);
+	sc_sigsafe_write(fd, "\"/><property name=\"reason\" value=\"");
+	sc_sigsafe_write(fd, reason);
+	sc_sigsafe_write(fd, "\"/></properties>\n");
 	ssize_t w = write(fd, fl.junit.slot[i].p, fl.junit.slot[i].len);
 	(void)w;
-	wr(fd, "  </testsuite>\n</testsuites>\n");
+	sc_sigsafe_write(fd, "  </testsuite>\n</testsuites>\n");
 	close(fd);
 	rename(fl.jtmp, fl.jpath);
 }
@@ -303,8 +267,8 @@ static void kill_kids(void)
 static void set_reason(int sig)
 {
 	fl.reason[0] = '\0';
-	cat(fl.reason, sizeof fl.reason, "interrupted by ");
-	cat(fl.reason, sizeof fl.reason, sig_name(sig) ? sig_name(sig) : "a signal");
+	sc_sigsafe_cat(fl.reason, sizeof fl.reason, "interrupted by ");
+	sc_sigsafe_cat(fl.reason, sizeof fl.reason, sig_name(sig) ? sig_name(sig) : "a signal");
 }
 
 /* Stage 2: the run did not stop in time. */
@@ -347,8 +311,8 @@ static void last_resort(const char *why)
 static int alive(pid_t pid)
 {
 	char p[64] = "/proc/", st[256];
-	num(p + 6, pid);
-	cat(p, sizeof p, "/stat");
+	sc_sigsafe_num(p + 6, pid);
+	sc_sigsafe_cat(p, sizeof p, "/stat");
 	if (sc_fs_read_small(p, st, sizeof st) <= 0)
 		return 0;
 	const char *rp = strrchr(st, ')'); /* "pid (comm) S ..." */
@@ -360,10 +324,10 @@ static int keeper_word(int k, int *psig)
 {
 	char p[1100];
 	p[0] = '\0';
-	cat(p, sizeof p, fl.ends);
+	sc_sigsafe_cat(p, sizeof p, fl.ends);
 	char r[24];
-	num(r, k);
-	cat(p, sizeof p, r);
+	sc_sigsafe_num(r, k);
+	sc_sigsafe_cat(p, sizeof p, r);
 	char b[64];
 	if (sc_fs_read_small(p, b, sizeof b) < 0)
 		return 0;
@@ -427,18 +391,18 @@ static void ranks_end(int sig)
 	const int k = peer_ended(&psig);
 	if (k >= 0) {
 		char r[24], sb[24], what[128] = "rank ";
-		num(r, k);
-		cat(what, sizeof what, r);
-		cat(what, sizeof what, " ended first (");
+		sc_sigsafe_num(r, k);
+		sc_sigsafe_cat(what, sizeof what, r);
+		sc_sigsafe_cat(what, sizeof what, " ended first (");
 		if (psig) {
-			cat(what, sizeof what, "killed by ");
-			cat(what, sizeof what, sig_text(psig, sb));
+			sc_sigsafe_cat(what, sizeof what, "killed by ");
+			sc_sigsafe_cat(what, sizeof what, sig_text(psig, sb));
 			if (psig == SIGKILL)
-				cat(what, sizeof what, ": the OOM killer, or kill -9");
+				sc_sigsafe_cat(what, sizeof what, ": the OOM killer, or kill -9");
 		} else {
-			cat(what, sizeof what, "killed, signal unknown");
+			sc_sigsafe_cat(what, sizeof what, "killed, signal unknown");
 		}
-		cat(what, sizeof what, ")");
+		sc_sigsafe_cat(what, sizeof what, ")");
 		save(what, "");
 		if (fl.leader || (k == 0 && fl.rank == 1)) { /* the leader, or rank 1 when the leader died */
 			emit_report("aborted", what);
@@ -468,10 +432,10 @@ static void on_alarm(int sig)
 	}
 	if (fl.sig) {
 		char s[24];
-		num(s, GRACE_S);
+		sc_sigsafe_num(s, GRACE_S);
 		char why[96] = "the case in flight did not end within ";
-		cat(why, sizeof why, s);
-		cat(why, sizeof why, " s of it");
+		sc_sigsafe_cat(why, sizeof why, s);
+		sc_sigsafe_cat(why, sizeof why, " s of it");
 		last_resort(why);
 	}
 	save("aborted: the case ran longer than --timeout (a rank hung)", "");
@@ -487,9 +451,9 @@ static void on_crash(int sig)
 		return;
 	}
 	char r[24], who[64] = "rank ";
-	num(r, fl.rank);
-	cat(who, sizeof who, r);
-	cat(who, sizeof who, " crashed: ");
+	sc_sigsafe_num(r, fl.rank);
+	sc_sigsafe_cat(who, sizeof who, r);
+	sc_sigsafe_cat(who, sizeof who, " crashed: ");
 	save(who, sig_name(sig));
 	put("\nshardcheck: aborting: the running case crashed rank ");
 	put(r);
@@ -525,6 +489,96 @@ static void on_term(int sig)
 	if ((double)(now.tv_sec - fl.sig_at.tv_sec) + 1e-9 * (double)(now.tv_nsec - fl.sig_at.tv_nsec) < SAME_SIGNAL_S)
 		return;
 	last_resort("a second signal came before the run had stopped");
+}
+
+/* A signal that a process the code under test started sent (where
+ * sandboxed children have no pid namespace: sc_sigfrom): dropped, and
+ * said; 0 for any other. */
+static int dropped(int sig, const siginfo_t *si)
+{
+	static volatile sig_atomic_t said[65]; /* the first of each signal is said */
+	if (role() == FOREIGN || !sc_sigfrom_contained(si))
+		return 0;
+	if (sig <= 0 || sig >= 65 || said[sig])
+		return 1;
+	said[sig] = 1;
+	char n[24];
+	put("shardcheck: ignored ");
+	if (sig_name(sig))
+		put(sig_name(sig));
+	else {
+		sc_sigsafe_num(n, sig);
+		put("signal ");
+		put(n);
+	}
+	sc_sigsafe_num(n, (long)si->si_pid);
+	put(" from process ");
+	put(n);
+	put(", which the code under test started (and every later one)\n");
+	return 1;
+}
+
+static void on_term_from(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (!dropped(sig, si))
+		on_term(sig);
+}
+
+static void on_alarm_from(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (!dropped(sig, si))
+		on_alarm(sig);
+}
+
+static void on_crash_from(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (!dropped(sig, si)) {
+		on_crash(sig);
+		return;
+	}
+	struct sigaction sa; /* SA_RESETHAND reset it: set again */
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_crash_from;
+	sa.sa_flags = SA_RESETHAND | SA_SIGINFO;
+	sigaction(sig, &sa, NULL);
+}
+
+/* Every other signal that ends or stops a process by default: what the
+ * default does, unless dropped. */
+static void on_other(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (dropped(sig, si))
+		return;
+	if (sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) {
+		sc_watchdog_pausing(1);
+		kill(getpid(), SIGSTOP);
+		sc_watchdog_pausing(0);
+	}
+	else
+		die_of(sig); /* delivered, by default, once this handler returns */
+}
+
+/* The signals on_other watches, where their action is the default one. */
+static void watch_others(void)
+{
+	static const int others[] = {SIGQUIT, SIGUSR1, SIGUSR2, SIGTSTP, SIGTTIN, SIGTTOU, SIGVTALRM, SIGPROF,
+				     SIGXCPU, SIGXFSZ, SIGIO,	SIGPWR,	 SIGTRAP, SIGSYS,  SIGSTKFLT,
+				     /* until sc_inflight_arm's own handlers */
+				     SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sigemptyset(&sa.sa_mask);
+	sa.sa_sigaction = on_other;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
+		struct sigaction old;
+		if (sigaction(others[i], NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
+			sigaction(others[i], &sa, NULL);
+	}
 }
 
 static void format_case(struct sc_target *t, const struct sc_property *p, const struct sc_case *c)
@@ -587,7 +641,8 @@ void sc_inflight_watch(struct sc_cli *c, struct sc_backend *be)
 	sigaddset(&sa.sa_mask, SIGINT);
 	sigaddset(&sa.sa_mask, SIGHUP);
 	sigaddset(&sa.sa_mask, SIGALRM);
-	sa.sa_handler = on_term;
+	sa.sa_sigaction = on_term_from;
+	sa.sa_flags = SA_SIGINFO;
 	static const int enders[] = {SIGTERM, SIGINT, SIGHUP};
 	for (size_t i = 0; i < sizeof enders / sizeof enders[0]; i++) {
 		struct sigaction old;
@@ -597,8 +652,9 @@ void sc_inflight_watch(struct sc_cli *c, struct sc_backend *be)
 			continue;
 		sigaction(enders[i], &sa, NULL);
 	}
-	sa.sa_handler = on_alarm;
+	sa.sa_sigaction = on_alarm_from;
 	sigaction(SIGALRM, &sa, NULL);
+	watch_others();
 	c->co.on_case = on_case;
 	c->co.on_case_ctx = NULL;
 	if (!fl.immediate)
@@ -643,8 +699,8 @@ void sc_inflight_arm(struct sc_cli *c, struct sc_backend *be)
 	}
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_crash;
-	sa.sa_flags = SA_RESETHAND;
+	sa.sa_sigaction = on_crash_from;
+	sa.sa_flags = SA_RESETHAND | SA_SIGINFO;
 	static const int crash[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 	for (size_t i = 0; i < sizeof crash / sizeof crash[0]; i++)
 		sigaction(crash[i], &sa, NULL);

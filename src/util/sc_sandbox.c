@@ -33,6 +33,7 @@
 #include "sc_handoff.h"
 #include "sc_fs.h"
 #include "sc_userns.h"
+#include "sc_watchdog.h"
 
 /* Written by the child, read by the parent after it ended. */
 struct page {
@@ -119,6 +120,7 @@ static size_t peak_mapped(void)
 static void child_setup(struct page *pg, const struct sc_sandbox_opts *o)
 {
 	setsid();
+	sc_watchdog_forget();
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGALRM, SIGPIPE, SIGCHLD};
 	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
@@ -361,6 +363,8 @@ static enum sc_status spawn(struct page *pg, const struct sc_sandbox_opts *o, vo
 		*ns = NS_RELAY;
 		return SC_OK;
 	}
+	if (!use_ns)
+		sc_watchdog_start(); /* the code can name this process: SIGSTOP is undone */
 	pid_t p = fork();
 	const int err = errno;
 	if (use_ns && p != 0 && setns(here.ns_fd, CLONE_NEWPID) != 0) {
