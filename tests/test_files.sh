@@ -83,6 +83,28 @@ expect_rc 0 "fuzz --jobs 2 over a corpus with a FIFO" T fuzz --time 3 --jobs 2 -
 	--findings "$tmp/f" "$tmp/c"
 expect_grep "$tmp/c/fifo.sc: not a regular file (a FIFO); skipped" "$tmp/err" "fuzz --jobs: FIFO on stderr"
 expect_grep '"status": "complete"' "$tmp/rep2/report.json" "fuzz --jobs: report.json finished"
+# --time bounds the findings' replay too: after a finding that hangs
+# (--timeout 2) the 1 s are spent, and the next one is not replayed: an
+# error that names it (exit 2), neither a pass nor a run past --time
+faulty=$(dirname "$sc")/examples/libfaulty.so
+if [ -f "$faulty" ]; then
+	mkdir -p "$tmp/fh"
+	for k in a b; do
+		printf 'shardcheck-case 1\ntarget %s:hang\nproperty semantics\nbackend sim\nworld 1\nsizes s=1 b=2 h=1 d=1\ndtype i32\nseed 0\n' \
+			"$faulty" >"$tmp/fh/$k-hang.case"
+	done
+	start=$(date +%s)
+	expect_rc 2 "fuzz --time 1 after a finding that hangs" T fuzz --time 1 --timeout 2 --seed 1 --report "$tmp/rep3" \
+		--findings "$tmp/fh" builtin:all_gather
+	took=$(($(date +%s) - start))
+	[ "$took" -lt 15 ] && ok || bad "fuzz --time 1 with hanging findings took ${took}s"
+	expect_grep "^STILL $tmp/fh/a-hang.case" "$tmp/out" "fuzz: the first hanging finding replayed"
+	expect_grep "^ERROR $tmp/fh/b-hang.case replay: not replayed: the --time budget of 1 s ran out" "$tmp/out" \
+		"fuzz: the finding past --time named"
+	expect_grep "not replayed: the --time budget" "$tmp/rep3/report.json" "fuzz: the finding past --time in the report"
+else
+	echo "files: fuzz --time with hanging findings skipped ($faulty not built)"
+fi
 
 # floating-point options: NaN, infinities and overflow refused, naming the flag
 for v in nan NAN inf -inf infinity 1e999 -1 0 '' 1e999h 5x; do

@@ -175,7 +175,7 @@ static int fuzz_finish(struct fuzz_run *f, struct sc_result *res, int nres, int 
 		cases += r->cases;
 		stale += r->stale;
 		if (r->stale) {
-		} else if (r->tgt->has_case) {
+		} else if (r->tgt && r->tgt->has_case) {
 			still += r->verdict == SC_V_FAIL;
 			fixed += r->verdict == SC_V_PASS;
 		} else if (r->verdict == SC_V_FAIL) {

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sc_clock.h"
 #include "sc_sandbox.h"
 
 /* What the workers hand back: per worker, a count and cap results. */
@@ -75,10 +76,14 @@ enum sc_status sc_fuzz_jobs(struct sc_ctx *ctx, struct sc_target *t, int nt, con
 		return SC_ERR(e, SC_E_USAGE, "--jobs needs 1..256");
 	if (!o->sigs)
 		return SC_ERR(e, SC_E_INTERNAL, "parallel jobs need a shared table of failures (o->sigs)");
-	struct sc_fuzz_opts r0 = *o;
-	r0.seconds = 0;
+	struct sc_fuzz_opts r0 = *o, jo = *o;
+	r0.replay_only = 1; /* the findings first, here, within --time */
 	int nrep = 0;
+	const double t0 = sc_clock_now();
 	SC_CHECK(sc_fuzz_campaign(ctx, t, nt, &r0, res, cap, &nrep, e));
+	jo.seconds = o->seconds - (sc_clock_now() - t0); /* the jobs get what the replay left */
+	if (jo.seconds < 0)
+		jo.seconds = 0;
 	const size_t bytes = sizeof(struct handback) + sizeof(struct sc_result) * (size_t)cap * (size_t)jobs;
 	struct handback *hb = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (hb == MAP_FAILED)
@@ -88,7 +93,7 @@ enum sc_status sc_fuzz_jobs(struct sc_ctx *ctx, struct sc_target *t, int nt, con
 	for (int j = 0; j < jobs; j++) {
 		pids[j] = fork();
 		if (pids[j] == 0)
-			worker(ctx, t, nt, o, j, hb, cap);
+			worker(ctx, t, nt, &jo, j, hb, cap);
 		SC_LOG(FUZZ, "job %d: pid %ld, seed %llu", j + 1, (long)pids[j], (unsigned long long)(o->co.seed + (uint64_t)j + 1));
 	}
 	for (int j = 0; j < jobs; j++) {

@@ -131,9 +131,23 @@ static void emit(const struct sc_fuzz_opts *o, struct sc_fuzz_event ev)
 
 /* One earlier finding: still failing, fixed, or stale (it cannot be
  * loaded any more: its spec was renamed, the file is garbled, ...). */
-static void replay_one(struct sc_ctx *ctx, const struct sc_fuzz_opts *o, const char *path, struct sc_result *r,
-		       struct sc_fuzz_sigs *sigs)
+static void replay_one(struct sc_ctx *ctx, const struct sc_fuzz_opts *o, double t0, const char *path,
+		       struct sc_result *r, struct sc_fuzz_sigs *sigs)
 {
+	if (sc_clock_now() - t0 >= o->seconds) { /* --time bounds the run: not a pass, an error (exit 2) */
+		memset(r, 0, sizeof *r);
+		snprintf(r->target, sizeof r->target, "%.500s", path);
+		r->property = "replay";
+		r->verdict = SC_V_ERROR;
+		r->expected = -1;
+		snprintf(r->error, sizeof r->error,
+			 "not replayed: the --time budget of %g s ran out before it (raise --time, or replay it "
+			 "with shardcheck repro)",
+			 o->seconds);
+		snprintf(r->case_file, sizeof r->case_file, "%.590s", path);
+		emit(o, (struct sc_fuzz_event){.kind = SC_FZ_ERROR, .res = r, .case_file = path});
+		return;
+	}
 	struct sc_target *t = calloc(1, sizeof *t);
 	struct sc_err e;
 	memset(r, 0, sizeof *r);
@@ -166,7 +180,7 @@ static void replay_one(struct sc_ctx *ctx, const struct sc_fuzz_opts *o, const c
 }
 
 /* Earlier findings first, every one of them, in name order. */
-static enum sc_status replay_findings(struct sc_ctx *ctx, const struct sc_fuzz_opts *o, struct sc_result *res,
+static enum sc_status replay_findings(struct sc_ctx *ctx, const struct sc_fuzz_opts *o, double t0, struct sc_result *res,
 				      int cap, int *nres, struct sc_fuzz_sigs *sigs, struct sc_err *e)
 {
 	DIR *d = o->findings_dir ? opendir(o->findings_dir) : NULL;
@@ -202,7 +216,7 @@ static enum sc_status replay_findings(struct sc_ctx *ctx, const struct sc_fuzz_o
 		if (st == SC_OK && !(o->stop && *o->stop)) {
 			char path[2048];
 			snprintf(path, sizeof path, "%s/%s", o->findings_dir, names[i]);
-			replay_one(ctx, o, path, &res[(*nres)++], sigs);
+			replay_one(ctx, o, t0, path, &res[(*nres)++], sigs);
 		}
 		free(names[i]);
 	}
@@ -286,7 +300,9 @@ enum sc_status sc_fuzz_campaign(struct sc_ctx *ctx, struct sc_target *t, int nt,
 	if (o->slice <= 0)
 		slice = slice < 0.02 ? 0.02 : slice > 0.5 ? 0.5 : slice;
 	enum sc_status st = SC_OK;
-	if (!o->no_replay && (st = replay_findings(ctx, o, res, cap, nres, sigs, e)) != SC_OK)
+	if (!o->no_replay && (st = replay_findings(ctx, o, t0, res, cap, nres, sigs, e)) != SC_OK)
+		goto done;
+	if (o->replay_only)
 		goto done;
 	long cases = 0, failures = 0;
 	double last = sc_clock_now();

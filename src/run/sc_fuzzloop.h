@@ -50,7 +50,8 @@ struct sc_fuzz_event {
 
 struct sc_fuzz_opts {
 	struct sc_check_opts co;    /* generation options and run seed */
-	double seconds;             /* total budget */
+	double seconds;             /* total budget (the findings' replay included) */
+	int replay_only;            /* the findings replayed, nothing fuzzed */
 	double slice;               /* per (target, property) turn; 0: 0.5 s */
 	double progress_every;      /* seconds between PROGRESS events; 0: 10 */
 	const char *backend;

@@ -363,8 +363,8 @@ static enum sc_status spawn(struct page *pg, const struct sc_sandbox_opts *o, vo
 		*ns = NS_RELAY;
 		return SC_OK;
 	}
-	if (!use_ns)
-		sc_watchdog_start(); /* the code can name this process: SIGSTOP is undone */
+	if (!use_ns && !child_page) /* the code can name shardcheck's pid: SIGSTOP is undone */
+		sc_watchdog_start();
 	pid_t p = fork();
 	const int err = errno;
 	if (use_ns && p != 0 && setns(here.ns_fd, CLONE_NEWPID) != 0) {
