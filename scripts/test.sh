@@ -12,6 +12,15 @@ if ! /usr/bin/python3 -c "import torch, numpy, pytest, ensurepip, setuptools, wh
 	export SC_OPTIONAL_PACKAGES="python3-torch python3-numpy python3-pytest python3-venv python3-setuptools python3-wheel"
 fi
 scripts/setup.sh default
+# a current torch 2.x beside Debian's 1.13 for the torch2 suite
+# (SC_TORCH2=1: made from PyPI when missing, about 5 GB; else skipped)
+if [ "${SC_TORCH2:-0}" = 1 ]; then
+	if py=$(scripts/torch2-venv.sh 2>>build/logs/setup.log); then
+		export SC_TORCH2_PYTHON=$py
+	else
+		echo "test: torch 2.x could not be installed (build/logs/setup.log): the torch2 suite is skipped" >&2
+	fi
+fi
 n=$(ctest --preset default -N | sed -n 's/^Total Tests: //p')
 echo "test: running ${n:-all} suites on $(nproc) cores; about 5 minutes on 2 cores, the longest (trace, docs) 1 to 2 minutes each" >&2
 ctest --preset default -j"$(nproc)"

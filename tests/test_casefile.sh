@@ -189,5 +189,21 @@ gc "g=2 n=3 v=2 N=1:2:0" >"$tmp/mlong.case";                            refuse m
 gc "g=2 n=4 v=2 N=1:2" >"$tmp/msum.case";                               refuse msum 6 "n is 4, but its micro-batches N hold 3 rows"
 gc "g=2 n=9 v=2 N=0:9" >"$tmp/mrange.case";                             refuse mrange 6 "N\(0\) = 0 outside 1..8"
 
+# a torch version: refused when unknown; a case found under --torch keeps
+# its rules (its `torch` line), and --torch over it changes them again
+edit '$a torch 1.2' >"$tmp/torch-old.case"; refuse torch-old 9 "older than the oldest version"
+edit '$a torch x' >"$tmp/torch-bad.case"; refuse torch-bad 9 "a torch version is MAJOR.MINOR"
+printf 'dims a b\ninput replicate\noutput replicate\nnarrow 1 0 0\npad 0 0 1\n' >"$tmp/padempty.sc"
+"$sc" check "$tmp/padempty.sc" --torch 2.9 --property semantics --cases 5 --report "$tmp/tr" >"$tmp/tr.out" 2>&1
+tc=$tmp/tr/failures/tmp-padempty-semantics.case
+[ -f "$tc" ] || tc=$(ls "$tmp"/tr/failures/*semantics.case 2>/dev/null | head -1)
+if [ -n "$tc" ] && grep -q '^torch 2.9$' "$tc"; then ok; else bad "torch: the case file has no 'torch 2.9' line"; fi
+grep -q '^torch 2.9 rules: pad-empty as before 2.10$' "$tmp/tr.out" && ok || bad "torch: the header does not name the rules"
+grep -q -- '"torch": "2.9"' "$tmp/tr/report.json" && ok || bad "torch: report.json has no \"torch\": \"2.9\""
+"$sc" repro "$tc" >"$tmp/trr.out" 2>&1
+grep -q "resulted in a negative output size" "$tmp/trr.out" && ok || bad "torch: repro did not follow the case's torch 2.9 rules"
+"$sc" repro "$tc" --torch 2.10 >"$tmp/trn.out" 2>&1
+grep -q "resulted in a negative output size" "$tmp/trn.out" && bad "torch: repro --torch 2.10 kept the old rule" || ok
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

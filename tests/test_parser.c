@@ -86,6 +86,11 @@ static const struct {
 	{OK_HDR "pipeline\n", "4:1", "expected a pipeline name"},
 	{OK_HDR "world\n", "4:6", "expected a world-size symbol"},
 	{OK_HDR "expect fail\nexpect pass\n", "5:1", "duplicate 'expect'"},
+	/* torch versions (sc_torch) */
+	{OK_HDR "torch 2.5\ntorch 2.6\n", "5:1", "duplicate 'torch' declaration"},
+	{OK_HDR "torch 1.2\n", "4:7", "older than the oldest version whose rules are known (1.13)"},
+	{OK_HDR "torch two\n", "4:7", "expected a torch version after 'torch'"},
+	{OK_HDR "torch 2.x\n", "4:7", "malformed number"},
 	{OK_HDR "unsqueeze 100\n", "4:11", "out of range"},
 	/* numbers and compute constants */
 	{C_HDR "y = scale x 0.5x\n", "7:13", "malformed number '0.5x'"},

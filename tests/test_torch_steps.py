@@ -108,13 +108,18 @@ def eval_dump(sc, spec_text, world, sizes, names, out, result="output"):
         if f.endswith(".npy"):
             os.remove(os.path.join(out, f))
     r = subprocess.run([sc, "eval", spec, "--world", str(world), "--sizes", arg, "--seed", "7",
-                        "--dump", out], capture_output=True, text=True)
+                        "--torch", TORCH_RULES, "--dump", out], capture_output=True, text=True)
     if r.returncode not in (0, 1) or not os.path.exists(os.path.join(out, "rank0.input.npy")):
         raise SystemExit(f"eval failed ({r.returncode}):\n{spec_text}{r.stdout}{r.stderr}")
     ins = [torch.from_numpy(np.load(os.path.join(out, f"rank{k}.input.npy"))) for k in range(world)]
     if not os.path.exists(os.path.join(out, f"rank0.{result}.npy")):
         return ins, None, r.stdout
     return ins, [torch.from_numpy(np.load(os.path.join(out, f"rank{k}.{result}.npy"))) for k in range(world)], ""
+
+
+# shardcheck follows the rules of the torch it is compared with where
+# versions differ (docs/language.md, "Torch versions")
+TORCH_RULES = ".".join(torch.__version__.split("+")[0].split(".")[:2])
 
 
 def torch_runs(ins, run):

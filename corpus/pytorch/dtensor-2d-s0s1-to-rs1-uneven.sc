@@ -30,12 +30,20 @@
 # a run on gloo ranks (D=2 T=2 a=1 b=1). torch 2.4.0 does
 # not fail there: its _gen_transform_infos decomposed Shard(1)->Shard(1) on
 # mesh dim 1 into Shard(1)->Replicate->Shard(1) and gathered dim 1 first.
+# Real torch 2.9.1 (git 5811a8d7da87, the same _to_replicate_tensor at
+# placement_types.py L229-262) on gloo ranks, D=2 T=2: rank 3 raises in
+# _to_replicate_tensor (L248) -> pad_tensor -> F.pad at a=1 b=1 and a=3 b=1;
+# every other (a <= 3, b <= 2) is equal to torch.chunk(X, 2, 1)[tp].
+# The failure is F.pad's (aten constant_pad_nd's) rule up to torch 2.9; from
+# 2.10 F.pad pads an empty tensor (docs/language.md, "Torch versions"), so
+# the spec names the version it transcribes.
 pipeline dtensor-2d-s0s1-to-rs1-uneven
 mesh dp=D tp=T
 dims a b
 input dp:shard a chunk tp:shard b chunk
 output tp:shard b chunk
 expect fail
+torch 2.5                         # the version transcribed: F.pad's pad-empty rule of torch 2.9 and older
 pad 0 0 cdiv(a,D)-size(0)         # pad_tensor(local_tensor, 0, full_chunk_size - local_shape[0]) (F.pad [0, 0, 0, pad])
 contiguous                        # if not local_tensor.is_contiguous()
 all_gather_into_tensor group=dp   # funcol.all_gather_tensor(local_tensor, gather_dim=0, group=(mesh, 0))

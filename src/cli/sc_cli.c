@@ -25,6 +25,7 @@
 #include "sc_plugin.h"
 #include "sc_sanitize.h"
 #include "sc_sandbox.h"
+#include "sc_torch.h"
 
 int sc_cli_die(const char *fmt, const char *arg)
 {
@@ -335,6 +336,12 @@ static int set_case_memory(struct sc_cli *c, const char *val)
 		return sc_cli_die("--case-memory needs MiB in 1..2^30, got '%s'", val);
 	c->case_memory = (size_t)u << 20;
 	return 0;
+}
+
+static int set_torch(struct sc_cli *c, const char *val)
+{
+	char why[160];
+	return sc_torch_parse(val, &c->torch, why, sizeof why) != 0 ? sc_cli_die("--torch: %s", why) : 0;
 }
 
 /* SIZE: bytes with an optional K, M, G or T suffix (powers of 1024). */
@@ -702,6 +709,8 @@ int sc_cli_load_targets(struct sc_cli *c, struct sc_target *t, int *nt, FILE *lo
 			return 2;
 		}
 	}
+	for (int k = 0; c->torch && k < n; k++) /* --torch: over every spec's own line */
+		sc_target_set_torch(&t[k], c->torch);
 	*nt = n;
 	return 0;
 }

@@ -53,6 +53,7 @@ struct sc_cli {
 	int quiet, verbose, seed_given, world, jobs;
 	double timeout, total;
 	size_t case_memory; /* bytes per case (every rank's buffers); 0: 4 GiB */
+	int torch;          /* --torch: the version whose rules every spec follows (sc_torch); 0: each spec's */
 	size_t plugin_memory; /* address space a plugin's child may add; 0: none */
 	int plugin_memory_set;
 	const char *corpus;

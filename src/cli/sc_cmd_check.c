@@ -23,6 +23,7 @@
 #include "sc_report.h"
 #include "sc_sandbox.h"
 #include "sc_sanitize.h"
+#include "sc_torch.h"
 
 /* A run: its options, backend, targets, results and tallies. */
 struct run {
@@ -282,7 +283,7 @@ static void ready_report(struct run *r)
 	if (!r->c.report_dir || !sc_backend_leader(r->be))
 		return;
 	const struct sc_report_meta meta = {SC_VERSION, r->c.co.seed, r->c.backend, r->argc, r->argv, NULL, NULL,
-					    r->fewer[0] ? r->fewer : NULL};
+					    r->fewer[0] ? r->fewer : NULL, r->c.torch};
 	sc_inflight_report(&meta, r->res, r->nres);
 }
 
@@ -516,6 +517,11 @@ static void header(struct run *r)
 			SC_VERSION, (unsigned long long)c->co.seed, c->backend, r->nt, r->nt == 1 ? "" : "s",
 			sc_gen_world_text(&c->co.gen, ws, sizeof ws), c->co.cases ? c->co.cases : 1000L);
 	}
+	if (c->torch) { /* rules other than the newest: said */
+		char rules[512];
+		sc_torch_describe(c->torch, rules, sizeof rules);
+		fprintf(r->out, "%s\n", rules);
+	}
 	if (r->fewer[0] && sc_backend_leader(r->be))
 		fprintf(r->out, "note: %s\n", r->fewer);
 	if (r->gate && sc_backend_leader(r->be))
@@ -661,7 +667,7 @@ static int finish(struct run *r, int full_argc, char **full_argv)
 		(unsigned long long)c->co.seed);
 	struct sc_report_meta meta = {SC_VERSION, c->co.seed, c->backend, full_argc, full_argv,
 				      sig ? "interrupted" : r->not_run ? "out of time" : NULL,
-				      sig ? sc_inflight_reason() : NULL, r->fewer[0] ? r->fewer : NULL};
+				      sig ? sc_inflight_reason() : NULL, r->fewer[0] ? r->fewer : NULL, c->torch};
 	if (c->report_dir && sc_backend_leader(r->be)) {
 		if (sc_report_write(c->report_dir, &meta, r->res, r->nres, &e) != SC_OK) {
 			fprintf(stderr, "shardcheck: %s\n", e.msg);

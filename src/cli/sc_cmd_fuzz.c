@@ -204,7 +204,7 @@ static int fuzz_finish(struct fuzz_run *f, struct sc_result *res, int nres, int 
 	const int sig = sc_inflight_signal();
 	sc_inflight_stopped();
 	struct sc_report_meta meta = {SC_VERSION, c->co.seed, c->backend, full_argc, full_argv,
-				      sig ? "interrupted" : "complete", sig ? sc_inflight_reason() : NULL, NULL};
+				      sig ? "interrupted" : "complete", sig ? sc_inflight_reason() : NULL, NULL, c->torch};
 	int code = sig || errors ? 2 : (newf || still) ? 1 : 0;
 	struct sc_err e;
 	if (sc_backend_leader(f->be)) {
@@ -265,7 +265,7 @@ static int fuzz_main(int argc, char **argv, int full_argc, char **full_argv)
 	struct sc_err e;
 	/* a report that says it is incomplete until the run ends: a run killed
 	 * (even by kill -9) leaves no report that looks current */
-	struct sc_report_meta running = {SC_VERSION, c->co.seed, c->backend, full_argc, full_argv, "running", NULL, NULL};
+	struct sc_report_meta running = {SC_VERSION, c->co.seed, c->backend, full_argc, full_argv, "running", NULL, NULL, c->torch};
 	if (sc_backend_leader(f.be) && sc_report_write(f.report, &running, res, 0, &e) != SC_OK)
 		printf("WARN  %s\n", e.msg);
 	sc_inflight_report(&running, res, 0); /* what a signal's last resort writes */

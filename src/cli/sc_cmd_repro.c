@@ -189,6 +189,8 @@ static int repro_main(int argc, char **argv, int full_argc, char **full_argv)
 		fprintf(stderr, "%s\n", e.msg);
 		return 2;
 	}
+	if (c.torch) /* over the case file's torch line */
+		sc_target_set_torch(&t, c.torch);
 	const char *bname = c.backend ? c.backend : t.fixed_backend;
 	struct sc_backend *be;
 	if (t.plugin)

@@ -263,6 +263,7 @@ struct sc_spec {
 	int nconds;
 	struct sc_cond conds[SC_MAX_CONDS];
 	int expect; /* -1 none, 0 pass, 1 fail */
+	int torch;  /* the torch version whose rules the steps follow (sc_torch); 0: the default */
 	struct sc_sizehint hint[SC_MAX_DIMS];
 	int nsteps;
 	int nnodes;

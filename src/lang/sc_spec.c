@@ -17,6 +17,7 @@
 #include "sc_expr.h"
 #include "sc_program.h"
 #include "sc_step.h"
+#include "sc_torch.h"
 
 /* The parse state of a whole spec: the line parser and what the
  * declarations seen so far imply. */
@@ -325,6 +326,8 @@ static enum sc_status decl_expect(struct spec_parse *q, const struct sc_tok *kw)
 	return sc_lex_end(p);
 }
 
+static enum sc_status decl_torch(struct spec_parse *q, const struct sc_tok *kw) { return sc_torch_decl(&q->p, kw); }
+
 /* `=LO..HI` after NAME (the cursor on NAME) into h. */
 static enum sc_status size_range(struct sc_parse *p, const struct sc_tok *t, struct sc_sizehint *h)
 {
@@ -383,7 +386,7 @@ static const struct {
 	{"tensor", decl_tensor},     {"output", decl_place},    {"dtypes", decl_dtypes},
 	{"input", decl_place},       {"require", decl_require}, {"expect", decl_expect},
 	{"sizes", decl_sizes},       {"counts", decl_counts},   {"mesh", decl_mesh},
-	{"microbatches", decl_micro},
+	{"microbatches", decl_micro}, {"torch", decl_torch},
 };
 
 /* ---- lines ---- */

@@ -8,6 +8,7 @@
 
 #include "sc_expr.h"
 #include "sc_interp.h"
+#include "sc_torch.h"
 #include "sc_lex.h"
 #include "sc_step.h"
 
@@ -303,10 +304,12 @@ static enum sc_status exec_pad(struct sc_exec *x, const struct sc_spec *s, const
 		if (n < 0)
 			return sc_interp_fail(e, st, "on rank %d: The input size %lld, plus negative padding %lld and %lld resulted in a negative output size, which is invalid. Check dimension %d of your input.",
 					      x->first + r, (long long)L, (long long)before, (long long)after, d);
-		/* F.pad's list covers dims d..ndim-1; with a positive width ATen's
-		 * constant_pad_nd requires every covered dim to come out non-empty
-		 * (torch 1.13 to 2.5: DTensor's pad_tensor on an empty shard) */
-		for (int k = d; (before > 0 || after > 0) && k < x->t[r].ndim; k++)
+		/* F.pad's list covers dims d..ndim-1; with a positive width, older
+		 * ATen constant_pad_nd requires every covered dim to come out
+		 * non-empty (sc_torch: pad-empty; DTensor's pad_tensor on an empty
+		 * shard) */
+		const int old_rule = !sc_torch_new(s->torch, SC_TORCH_PAD_EMPTY);
+		for (int k = d; old_rule && (before > 0 || after > 0) && k < x->t[r].ndim; k++)
 			if ((k == d ? n : x->t[r].shape[k]) <= 0)
 				return sc_interp_fail(e, st, "on rank %d: The input size %lld, plus negative padding %lld and %lld resulted in a negative output size, which is invalid. Check dimension %d of your input.",
 						      x->first + r, (long long)x->t[r].shape[k], k == d ? (long long)before : 0LL,

@@ -16,6 +16,7 @@
 #include "sc_backend.h"
 #include "sc_builtin.h"
 #include "sc_fs.h"
+#include "sc_torch.h"
 #include "sc_gen.h"
 #include "sc_str.h"
 #include "sc_plugin.h"
@@ -76,6 +77,10 @@ enum sc_status sc_casefile_format_after(struct sc_target *t, const char *propert
 	if (np)
 		sc_str_printf(&b, " ndims=%d\n", c->ndims);
 	sc_str_printf(&b, "dtype %s\nseed %llu\n", sc_dtype_name(c->dtype), (unsigned long long)c->seed);
+	if (t->torch) { /* the rules it ran under, where --torch chose them */
+		sc_torch_text(t->torch, tmp, sizeof tmp);
+		sc_str_printf(&b, "torch %s\n", tmp);
+	}
 	if (expect >= 0)
 		sc_str_printf(&b, "expect %s\n", expect ? "fail" : "pass");
 	const char *text = sc_str_cstr(&b);
@@ -181,15 +186,15 @@ static char *trim(char *s)
 /* The keys of a case file; each may be given once (target and chain are
  * one key under two names). */
 enum key { K_TARGET, K_CHAIN, K_BASELINE, K_PROPERTY, K_BACKEND, K_WORLD, K_SIZES, K_PARAMS, K_DTYPE, K_SEED,
-	   K_EXPECT, NKEYS };
+	   K_EXPECT, K_TORCH, NKEYS };
 static const char *const keys[NKEYS] = {"target", "chain", "baseline", "property", "backend", "world",
-					"sizes",  "params", "dtype",    "seed",     "expect"};
+					"sizes",  "params", "dtype",    "seed",     "expect", "torch"};
 
 /* The lines of a case file, read before anything is built. */
 struct record {
 	char target[1024], baseline[1024], sizes[CASE_MAX_LINE + 1], params[CASE_MAX_LINE + 1];
 	char property[32], backend[16];
-	int lines, is_chain, expect;
+	int lines, is_chain, expect, torch;
 	int version_line;
 	int at[NKEYS]; /* the line of each key; 0: not given */
 	struct sc_case c;
@@ -272,6 +277,12 @@ static enum sc_status read_value(const char *path, int lineno, enum key k, const
 		if (!all_digits(val) || errno)
 			FAIL_("%s:%d: seed must be a decimal integer in 0..2^64-1, got '%s'", path, lineno, val);
 		r->c.seed = (uint64_t)u;
+		return SC_OK;
+	}
+	case K_TORCH: {
+		char why[160];
+		if (sc_torch_parse(val, &r->torch, why, sizeof why) != 0)
+			FAIL_("%s:%d: %s", path, lineno, why);
 		return SC_OK;
 	}
 	case K_EXPECT:
@@ -699,6 +710,8 @@ enum sc_status sc_casefile_parse(const char *text, size_t len, const char *path,
 	memset(t, 0, sizeof *t);
 	SC_CHECK_GOTO(read_record(path, text, len, r, e), st, out);
 	SC_CHECK_GOTO(build_target(path, r, t, e), st, out);
+	if (r->torch)
+		sc_target_set_torch(t, r->torch);
 	if (!sc_property_find(r->property)->applies(t)) {
 		st = SC_ERR(e, SC_E_SPEC, "%s:%d: property '%s' does not apply to %s", path, r->at[K_PROPERTY],
 			    r->property, t->name);

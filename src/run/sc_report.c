@@ -16,6 +16,7 @@
 #include "sc_fs.h"
 #include "sc_str.h"
 #include "sc_svg.h"
+#include "sc_torch.h"
 
 static void failure_name(const struct sc_result *r, char *buf, size_t n);
 
@@ -109,10 +110,15 @@ void sc_report_replay_cmd(const struct sc_result *r, char *buf, size_t n)
 		snprintf(chain, sizeof chain, "--chain %s", tname);
 		tname = chain;
 	}
-	snprintf(buf, n, "shardcheck eval %s%s --world %d --sizes %s --dtype %s --seed %llu%s%s",
+	char torch[32] = ""; /* the rules it failed under, where --torch chose them */
+	if (r->tgt->torch) {
+		memcpy(torch, " --torch ", 10);
+		sc_torch_text(r->tgt->torch, torch + 9, sizeof torch - 9);
+	}
+	snprintf(buf, n, "shardcheck eval %s%s --world %d --sizes %s --dtype %s --seed %llu%s%s%s",
 		 tname, params, c->world, sizes, sc_dtype_name(c->dtype), (unsigned long long)c->seed,
 		 strcmp(r->property, "semantics") ? " --property " : "",
-		 strcmp(r->property, "semantics") ? r->property : "");
+		 strcmp(r->property, "semantics") ? r->property : "", torch);
 }
 
 /* The failure's first wrong elements, each with its rank's mesh
@@ -190,7 +196,9 @@ static void json_head(struct sc_str *b, const struct sc_report_meta *m)
 	sc_str_json(b, m->version);
 	sc_str_printf(b, ", \"seed\": \"%llu\", \"backend\": ", (unsigned long long)m->seed);
 	sc_str_json(b, m->backend);
-	sc_str_printf(b, ", \"status\": ");
+	char torch[16];
+	sc_torch_text(m->torch, torch, sizeof torch);
+	sc_str_printf(b, ", \"torch\": \"%s\", \"status\": ", torch);
 	sc_str_json(b, m->status ? m->status : "complete");
 	if (m->reason) {
 		sc_str_printf(b, ", \"reason\": ");

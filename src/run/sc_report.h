@@ -19,6 +19,7 @@ struct sc_report_meta {
 	const char *status;
 	const char *reason; /* why the run ended early, in words (NULL: not said) */
 	const char *note;   /* what the run did not cover, in words (worlds this launch had no ranks for); NULL: none */
+	int torch;          /* --torch: the rules the steps followed (sc_torch); 0: the default */
 };
 
 /* The JSON document (report.json, --json) in *out, malloc'd: the caller

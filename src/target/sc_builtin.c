@@ -100,6 +100,8 @@ enum sc_status sc_builtin_spec(struct sc_target *t, int n, int i, int j, enum sc
 		free(s);
 		return st;
 	}
+	if (t->torch)
+		s->torch = t->torch;
 	t->cache[key] = s;
 	*out = s;
 	return SC_OK;

@@ -449,3 +449,12 @@ void sc_target_case_format(struct sc_target *t, const struct sc_case *c, char *b
 		snprintf(buf + k, n - k, " dtype=%s seed=%llu", sc_dtype_name(c->dtype),
 			 (unsigned long long)c->seed);
 }
+
+void sc_target_set_torch(struct sc_target *t, int version)
+{
+	t->torch = version;
+	if (t->spec)
+		t->spec->torch = version;
+	for (int k = 0; k < t->nchain; k++)
+		t->chain[k]->torch = version;
+}

@@ -123,6 +123,7 @@ struct sc_target {
 	char case_path[512];
 	/* spec, plugin: the spec (the plugin's contract); chain: its specs */
 	struct sc_spec *spec;
+	int torch; /* --torch (or a case file's torch line), over every spec's own; 0: none */
 	int nchain;
 	struct sc_spec *chain[SC_MAX_CHAIN];
 	/* built-in */
@@ -159,6 +160,9 @@ struct sc_target {
 /* Constructors (the target owns what it loads); sc_target_free is
  * NULL-safe and frees the target's contents, not the struct itself. */
 enum sc_status sc_target_from_spec_file(struct sc_target *t, const char *path, struct sc_err *e);
+/* The torch version whose rules every spec of t follows (sc_torch), over
+ * their own `torch` lines. */
+void sc_target_set_torch(struct sc_target *t, int version);
 enum sc_status sc_target_from_spec(struct sc_target *t, struct sc_spec *owned);
 enum sc_status sc_target_chain(struct sc_target *t, const char *const *paths, int n,
 			       struct sc_err *e);
