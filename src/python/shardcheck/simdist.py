@@ -341,6 +341,9 @@ class SimDist:
             raise unsupported("batch_isend_irecv", f"a batch of {len(sends)} isend and {len(recvs)} irecv: only "
                               "one of each (a rank sends one tensor and receives one) is traced")
         snd, rcv = sends[0], recvs[0]
+        for o in (snd, rcv):  # a peer given as a group rank (torch 2.x's group_peer)
+            if o.peer is None and getattr(o, "group_peer", None) is not None:
+                o.peer = self.group(o.group).members[o.group_peer]
         if snd.group is not rcv.group:
             raise unsupported("batch_isend_irecv", "the isend and the irecv are on different groups")
         self._sendrecv(snd.tensor, snd.peer, rcv.tensor, rcv.peer, snd.group)
@@ -356,6 +359,16 @@ class SimDist:
 
 
 _current = []
+
+
+class P2POp:
+    """torch.distributed.P2POp while a trace runs: its fields only (torch
+    2.x's looks its group up among the real process groups, which a
+    simulated group is not)."""
+
+    def __init__(self, op, tensor, peer=None, group=None, tag=0, group_peer=None):
+        self.op, self.tensor, self.peer, self.group, self.tag = op, tensor, peer, group, tag
+        self.group_peer = group_peer
 
 
 def _dispatch(name):
@@ -390,6 +403,7 @@ def installed():
         pass
     repl = {n: _dispatch(n) for n in SimDist.NAMES}
     repl.update({n: _refuse(n) for n in SimDist.REFUSED})
+    repl["P2POp"] = P2POp
     repl["is_initialized"] = lambda: True
     repl["is_available"] = lambda: True
     for m in mods:
