@@ -3,7 +3,8 @@
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "sc_watchdog.h"
 
-#include <fcntl.h>
+#include "sc_sigsafe.h"
+
 #include <signal.h>
 #include <stdio.h>
 #include <sys/mman.h>
@@ -20,22 +21,6 @@ static struct page *pg; /* shared with the watchdog */
 static pid_t owner;     /* the process watched (a fork's copy is not) */
 static pid_t dog;       /* the watchdog */
 
-/* The state letter of /proc/PID/stat ("pid (comm) S ..."), 0 when unknown. */
-static char state_of(const char *path)
-{
-	const int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	char buf[512];
-	const ssize_t got = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	ssize_t paren = -1;
-	for (ssize_t i = 0; i < got; i++)
-		if (buf[i] == ')')
-			paren = i;
-	return paren >= 0 && paren + 2 < got ? buf[paren + 2] : 0;
-}
-
 static __attribute__((noreturn)) void watch(pid_t who)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -45,13 +30,13 @@ static __attribute__((noreturn)) void watch(pid_t who)
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	char path[40];
-	snprintf(path, sizeof path, "/proc/%ld/stat", (long)who);
 	const struct timespec nap = {0, 20 * 1000 * 1000};
 	for (;;) {
 		if (getppid() != who)
 			_exit(0);
-		if (state_of(path) == 'T' && !pg->pausing)
+		char state = 0;
+		long ppid;
+		if (sc_sigsafe_proc_stat(who, &state, &ppid) == 0 && state == 'T' && !pg->pausing)
 			kill(who, SIGCONT);
 		nanosleep(&nap, NULL);
 	}
