@@ -310,10 +310,6 @@ static __attribute__((noreturn)) void init_main(const void *arg, int starter_fd)
 	_exit(0); /* the kernel kills what is left in the namespace */
 }
 
-/* A sandboxed child of this process, in a namespace of its own (whose
- * init it is) where allowed; either way body(ctx) runs in a child set up
- * by child_setup. Returns the child's pid here, with *ns; never returns
- * in the child. */
 /* How a child is in a namespace (spawn's *ns): not, as the init of one
  * made here, or under a relay (which ends it: see sc_userns.h). */
 enum { NS_NONE = 0, NS_OWN = 1, NS_RELAY = 2 };
@@ -336,6 +332,10 @@ static void child_kill(pid_t pid, int ns)
 	kill(pid, SIGKILL);
 }
 
+/* A sandboxed child of this process, in a namespace of its own (whose
+ * init it is) where allowed; either way body(ctx) runs in a child set up
+ * by child_setup. Returns the child's pid here, with *ns; never returns
+ * in the child. */
 static enum sc_status spawn(struct page *pg, const struct sc_sandbox_opts *o, void (*body)(void *), void *ctx,
 			    pid_t *pid, int *ns, struct sc_err *e)
 {
