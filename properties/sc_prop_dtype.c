@@ -52,10 +52,7 @@ static void wrong_bits(struct sc_failure *f, const struct sc_case *cd, int rank,
 /* Every rank's output shape and bytes, one after another, into b (grown
  * as needed); 0 when an output is on a device or strided (or memory ran
  * out): then nothing is compared this way. */
-struct outbytes {
-	unsigned char *p;
-	size_t cap, len;
-};
+#define outbytes sc_ctx_bytes
 
 static int outputs_bytes(const struct sc_exec *x, struct outbytes *b)
 {
@@ -88,12 +85,11 @@ static enum sc_verdict check_dtypes(struct sc_ctx *ctx, struct sc_target *t, con
 static enum sc_verdict check(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c,
 			     struct sc_failure *f)
 {
-	struct outbytes right[4] = {{0}}, now = {0};
-	const enum sc_verdict v = check_dtypes(ctx, t, c, f, right, &now);
-	for (int w = 0; w < 4; w++)
-		free(right[w].p);
-	free(now.p);
-	return v;
+	/* the context's buffers, kept from case to case; none right yet */
+	struct outbytes *right = ctx->kept, *now = &ctx->kept[4];
+	for (int w = 0; w < 5; w++)
+		ctx->kept[w].len = 0;
+	return check_dtypes(ctx, t, c, f, right, now);
 }
 
 /* Compares the outputs of dtype cd.dtype's run (ctx->x) with the

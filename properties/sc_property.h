@@ -23,6 +23,13 @@ struct sc_ctx {
 	uint32_t dtypes; /* dtypes the dtype property compares */
 	unsigned char *scratch;
 	size_t scratch_cap;
+	/* byte buffers a property keeps from case to case, so that a case
+	 * does not allocate (and fault in) them again: dtype's outputs, one
+	 * per width and the run being compared */
+	struct sc_ctx_bytes {
+		unsigned char *p;
+		size_t cap, len;
+	} kept[5];
 	struct sc_err err; /* details of SC_V_ERROR */
 	int limited;       /* the last case went over the per-case memory limit */
 	struct sc_batch {    /* sc_batch_run's variants */
