@@ -146,7 +146,11 @@ enum sc_status sc_exhaust_walk(struct sc_target *t, const struct sc_gen_opts *o,
 	}
 	const struct sc_spec *fs = sc_target_fixed_spec(t, 0);
 	if (tpl.counts.P || (fs && fs->ncounts))
-		return SC_ERR(e, SC_E_USAGE, "--exhaustive does not enumerate drawn counts matrices (`counts %s`)",
+		return SC_ERR(e, SC_E_USAGE, "--exhaustive does not enumerate drawn counts (`%s %s`)",
+			      !fs || !fs->ncounts	   ? "counts"
+			      : fs->counts[0].seq	   ? "sequences"
+			      : fs->counts[0].len_dim >= 0 ? "microbatches"
+							   : "counts",
 			      fs && fs->ncounts ? fs->counts[0].name : "");
 	int nlo = tpl.ndims, nhi = tpl.ndims;
 	sc_target_ndims_range(t, &nlo, &nhi);

@@ -286,8 +286,22 @@ static int world_ok(const struct dec *d, int w, char *why, size_t n)
 	return 1;
 }
 
-/* World draws: 1, 2, 3 and the lower bound often; else uniform. The world
- * requires are checked once the specs are known (decode_sizes). */
+/* A world --world and (a target whose spec is known before its
+ * parameters) the requires of the world alone allow (`require P >= 2`);
+ * the others are checked once the specs are known (decode_sizes). */
+static int world_fits(const struct dec *d, int w)
+{
+	if (!sc_gen_world_allowed(d->o, w))
+		return 0;
+	const struct sc_spec *fs = sc_target_fixed_spec(d->t, 0);
+	static const int64_t none[SC_MAX_DIMS];
+	for (int k = 0; fs && k < fs->nconds; k++)
+		if (fs->conds[k].last_dim < 0 && !sc_expr_cond_holds(fs, &fs->conds[k], none, w))
+			return 0;
+	return 1;
+}
+
+/* World draws: 1, 2, 3 and the lowest fitting world often; else uniform. */
 static enum sc_status decode_world(struct dec *d, struct sc_case *c, struct sc_err *e)
 {
 	char why[160];
@@ -300,15 +314,17 @@ static enum sc_status decode_world(struct dec *d, struct sc_case *c, struct sc_e
 	const int wlo = d->o->world_lo, whi = d->o->world_hi;
 	uint64_t k = sc_choice(d->ch, 8);
 	int w = wlo;
-	if (k >= 1 && k <= 3 && sc_gen_world_allowed(d->o, (int)k)) {
+	while (w < whi && !world_fits(d, w))
+		w++;
+	if (k >= 1 && k <= 3 && world_fits(d, (int)k)) {
 		w = (int)k;
-	} else if (k >= 4) { /* uniform over the allowed worlds (a range: the same draw as before) */
+	} else if (k >= 4) { /* uniform over the fitting worlds (a range: the same draw as before) */
 		int n = 0;
 		for (int v = wlo; v <= whi; v++)
-			n += sc_gen_world_allowed(d->o, v);
+			n += world_fits(d, v);
 		int i = n ? (int)sc_choice(d->ch, (uint64_t)n) : 0;
 		for (int v = wlo; v <= whi; v++)
-			if (sc_gen_world_allowed(d->o, v) && i-- == 0) {
+			if (world_fits(d, v) && i-- == 0) {
 				w = v;
 				break;
 			}
@@ -627,6 +643,31 @@ static enum sc_status draw_size(struct dec *d, int dim, int64_t *sizes, int worl
 	return SC_OK;
 }
 
+/* A sequences vector k: its length (the fewest of A..B, the most, or any;
+ * or checked) into c->counts.len[k]; lo..hi narrowed to multiples of *mult. */
+static enum sc_status seq_shape(struct dec *d, struct sc_case *c, int k, int64_t *lo, int64_t *hi, int64_t *mult,
+				struct sc_err *e)
+{
+	struct sc_counts_seq q;
+	char why[160];
+	if (!sc_counts_seq_bounds(d->s[0], k, c->sizes, c->world, *lo, *hi, &q, why, sizeof why))
+		return reject(d, e, "%s", why);
+	*lo = q.lo;
+	*hi = q.hi;
+	*mult = q.mult;
+	if (!d->ch) {
+		const int32_t n = d->want->counts.len[k];
+		if (n < q.n_lo || n > q.n_hi)
+			return reject(d, e, "%s has %d sequences, outside %lld..%lld", d->s[0]->counts[k].name, n,
+				      (long long)q.n_lo, (long long)q.n_hi);
+		c->counts.len[k] = n;
+		return SC_OK;
+	}
+	const uint64_t style = sc_choice(d->ch, 3), span = (uint64_t)(q.n_hi - q.n_lo + 1);
+	c->counts.len[k] = (int32_t)(style == 0 ? q.n_lo : style == 1 ? q.n_hi : q.n_lo + (int64_t)sc_choice(d->ch, span));
+	return SC_OK;
+}
+
 /* The counts matrices: drawn at their edges (all LO, one entry HI, a
  * single nonzero entry, or every entry in LO..HI), or checked. */
 static enum sc_status decode_counts(struct dec *d, struct sc_case *c, struct sc_err *e)
@@ -649,13 +690,19 @@ static enum sc_status decode_counts(struct dec *d, struct sc_case *c, struct sc_
 		    hi > INT32_MAX)
 			return reject(d, e, "the range of counts %s cannot be evaluated or is empty", s0->counts[k].name);
 		int32_t *m = c->counts.v[k];
-		const int len = sc_spec_counts_len(s0, k, c->sizes, P), vec = s0->counts[k].len_dim >= 0;
-		if (vec && c->sizes[s0->counts[k].len_dim] > SC_COUNTS_MAX_LEN)
+		int64_t mult = 1;
+		if (s0->counts[k].seq)
+			SC_CHECK(seq_shape(d, c, k, &lo, &hi, &mult, e));
+		const int len = sc_spec_counts_len(s0, k, c->sizes, &c->counts), vec = sc_spec_counts_vec(s0, k);
+		if (s0->counts[k].len_dim >= 0 && c->sizes[s0->counts[k].len_dim] > SC_COUNTS_MAX_LEN)
 			return reject(d, e, "at most %d micro-batches (%s is %lld)", SC_COUNTS_MAX_LEN,
 				      s0->dim[s0->counts[k].len_dim], (long long)c->sizes[s0->counts[k].len_dim]);
 		if (!d->ch) {
 			for (int i = 0; i < SC_COUNTS_MAX_LEN; i++) {
 				const int32_t w = d->want->counts.v[k][i];
+				if (i < len && w % mult)
+					return reject(d, e, "%s(%d) = %d is not a multiple of %lld", s0->counts[k].name, i, w,
+						      (long long)mult);
 				if (i >= len ? w != 0 : w < lo || w > hi)
 					return vec ? reject(d, e, "%s(%d) = %d outside %lld..%lld", s0->counts[k].name, i, w,
 							    (long long)lo, (long long)hi)
@@ -665,16 +712,17 @@ static enum sc_status decode_counts(struct dec *d, struct sc_case *c, struct sc_
 			memcpy(m, d->want->counts.v[k], sizeof(int32_t) * (size_t)len);
 			continue;
 		}
-		const uint64_t style = sc_choice(d->ch, 4), span = (uint64_t)(hi - lo + 1);
+		/* entries lo + mult * j, j in 0..span-1 (mult 1 but for sequences) */
+		const uint64_t style = sc_choice(d->ch, 4), span = (uint64_t)((hi - lo) / mult + 1);
 		for (int i = 0; i < len; i++)
 			m[i] = (int32_t)lo;
 		if (style == 1 && len)
-			m[sc_choice(d->ch, (uint64_t)len)] = (int32_t)hi;
+			m[sc_choice(d->ch, (uint64_t)len)] = (int32_t)(lo + (int64_t)(span - 1) * mult);
 		else if (style == 2 && len)
-			m[sc_choice(d->ch, (uint64_t)len)] = (int32_t)(lo + (int64_t)sc_choice(d->ch, span));
+			m[sc_choice(d->ch, (uint64_t)len)] = (int32_t)(lo + (int64_t)sc_choice(d->ch, span) * mult);
 		else if (style == 3)
 			for (int i = 0; i < len; i++)
-				m[i] = (int32_t)(lo + (int64_t)sc_choice(d->ch, span));
+				m[i] = (int32_t)(lo + (int64_t)sc_choice(d->ch, span) * mult);
 	}
 	return SC_OK;
 }
@@ -690,13 +738,20 @@ static enum sc_status derive_sizes(struct dec *d, struct sc_case *c, struct sc_e
 	const struct sc_layout_ctx lc = sc_layout_ctx_case(s0, &c->counts, c->sizes, c->world, &lcm);
 	const struct sc_layout *pl[2] = {&s0->in, &s0->out};
 	int set[SC_MAX_DIMS] = {0};
-	const int mb = sc_spec_micro(s0);
-	if (mb >= 0) { /* the micro-batched dim: its micro-batches' rows */
+	sc_counts_derive(s0, &c->counts, c->sizes);
+	for (int mb = 0; mb < s0->ncounts; mb++) { /* a vector's dim: the rows of its micro-batches or sequences */
 		const int n = s0->counts[mb].sum_dim;
-		sc_counts_derive(s0, &c->counts, c->sizes);
+		if (n < 0)
+			continue;
 		if (!d->ch && d->want->sizes[n] != c->sizes[n])
-			return reject(d, e, "%s is %lld, but its micro-batches %s hold %lld rows", s0->dim[n],
-				      (long long)d->want->sizes[n], s0->counts[mb].name, (long long)c->sizes[n]);
+			return reject(d, e, "%s is %lld, but its %s %s hold %lld rows", s0->dim[n], (long long)d->want->sizes[n],
+				      s0->counts[mb].seq ? "sequences" : "micro-batches", s0->counts[mb].name,
+				      (long long)c->sizes[n]);
+		const struct dim_rule r = dim_rule(d, n, c->sizes, c->world);
+		if (c->sizes[n] % r.gran) /* a sharded n: divisible (a multiple= says how) */
+			return reject(d, e, "%s's %s hold %lld rows, not divisible by %lld (the sharding of %s)",
+				      s0->counts[mb].seq ? "sequences" : "micro-batches", s0->counts[mb].name,
+				      (long long)c->sizes[n], (long long)r.gran, s0->dim[n]);
 		set[n] = 1;
 	}
 	for (int i = 0; i < 2; i++) {

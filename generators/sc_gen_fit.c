@@ -13,21 +13,27 @@
 
 void sc_gen_fit(struct sc_target *t, struct sc_case *c) { sc_gen_fit_fold(t, c, 0); }
 
-/* A vector's entries to its length: fewer micro-batches fold the rows of
- * the dropped ones into the last one kept (the dim they split keeps its
- * size); more start at 0, outside most ranges, so that growing is not a
- * shrinking move. The dim they split to their sum. */
+/* A vector's entries to its length: fewer micro-batches (or sequences)
+ * fold the rows of the dropped ones into the last one kept (the dim they
+ * split keeps its size); more start at 0, outside most ranges, so that
+ * growing is not a shrinking move. A sequences vector's entries down to
+ * the multiple its multiple= asks of this case (a smaller world asks for
+ * another). The dim they split to their sum. */
 static void fit_vectors(const struct sc_spec *s0, struct sc_case *c)
 {
-	const int mb = sc_spec_micro(s0);
-	if (mb < 0)
-		return;
-	const int len = sc_spec_counts_len(s0, mb, c->sizes, c->counts.P);
-	int32_t *v = c->counts.v[mb];
-	for (int i = len; i < SC_COUNTS_MAX_LEN; i++) {
-		if (len > 0)
-			v[len - 1] = v[i] > INT32_MAX - v[len - 1] ? INT32_MAX : v[len - 1] + v[i];
-		v[i] = 0;
+	for (int mb = 0; mb < s0->ncounts; mb++) {
+		if (!sc_spec_counts_vec(s0, mb))
+			continue;
+		const int len = sc_spec_counts_len(s0, mb, c->sizes, &c->counts);
+		int32_t *v = c->counts.v[mb];
+		for (int i = len; i < SC_COUNTS_MAX_LEN; i++) {
+			if (len > 0)
+				v[len - 1] = v[i] > INT32_MAX - v[len - 1] ? INT32_MAX : v[len - 1] + v[i];
+			v[i] = 0;
+		}
+		const int64_t mult = sc_counts_multiple(s0, mb, c->sizes, c->world);
+		for (int i = 0; mult > 1 && i < len; i++)
+			v[i] -= (int32_t)(v[i] % mult);
 	}
 	sc_counts_derive(s0, &c->counts, c->sizes);
 }
@@ -53,7 +59,7 @@ void sc_gen_fit_fold(struct sc_target *t, struct sc_case *c, int clamp)
 		/* a smaller world folds rank i into i mod P (the traffic stays,
 		 * between fewer ranks); a larger one adds ranks that route nothing */
 		for (int k = 0; k < s0->ncounts; k++)
-			for (int i = 0; i < old && s0->counts[k].len_dim < 0; i++)
+			for (int i = 0; i < old && !sc_spec_counts_vec(s0, k); i++)
 				for (int j = 0; j < old; j++) {
 					const int fi = clamp ? (i < P ? i : P - 1) : i % P, fj = clamp ? (j < P ? j : P - 1) : j % P;
 					int32_t *to = &v.v[k][fi * P + fj];
@@ -61,8 +67,10 @@ void sc_gen_fit_fold(struct sc_target *t, struct sc_case *c, int clamp)
 					*to = sum > INT32_MAX ? INT32_MAX : (int32_t)sum;
 				}
 		for (int k = 0; k < s0->ncounts; k++) /* a vector does not depend on the world */
-			if (s0->counts[k].len_dim >= 0)
+			if (sc_spec_counts_vec(s0, k)) {
 				memcpy(v.v[k], c->counts.v[k], sizeof v.v[k]);
+				v.len[k] = c->counts.len[k];
+			}
 		c->counts = v;
 	}
 	fit_vectors(s0, c);

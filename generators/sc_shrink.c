@@ -144,8 +144,8 @@ static int shrink_params(struct sh *s, struct sc_case *c)
  * dropped, or added to the entry before or after it. */
 static int shrink_vector(struct sh *s, struct sc_case *c, const struct sc_spec *sp, int k)
 {
-	const int g = sp->counts[k].len_dim, len = sc_spec_counts_len(sp, k, c->sizes, c->counts.P);
-	for (int i = 0; len > 1 && i < len; i++)
+	const int g = sp->counts[k].len_dim, len = sc_spec_counts_len(sp, k, c->sizes, &c->counts);
+	for (int i = 0; len > (g >= 0 ? 1 : 0) && i < len; i++) /* sequences: down to none, where A allows */
 		for (int to = 0; to < 3; to++) { /* 0 dropped, 1 to i - 1, 2 to i + 1 */
 			if ((to == 1 && i == 0) || (to == 2 && i == len - 1))
 				continue;
@@ -154,7 +154,10 @@ static int shrink_vector(struct sh *s, struct sc_case *c, const struct sc_spec *
 			const int32_t rows = v[i];
 			memmove(v + i, v + i + 1, sizeof(int32_t) * (size_t)(SC_COUNTS_MAX_LEN - i - 1));
 			v[SC_COUNTS_MAX_LEN - 1] = 0;
-			m.sizes[g]--;
+			if (g >= 0)
+				m.sizes[g]--;
+			else
+				m.counts.len[k]--; /* sequences: one fewer */
 			int32_t *into = to == 1 ? &v[i - 1] : to == 2 ? &v[i] : NULL;
 			if (into && *into > INT32_MAX - rows)
 				continue;
@@ -176,11 +179,11 @@ static int shrink_counts(struct sh *s, struct sc_case *c)
 	if (!P || sc_target_specs(s->t, c, sp, &ns, NULL) != SC_OK)
 		return 0;
 	for (int k = 0; k < sp[0]->ncounts; k++) {
-		if (sp[0]->counts[k].len_dim >= 0 && shrink_vector(s, c, sp[0], k)) {
+		if (sc_spec_counts_vec(sp[0], k) && shrink_vector(s, c, sp[0], k)) {
 			progress = 1;
 			continue;
 		}
-		const int len = sc_spec_counts_len(sp[0], k, c->sizes, P);
+		const int len = sc_spec_counts_len(sp[0], k, c->sizes, &c->counts);
 		for (int i = 0; i < len; i++) {
 			/* small values all tried, large ones by doubling, as sizes */
 			for (int32_t nv = 0; nv < c->counts.v[k][i]; nv = nv < 64 ? nv + 1 : nv > INT32_MAX / 2 ? INT32_MAX : nv * 2) {
@@ -192,7 +195,7 @@ static int shrink_counts(struct sh *s, struct sc_case *c)
 				}
 				/* a vector's rows moved to the next micro-batch: the same
 				 * total, smaller in order */
-				if (sp[0]->counts[k].len_dim < 0 || i + 1 >= len ||
+				if (!sc_spec_counts_vec(sp[0], k) || i + 1 >= len ||
 				    m.counts.v[k][i + 1] > INT32_MAX - (c->counts.v[k][i] - nv))
 					continue;
 				m.counts.v[k][i + 1] += c->counts.v[k][i] - nv;

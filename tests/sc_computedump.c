@@ -68,7 +68,7 @@ int main(int argc, char **argv)
 			q = *end == ':' ? end + 1 : end;
 		}
 		int64_t sum = 0;
-		for (int i = 0; i < sc_spec_counts_len(s, mb, sizes, 1); i++)
+		for (int i = 0; i < sc_spec_counts_len(s, mb, sizes, &cv); i++)
 			sum += cv.v[mb][i];
 		sizes[s->counts[mb].sum_dim] = sum;
 	}

@@ -318,7 +318,7 @@ expect_rc 0 "language 2: correct specs" "$sc" check tests/specs/uneven-list-all-
 	tests/specs/l2-gather-last.sc tests/specs/l2-pipeline.sc tests/specs/l2-pad-allreduce-gather.sc \
 	tests/specs/l2-ref-gqa.sc tests/specs/l2-ref-vocab-pad.sc corpus/megatron/qkv-split-query.sc \
 	tests/specs/l2-gather-sizes.sc tests/specs/l3-ring-allgather.sc tests/specs/l3-prefix-offset.sc \
-	tests/specs/l3-scatter.sc tests/specs/l3-buffer-gather.sc --seed 1 --cases 300
+	tests/specs/l3-scatter.sc tests/specs/l3-buffer-gather.sc tests/specs/l3-packed-zigzag.sc --seed 1 --cases 300
 l2_planted() { # spec minimum message
 	expect_rc 1 "$1" "$sc" check --no-expect "tests/specs/$1.sc" --seed 1 --cases 300 --property semantics
 	expect_grep "minimal case: $2 dtype=i32 seed=0" "$tmp/out" "$1: the minimum"
@@ -341,6 +341,24 @@ l2_planted l3-ring-allgather-short "world=2 s=2 h=1" "rank 0 output has shape \[
 l2_planted l3-prefix-offset-inclusive "world=1 t=1 h=1" "start (1) + length (1) exceeds dimension size (1)"
 l2_planted l3-scatter-wrong-dim "world=2 s=2 h=2" "rank 0 output has shape \[1, 2\], but the output placement needs \[2, 1\]"
 l2_planted l3-buffer-gather-offset "world=1 s=1 h=1" "rank 0 \[0, 0\] holds padding, expected X\[0, 0\]"
+# packed sequences: the minimum is two sequences at world 2 (one sequence,
+# or world 1, zigzags the same either way); the case file and the replay
+# line carry the sequences
+l2_planted l3-packed-zigzag-whole "world=2 n=8 h=1 L=4:4" "rank 0 \[1, 0\] holds X\[1, 0\] = .*, expected X\[3, 0\]"
+expect_grep "replay: shardcheck eval tests/specs/l3-packed-zigzag-whole.sc --world 2 --sizes n=8,h=1,L=4:4 " "$tmp/out" \
+	"packed: the replay names the sequences"
+expect_rc 1 "packed: the replay line" "$sc" eval tests/specs/l3-packed-zigzag-whole.sc --world 2 --sizes n=8,h=1,L=4:4 --dtype i32 --seed 0
+expect_rc 0 "packed: one sequence zigzags alike" "$sc" eval tests/specs/l3-packed-zigzag-whole.sc --world 2 --sizes n=8,h=1,L=8
+expect_rc 0 "packed: no sequence at all" "$sc" eval tests/specs/l3-packed-zigzag-whole.sc --world 3 --sizes n=0,h=2,L=
+expect_rc 2 "packed: a length not a multiple" "$sc" eval tests/specs/l3-packed-zigzag-whole.sc --world 2 --sizes n=6,h=1,L=4:2
+expect_grep "L(1) = 2 is not a multiple of 4" "$tmp/err" "packed: the multiple named"
+expect_rc 2 "packed: more sequences than declared" "$sc" eval tests/specs/l3-packed-zigzag-whole.sc --world 1 --sizes n=8,h=1,L=2:2:2:2
+expect_grep "L has 4 sequences, outside 0..3" "$tmp/err" "packed: the count named"
+expect_rc 2 "packed: n not their sum" "$sc" eval tests/specs/l3-packed-zigzag-whole.sc --world 2 --sizes n=4,h=1,L=4:4
+expect_grep "n is 4, but its sequences L hold 8 rows" "$tmp/err" "packed: the sum named"
+"$sc" check tests/specs/l3-packed-zigzag-whole.sc --property semantics --seed 1 --report "$tmp/packrep" >/dev/null 2>&1
+expect_rc 1 "packed: repro of the case file" "$sc" repro "$tmp/packrep/failures/specs-l3-packed-zigzag-whole-semantics.case"
+expect_grep "L=4:4" "$tmp/out" "packed: repro reads the sequences"
 l2_planted l2-gather-sizes-bad "world=2 t=1 h=1" "rank 0 expects 1 row from rank 1, which sends 0"
 l2_planted l2-gather-first "world=2 s=2 h=1" "rank 0 output has shape \[1, 1\], but the output placement needs \[2, 1\]"
 

@@ -143,6 +143,30 @@ static const struct {
 	{"dims g n\nmicrobatches N[g] n 1..4\nmicrobatches M[g] n 1..4\n", "3:1", "duplicate 'microbatches'"},
 	{"dims g n\nmicrobatches N[g] n 1..4\ntensor z [n] shard n\n" M_REST, "2:14", "may not be sharded over it"},
 	{"dims g n\nmicrobatches N[g] n 1..4\ninput replicate\noutput replicate\n", "2:14", "microbatches are for compute specs"},
+	/* sequences: a layout spec's packed rows */
+	{"dims n h\nsequences L[0..3] n 0..8\nsequences M[0..3] n 0..8\n", "3:1", "duplicate 'sequences' declaration (line 2"},
+	{"dims n h\nsequences L n 0..8\n", "2:13", "expected '[' and how many sequences, A..B"},
+	{"dims n h\nsequences L[3] n 0..8\n", "2:14", "the number of sequences is a range, A..B"},
+	{"dims n h\nsequences L[0..3 n 0..8\n", "2:18", "expected ']'"},
+	{"dims n h\nsequences L[0..3] q 0..8\n", "2:19", "the dim the sequences are packed into"},
+	{"dims n h\nsequences n[0..3] n 0..8\n", "2:11", "'n' is a dim name"},
+	{"dims n h\nsequences L[0..3] n 0..n\ninput replicate\noutput replicate\n", "2:24", "the range of L may not use 'n'"},
+	{"dims n h\nsequences L[0..3] n 0..8 multiple=2*n\ninput replicate\noutput replicate\n", "2:37",
+	 "the range of L may not use 'n'"},
+	{"dims n h\nsequences L[0..3] n 0..8\nsizes n=1..4\ninput replicate\noutput replicate\n", "3:1",
+	 "'n' is the sum of the sequences' L: it takes no sizes range"},
+	{"dims n h\nsequences L[0..rank] n 0..8\ninput replicate\noutput replicate\n", "2:16",
+	 "the number of sequences holds for the whole case: 'rank'"},
+	{"dims n h\nsequences L[0..3] n 0..8 multiple=size(0)\ninput replicate\noutput replicate\n", "2:35",
+	 "a multiple= holds for the whole case: 'size()'"},
+	{"dims n h\ncounts C 0..2\ninput replicate\noutput replicate\nnarrow 0 0 len(C)\n", "5:12",
+	 "len() takes a vector's name ('C' is a matrix)"},
+	{"dims n h\nsequences L[0..3] n 0..8\ninput replicate\noutput replicate\nnarrow 0 0 len(L, 1)\n", "5:17",
+	 "len takes one argument"},
+	{"dims n h\nsequences L[0..3] n 0..8\ninput replicate\noutput replicate\nrequire len(L) > 0\n", "5:9",
+	 "a require is decided before the counts are drawn: 'L'"},
+	{"dims n h\nmicrobatches N[h] n 1..4\ninput replicate\noutput replicate\n", "2:14",
+	 "a layout spec's packed rows are 'sequences NAME[A..B] n LO..HI'"},
 	/* compute placements on a mesh: entries over the tensor's own dims */
 	{"dims b k\nmesh dp=D tp=T\ntensor x [b] tp:shard k\n", "3:23", "unknown dim 'k'"},
 	{"dims b k\nmesh dp=D tp=T\ntensor x [b, k] tp:partial max\n", "3:20", "partial sum only"},
@@ -239,6 +263,28 @@ int main(void)
 			r, want[i]);
 	}
 	T_CHECK(st == SC_OK && s->hint[0].lo >= 0, "sizes b=1..4 still a range");
+	/* sequences: the vector, its length drawn; a loop over them reads L(j),
+	 * len(L) and the loop's index in a named step */
+	const char *seqs = "dims n h\nsequences L[1..3] n 0..8 multiple=2*P\ninput replicate\noutput replicate\n"
+			   "tensor x = input\nfor j in 0..len(L)-1\n  a = narrow x 0 sum(L(q) for q in 0..j-1) L(j)\nend\n";
+	st = sc_spec_parse(seqs, "seqs.sc", s, &e);
+	T_CHECK(st == SC_OK && s->ncounts == 1 && s->counts[0].seq && s->counts[0].len_dim == -1 &&
+			s->counts[0].sum_dim == 0 && s->counts[0].multiple >= 0 && (s->derived_mask & 1u) && sc_spec_micro(s) < 0,
+		"sequences parsed: %s", st == SC_OK ? "" : e.msg);
+	if (st == SC_OK) {
+		struct sc_countv cv = {.P = 2, .len = {3}, .v = {{4, 0, 8}}};
+		const int64_t ssizes[SC_MAX_DIMS] = {12, 1};
+		int64_t ln = -1;
+		struct sc_expr_env v = sc_expr_env_global(ssizes, 2);
+		v.counts = &cv;
+		int lenx = -1;
+		for (int i = 0; i < s->nnodes; i++)
+			if (s->nodes[i].kind == SC_EX_COUNTLEN)
+				lenx = i;
+		T_CHECK(lenx >= 0 && sc_expr_eval_in(s, lenx, &v, &ln, &e) == SC_OK && ln == 3, "len(L) = %lld, want 3",
+			(long long)ln);
+		T_CHECK(sc_spec_counts_len(s, 0, ssizes, &cv) == 3 && cv.v[0][2] == 8, "three sequences");
+	}
 	/* micro-batches: two blocks, each with its index, N(k) read per micro-batch */
 	const char *micro = "dims g n\nmicrobatches N[g] n 1..4\ntensor x [n] replicate\noutput y [] replicate\n"
 			    "reference\ny = sum x dim=0\nprogram\nmicrobatch k\na = sum x dim=0\na = scale a 1/N(k)\n"
@@ -251,7 +297,7 @@ int main(void)
 			s->prog[3].op == SC_C_ACC && s->prog[5].step == 8 && s->prog[8].op == SC_C_END,
 		"micro-batch blocks parsed");
 	if (st == SC_OK) {
-		struct sc_countv cv = {1, {{3, 1}}};
+		struct sc_countv cv = {.P = 1, .v = {{3, 1}}};
 		const int64_t msizes[SC_MAX_DIMS] = {2, 4};
 		struct sc_expr_env v = sc_expr_env_global(msizes, 1);
 		v.counts = &cv;

@@ -10,7 +10,9 @@ The rank-free ones, and named tensors (split, cat, `NAME = STEP X ...`),
 again in a layout spec's `reference` block: Y, every rank's expected
 output, must equal the chain run with torch on X. And chains inside a
 `for i in LO..HI` loop (none when HI < LO), with steps that read i: the
-chain run by torch for i = LO..HI.
+chain run by torch for i = LO..HI. And packed sequences (`sequences`):
+loops over them reading L(j), len(L) and prefix sums, against torch on
+the packed tensor (ring-flash-attention's per-sequence zigzag among them).
 Usage: test_torch_steps.py PATH/TO/shardcheck [CASES]"""
 import os
 import random
@@ -238,6 +240,69 @@ def loop_cases(sc, rng, n, tmp, used):
     return fails
 
 
+def extract_local(value, cu_seqlens, rank, world_size):
+    """ring-flash-attention's per-sequence zigzag (zhuzilin/ring-flash-attention
+    @ 339b173f, test/test_zigzag_ring_flash_attn_varlen_func.py, extract_local),
+    with torch.cat of an empty list written as an empty slice."""
+    local_values = []
+    for i in range(len(cu_seqlens) - 1):
+        start, end = cu_seqlens[i], cu_seqlens[i + 1]
+        local_value = value[start:end].chunk(2 * world_size, dim=0)
+        local_values.extend([local_value[rank].detach().clone(),
+                             local_value[2 * world_size - 1 - rank].detach().clone()])
+    return torch.cat(local_values, dim=0).contiguous() if local_values else value[:0]
+
+
+# Packed sequences (`sequences L[A..B] n LO..HI`): a loop over the
+# sequences, its steps reading L(j), len(L) and prefix sums of L; each form
+# (its name, whether its entries are multiples of 2P, the program, torch's
+# function of (X, cu_seqlens, rank, P)). The zigzag one also has a
+# reference whose placement must be the same tensor on every rank.
+PACKED_OFF = "sum(L(q) for q in 0..j-1)"
+PACKED = [
+    ("zigzag", True,
+     "  a = narrow x 0 OFF+rank*(L(j)//(2*P)) L(j)//(2*P)\n"
+     "  b = narrow x 0 OFF+(2*P-1-rank)*(L(j)//(2*P)) L(j)//(2*P)\n  y = cat y a b dim=0\n",
+     extract_local),
+    ("flip each", False, "  a = narrow x 0 OFF L(j)\n  a = flip a 0\n  y = cat y a dim=0\n",
+     lambda t, cu, r, P: torch.cat([t[cu[j]:cu[j + 1]].flip(0) for j in range(len(cu) - 1)] + [t[:0]])),
+    ("chunk each", False, "  a = narrow x 0 OFF L(j)\n  a = take a 0 P rank\n  y = cat y a dim=0\n",
+     lambda t, cu, r, P: torch.cat([chunk_of(t[cu[j]:cu[j + 1]], P, r, 0, False) for j in range(len(cu) - 1)]
+                                   + [t[:0]])),
+]
+PACKED_REF = ("reference\ny = narrow X 0 0 0\nfor i in 0..2*P*len(L)-1\n"
+              "  a = narrow X 0 sum(L(q) for q in 0..(i//2)%len(L)-1)+(i//(2*len(L)) if i%2==0 else "
+              "2*P-1-i//(2*len(L)))*(L((i//2)%len(L))//(2*P)) L((i//2)%len(L))//(2*P)\n"
+              "  y = cat y a dim=0\nend\nend\n")
+
+
+def packed_cases(sc, rng, n, tmp, used):
+    """Packed sequences drawn here (none to four, empty ones among them):
+    every rank's output must be torch's on the packed X; for the zigzag,
+    the reference's placement too (the rows each rank must hold)."""
+    fails = 0
+    for case in range(n):
+        name, zig, body, fn = rng.choice(PACKED)
+        used.add("packed: " + name)
+        P = rng.randint(1, 6)
+        unit = 2 * P if zig else 1
+        lens = [unit * rng.randint(0, 3) if zig else rng.randint(0, 6) for _ in range(rng.randint(0, 4))]
+        h = rng.randint(1, 3)
+        decl = f"sequences L[0..4] n 0..{6 * P if zig else 6}" + (" multiple=2*P" if zig else "")
+        spec = (f"dims n h\n{decl}\ninput replicate\n" + ("output shard n\n" + PACKED_REF if zig else "output replicate\n")
+                + "tensor x = input\ny = narrow x 0 0 0\nfor j in 0..len(L)-1\n"
+                + body.replace("OFF", PACKED_OFF) + "end\n")
+        names, sizes = ["n", "h", "L"], [sum(lens), h, ":".join(map(str, lens))]
+        ins, outs, why = eval_dump(sc, spec, P, sizes, names, tmp)
+        cu = [sum(lens[:j]) for j in range(len(lens) + 1)]
+        wants, raised = torch_runs(ins, lambda t, r: fn(t, cu, r, P))
+        fails += judged(f"packed case {case} ({name}, L={lens})", spec, sizes, P, outs, why, wants, raised)
+        if zig and outs is not None:
+            exp = [torch.from_numpy(np.load(os.path.join(tmp, f"rank{k}.expected.npy"))) for k in range(P)]
+            fails += judged(f"packed case {case} (zigzag reference, L={lens})", spec, sizes, P, exp, why, wants, raised)
+    return fails
+
+
 def main():
     sc = sys.argv[1]
     ncases = int(sys.argv[2]) if len(sys.argv) > 2 else 200
@@ -271,9 +336,11 @@ def main():
             fails += judged(f"case {case}", spec, sizes, P, outs, why, wants, raised)
         fails += reference_cases(sc, rng, max(1, ncases // 2), tmp, used)
         fails += loop_cases(sc, rng, max(1, ncases // 2), tmp, used)
+        fails += packed_cases(sc, rng, max(1, ncases // 4), tmp, used)
     missing = [t for t, _ in STEPS if t not in used] + \
         ["reference: " + t for t, _ in STEPS + REF_STEPS if "rank" not in t and "reference: " + t not in used] + \
-        ["loop: " + t for t, _ in LOOP_STEPS if "loop: " + t not in used]
+        ["loop: " + t for t, _ in LOOP_STEPS if "loop: " + t not in used] + \
+        ["packed: " + t[0] for t in PACKED if "packed: " + t[0] not in used]
     if missing:
         print(f"FAILED: steps never drawn: {missing}")
         fails += 1

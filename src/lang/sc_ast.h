@@ -54,7 +54,8 @@ enum sc_exkind {
 	SC_EX_OR,
 	SC_EX_NOT,
 	SC_EX_SUMOF, /* sum(a for NAME in b..c): a over NAME = b..c (name: NAME) */
-	SC_EX_INDEX  /* NAME inside its sum(... for NAME in ...) */
+	SC_EX_INDEX,   /* NAME inside its sum(... for NAME in ...) */
+	SC_EX_COUNTLEN /* len(NAME): a counts vector's entries (dim: its index); the last kind (masks are 32 bits) */
 };
 
 /* Names bound by a construct (in scope only there). */
@@ -227,7 +228,10 @@ struct sc_tdecl {
 /* Drawn counts (`counts NAME LO..HI`): a P x P matrix of integers per
  * case, one entry per (source, destination) pair (MoE routing); or
  * (`microbatches NAME[g] n LO..HI`) a vector of g entries, the rows of dim
- * n each micro-batch holds, n their sum. */
+ * n each micro-batch holds, n their sum; or (`sequences NAME[A..B] n
+ * LO..HI [multiple=E]`) a vector of A..B entries, its length drawn with
+ * it, the tokens of each sequence packed into dim n (cu_seqlens are its
+ * prefix sums), n their sum. */
 #define SC_MAX_COUNTS 2
 #define SC_COUNTS_MAX_P 16 /* worlds of specs with counts */
 #define SC_COUNTS_MAX_LEN (SC_COUNTS_MAX_P * SC_COUNTS_MAX_P) /* entries of one counts declaration */
@@ -239,6 +243,9 @@ struct sc_countsdecl {
 				     * instance of the group (n 0: the world) */
 	int len_dim; /* a vector of sizes[len_dim] entries (microbatches); -1: a P x P matrix */
 	int sum_dim; /* the dim whose size is the vector's sum; -1 none */
+	int seq;     /* sequences: a vector whose length is drawn in seq_lo..seq_hi */
+	int seq_lo, seq_hi; /* expression nodes of the dims and the world (seq) */
+	int multiple; /* `multiple=E`: every entry a multiple of E (expression node); -1 none */
 	int line, col;
 };
 
@@ -246,6 +253,7 @@ struct sc_countsdecl {
  * entries first (the rest 0). P is nonzero when the case has counts. */
 struct sc_countv {
 	int P;
+	int32_t len[SC_MAX_COUNTS]; /* a sequences vector's entries (0 for the others) */
 	int32_t v[SC_MAX_COUNTS][SC_COUNTS_MAX_LEN];
 };
 
@@ -341,20 +349,29 @@ static inline int sc_spec_counts_P(const struct sc_spec *s, const int64_t *sizes
 	return sc_mesh_group_size(&m, &s->counts[0].group);
 }
 
-/* The entries of counts declaration k in a case: P x P for a matrix, the
- * length of a vector (at most SC_COUNTS_MAX_LEN). */
-static inline int sc_spec_counts_len(const struct sc_spec *s, int k, const int64_t *sizes, int P)
+/* 1 when counts declaration k is a vector (micro-batches, sequences). */
+static inline int sc_spec_counts_vec(const struct sc_spec *s, int k)
 {
-	if (s->counts[k].len_dim < 0)
-		return P * P;
-	const int64_t n = sizes[s->counts[k].len_dim];
+	return s->counts[k].len_dim >= 0 || s->counts[k].seq;
+}
+
+/* The entries of counts declaration k in a case: P x P for a matrix, the
+ * length of a vector (at most SC_COUNTS_MAX_LEN); cv the case's counts
+ * (NULL: none drawn yet). */
+static inline int sc_spec_counts_len(const struct sc_spec *s, int k, const int64_t *sizes, const struct sc_countv *cv)
+{
+	const int64_t n = s->counts[k].seq ? (cv ? cv->len[k] : 0)
+			  : s->counts[k].len_dim >= 0 ? sizes[s->counts[k].len_dim]
+						      : (int64_t)(cv ? cv->P : 0) * (cv ? cv->P : 0);
 	return n < 0 ? 0 : n > SC_COUNTS_MAX_LEN ? SC_COUNTS_MAX_LEN : (int)n;
 }
 
 /* How counts declaration k is written in a case, for messages. */
 static inline const char *sc_spec_counts_form(const struct sc_spec *s, int k)
 {
-	return s->counts[k].len_dim >= 0 ? "a:b:..., one entry per micro-batch" : "a:b/c:d, world rows of world entries";
+	return s->counts[k].seq		  ? "a:b:..., one entry per sequence"
+	       : s->counts[k].len_dim >= 0 ? "a:b:..., one entry per micro-batch"
+					   : "a:b/c:d, world rows of world entries";
 }
 
 /* The `microbatches` declaration's index in counts[], or -1. */

@@ -152,8 +152,26 @@ static enum sc_status parse_sumof(struct sc_parse *p, const struct sc_tok *fn, i
 	return SC_OK;
 }
 
+/* len(NAME): a counts vector's entries (the number of sequences). */
+static enum sc_status parse_len(struct sc_parse *p, const struct sc_tok *fn, int *out)
+{
+	p->pos++; /* ( */
+	struct sc_tok *m = sc_lex_peek(p);
+	if (m->kind != SC_T_NAME)
+		return sc_lex_err(p, m->col, "len takes a counts vector's name (len(L))");
+	p->pos++;
+	if (!sc_lex_is_op(sc_lex_peek(p), ")"))
+		return sc_lex_err(p, sc_lex_peek(p)->col, "len takes one argument, a vector's name: expected ')'");
+	p->pos++;
+	SC_CHECK(node2(p, SC_EX_COUNTLEN, fn->col, -1, -1, out));
+	snprintf(p->s->nodes[*out].name, SC_NAME_MAX, "%s", m->text);
+	return SC_OK;
+}
+
 static enum sc_status parse_call(struct sc_parse *p, const struct sc_tok *name, int *out)
 {
+	if (strcmp(name->text, "len") == 0)
+		return parse_len(p, name, out);
 	if (strcmp(name->text, "rowsum") == 0 || strcmp(name->text, "colsum") == 0)
 		return parse_sum(p, name, name->text[0] == 'r' ? SC_EX_ROWSUM : SC_EX_COLSUM, out);
 	if (strcmp(name->text, "sum") == 0)
@@ -574,9 +592,13 @@ static enum sc_status eval_counts(const struct sc_spec *s, const struct sc_expr 
 	const int P = v->counts->P;
 	const int32_t *m = v->counts->v[x->dim];
 	int64_t i, j = 0;
+	if (x->kind == SC_EX_COUNTLEN) {
+		*out = sc_spec_counts_len(s, x->dim, v->sizes, v->counts);
+		return SC_OK;
+	}
 	SC_CHECK(eval_rec(s, x->a, v, &i, e));
 	if (x->b < 0 && x->kind == SC_EX_COUNT) { /* a vector's entry */
-		const int n = sc_spec_counts_len(s, x->dim, v->sizes, P);
+		const int n = sc_spec_counts_len(s, x->dim, v->sizes, v->counts);
 		if (i < 0 || i >= n)
 			return SC_ERR(e, SC_E_RUNTIME, "line %d col %d: %s index %lld out of range (%d entries)", x->line,
 				      x->col, x->name, (long long)i, n);
@@ -648,7 +670,8 @@ static int eval_leaf(const struct sc_spec *s, const struct sc_expr *x, const str
 	}
 	case SC_EX_COUNT:
 	case SC_EX_ROWSUM:
-	case SC_EX_COLSUM: *st = eval_counts(s, x, v, out, e); return 1;
+	case SC_EX_COLSUM:
+	case SC_EX_COUNTLEN: *st = eval_counts(s, x, v, out, e); return 1;
 	case SC_EX_INDEX:
 		if (!((v->bound >> SC_VAR_SUM) & 1u))
 			*st = SC_ERR(e, SC_E_RUNTIME, "line %d col %d: '%s' has no value here", x->line, x->col, x->name);

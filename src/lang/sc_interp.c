@@ -450,7 +450,8 @@ enum sc_status sc_exec_steps(struct sc_exec *x, const struct sc_spec *s, const s
 		const struct sc_step *st = &steps[i];
 		if (st->def->flags & SC_STEP_CONTROL) {
 			if (st->def->keyword[0] == 'f') { /* for NAME in LO..HI: the same on every rank */
-				const struct sc_expr_env v = sc_expr_env_global(sizes, x->all ? x->all : x->world);
+				struct sc_expr_env v = sc_expr_env_global(sizes, x->all ? x->all : x->world);
+				v.counts = x->counts; /* drawn per case, the same on every rank (len(L), L(0)) */
 				int64_t lo, hi;
 				if ((rc = sc_interp_eval(s, st, &v, st->args[0], &lo, e)) != SC_OK ||
 				    (rc = sc_interp_eval(s, st, &v, st->args[1], &hi, e)) != SC_OK)

@@ -366,15 +366,13 @@ static enum sc_status decl_sizes(struct spec_parse *q, const struct sc_tok *kw)
 	return SC_OK;
 }
 
-/* counts NAME LO..HI, microbatches NAME[g] n LO..HI (sc_counts) */
+/* counts NAME LO..HI, microbatches NAME[g] n LO..HI, sequences NAME[A..B] n
+ * LO..HI (sc_counts) */
 static enum sc_status decl_counts(struct spec_parse *q, const struct sc_tok *kw)
 {
-	return sc_counts_parse_matrix(&q->p, kw);
-}
-
-static enum sc_status decl_micro(struct spec_parse *q, const struct sc_tok *kw)
-{
-	return sc_counts_parse_micro(&q->p, kw);
+	return kw->text[0] == 'c' ? sc_counts_parse_matrix(&q->p, kw)
+	       : kw->text[0] == 'm' ? sc_counts_parse_micro(&q->p, kw)
+				    : sc_counts_parse_seq(&q->p, kw);
 }
 
 /* The declarations, by keyword. */
@@ -386,7 +384,7 @@ static const struct {
 	{"tensor", decl_tensor},     {"output", decl_place},    {"dtypes", decl_dtypes},
 	{"input", decl_place},       {"require", decl_require}, {"expect", decl_expect},
 	{"sizes", decl_sizes},       {"counts", decl_counts},   {"mesh", decl_mesh},
-	{"microbatches", decl_micro}, {"torch", decl_torch},
+	{"microbatches", decl_counts}, {"torch", decl_torch},    {"sequences", decl_counts},
 };
 
 /* ---- lines ---- */
@@ -594,11 +592,11 @@ static enum sc_status finish_compute(struct spec_parse *q)
 }
 
 /* An error when node uses a value only a rank has (in a declaration that
- * holds for the whole case). */
-static enum sc_status global_only(struct sc_parse *p, int node, const char *where)
+ * holds for the whole case), or (unless counts_ok) the drawn counts. */
+static enum sc_status whole_case(struct sc_parse *p, int node, const char *where, int counts_ok)
 {
 	const struct sc_spec *s = p->s;
-	const int c = sc_expr_find(s, node, SC_EXPR_COUNTS);
+	const int c = counts_ok ? -1 : sc_expr_find(s, node, SC_EXPR_COUNTS);
 	if (c >= 0) {
 		p->line = s->nodes[c].line;
 		return sc_lex_err(p, s->nodes[c].col, "%s is decided before the counts are drawn: '%s' has no value there",
@@ -612,6 +610,11 @@ static enum sc_status global_only(struct sc_parse *p, int node, const char *wher
 	return sc_lex_err(p, x->col, "%s holds for the whole case: '%s' (a rank's value) has no meaning there", where,
 			  x->kind == SC_EX_SIZE ? "size()" : x->kind == SC_EX_RANK ? "rank"
 			  : x->kind == SC_EX_COORD ? s->mesh_dim[x->dim] : x->name);
+}
+
+static enum sc_status global_only(struct sc_parse *p, int node, const char *where)
+{
+	return whole_case(p, node, where, 0);
 }
 
 /* Names in expressions: the world symbol, a dim or `rank`. */
@@ -663,14 +666,16 @@ static enum sc_status resolve_names(struct spec_parse *q)
 		SC_CHECK(global_only(p, s->conds[i].node, "a require"));
 	}
 	for (int k = 0; k < s->ncounts; k++) {
-		SC_CHECK(global_only(p, s->counts[k].lo, "a counts range"));
-		SC_CHECK(global_only(p, s->counts[k].hi, "a counts range"));
+		const struct sc_countsdecl *c = &s->counts[k];
+		const int node[5] = {c->lo, c->hi, c->seq_lo, c->seq_hi, c->multiple};
+		for (int i = 0; i < 5; i++) /* (-1: none) */
+			SC_CHECK(global_only(p, node[i], i < 2 ? "a counts range" : i < 4 ? "the number of sequences" : "a multiple="));
 	}
 	for (int i = 0; i < s->nsteps + s->nrsteps; i++) { /* every rank runs the same iterations */
 		const struct sc_step *st = i < s->nsteps ? &s->steps[i] : &s->rsteps[i - s->nsteps];
 		if ((st->def->flags & SC_STEP_CONTROL) && st->nargs == 2) {
-			SC_CHECK(global_only(p, st->args[0], "a loop's range"));
-			SC_CHECK(global_only(p, st->args[1], "a loop's range"));
+			SC_CHECK(whole_case(p, st->args[0], "a loop's range", 1)); /* counts: the same on every rank */
+			SC_CHECK(whole_case(p, st->args[1], "a loop's range", 1));
 		}
 	}
 	for (int d = 0; d < s->ndims; d++) {

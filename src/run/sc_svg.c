@@ -358,14 +358,14 @@ static void diagnose(struct pic *p)
 		for (int d = 0, first = 1; d < p->c->ndims && k < n; d++) {
 			if (!f.delta[d])
 				continue;
-			k += (size_t)snprintf(b + k, n - k, "%s%s%+lld", first ? "" : ", ",
-					      sc_target_dim_name(p->t, p->c, d, t1, sizeof t1), (long long)f.delta[d]);
+			k += (size_t)snprintf(b + k, n - k, "%s%+lld along %s", first ? "" : ", ", (long long)f.delta[d],
+					      sc_target_dim_name(p->t, p->c, d, t1, sizeof t1));
 			first = 0;
 		}
 	} else if (f.all_index && f.cyc_ok) {
 		const char *a = sc_target_dim_name(p->t, p->c, f.cyc_dim, t1, sizeof t1);
-		snprintf(b, n, "%s holds the element of X at its expected index shifted by %s+%lld modulo %lld (a wrap-around)",
-			 every, a, (long long)f.cyc, (long long)p->c->sizes[f.cyc_dim]);
+		snprintf(b, n, "%s holds the element of X at its expected index shifted by %+lld along %s, modulo %lld "
+			 "(a wrap-around)", every, (long long)f.cyc, a, (long long)p->c->sizes[f.cyc_dim]);
 	} else if (f.all_pad_expected) {
 		snprintf(b, n, "padding belongs at %s, which holds an element of X", f.n == 1 ? "the wrong element" :
 			 "every wrong element");

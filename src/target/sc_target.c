@@ -352,8 +352,8 @@ void sc_target_counts_text(struct sc_target *t, const struct sc_case *c, const c
 	const int P = c->counts.P;
 	for (int m = 0; m < s[0]->ncounts && k < n; m++) {
 		k += (size_t)snprintf(buf + k, n - k, json ? "%s\"%s\": [" : "%s%s=", sep, s[0]->counts[m].name);
-		if (s[0]->counts[m].len_dim >= 0) { /* a vector: a:b:c */
-			for (int i = 0; i < sc_spec_counts_len(s[0], m, c->sizes, P) && k < n; i++)
+		if (sc_spec_counts_vec(s[0], m)) { /* a vector: a:b:c (no sequences: empty) */
+			for (int i = 0; i < sc_spec_counts_len(s[0], m, c->sizes, &c->counts) && k < n; i++)
 				k += (size_t)snprintf(buf + k, n - k, "%s%d", i ? (json ? ", " : ":") : "", c->counts.v[m][i]);
 			if (json && k < n)
 				k += (size_t)snprintf(buf + k, n - k, "]");
@@ -401,9 +401,17 @@ enum sc_status sc_target_counts_parse(struct sc_target *t, struct sc_case *c, co
 	if (P > SC_COUNTS_MAX_P)
 		return SC_ERR(e, SC_E_USAGE, "counts %s: a world of %d is over the %d ranks counts allow", name, P,
 			      SC_COUNTS_MAX_P);
-	const int vec = s[0]->counts[m].len_dim >= 0;
-	const int rows = vec ? 1 : P, cols = vec ? sc_spec_counts_len(s[0], m, c->sizes, P) : P;
-	if (vec && (cols < 1 || c->sizes[s[0]->counts[m].len_dim] != cols))
+	const int vec = sc_spec_counts_vec(s[0], m), seq = s[0]->counts[m].seq;
+	struct sc_countv given = {.P = P};
+	if (seq) { /* as many sequences as entries given (none: an empty text) */
+		given.len[m] = *text ? 1 : 0;
+		for (const char *q = text; *q; q++)
+			given.len[m] += *q == ':';
+		if (given.len[m] > SC_COUNTS_MAX_LEN)
+			return SC_ERR(e, SC_E_USAGE, "%s: at most %d sequences", name, SC_COUNTS_MAX_LEN);
+	}
+	const int rows = vec ? 1 : P, cols = vec ? sc_spec_counts_len(s[0], m, c->sizes, &given) : P;
+	if (vec && !seq && (cols < 1 || c->sizes[s[0]->counts[m].len_dim] != cols))
 		return SC_ERR(e, SC_E_USAGE, "%s: give %s (at most %d) before it", name, s[0]->dim[s[0]->counts[m].len_dim],
 			      SC_COUNTS_MAX_LEN);
 	const char *q = text;
@@ -425,6 +433,8 @@ enum sc_status sc_target_counts_parse(struct sc_target *t, struct sc_case *c, co
 				q++;
 		}
 	c->counts.P = P;
+	if (seq)
+		c->counts.len[m] = given.len[m];
 	return SC_OK;
 }
 
