@@ -695,8 +695,9 @@ static enum sc_status decode_counts(struct dec *d, struct sc_case *c, struct sc_
 			SC_CHECK(seq_shape(d, c, k, &lo, &hi, &mult, e));
 		const int len = sc_spec_counts_len(s0, k, c->sizes, &c->counts), vec = sc_spec_counts_vec(s0, k);
 		if (s0->counts[k].len_dim >= 0 && c->sizes[s0->counts[k].len_dim] > SC_COUNTS_MAX_LEN)
-			return reject(d, e, "at most %d micro-batches (%s is %lld)", SC_COUNTS_MAX_LEN,
-				      s0->dim[s0->counts[k].len_dim], (long long)c->sizes[s0->counts[k].len_dim]);
+			return reject(d, e, "at most %d %s (%s is %lld)", SC_COUNTS_MAX_LEN,
+				      s0->counts[k].route ? "routed tokens" : "micro-batches", s0->dim[s0->counts[k].len_dim],
+				      (long long)c->sizes[s0->counts[k].len_dim]);
 		if (!d->ch) {
 			for (int i = 0; i < SC_COUNTS_MAX_LEN; i++) {
 				const int32_t w = d->want->counts.v[k][i];
@@ -732,7 +733,7 @@ static enum sc_status decode_counts(struct dec *d, struct sc_case *c, struct sc_
 static enum sc_status derive_sizes(struct dec *d, struct sc_case *c, struct sc_err *e)
 {
 	const struct sc_spec *s0 = d->s[0];
-	if (!s0->derived_mask)
+	if (!s0->derived_mask && !sc_spec_routes(s0)) /* a dim routes are drawn over: drawn, its sizes= checked */
 		return SC_OK;
 	struct sc_mesh lcm;
 	const struct sc_layout_ctx lc = sc_layout_ctx_case(s0, &c->counts, c->sizes, c->world, &lcm);
@@ -765,6 +766,9 @@ static enum sc_status derive_sizes(struct dec *d, struct sc_case *c, struct sc_e
 		if (set[dim] && c->sizes[dim] != total)
 			return reject(d, e, "the input's sizes= give %s %lld rows, the output's %lld", s0->dim[dim],
 				      (long long)c->sizes[dim], (long long)total);
+		if (!((s0->derived_mask >> dim) & 1u) && c->sizes[dim] != total)
+			return reject(d, e, "%s's sizes= give %lld rows, but %s has %lld (its routes are drawn over it)",
+				      s0->dim[dim], (long long)total, s0->dim[dim], (long long)c->sizes[dim]);
 		if (!d->ch && !set[dim] && d->want->sizes[dim] != total)
 			return reject(d, e, "%s is %lld, but its sizes= give %lld", s0->dim[dim],
 				      (long long)d->want->sizes[dim], (long long)total);

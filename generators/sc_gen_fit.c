@@ -14,7 +14,8 @@
 void sc_gen_fit(struct sc_target *t, struct sc_case *c) { sc_gen_fit_fold(t, c, 0); }
 
 /* A vector's entries to its length: fewer micro-batches (or sequences)
- * fold the rows of the dropped ones into the last one kept (the dim they
+ * fold the rows of the dropped ones into the last one kept (fewer tokens
+ * drop their routes) (the dim they
  * split keeps its size); more start at 0, outside most ranges, so that
  * growing is not a shrinking move. A sequences vector's entries down to
  * the multiple its multiple= asks of this case (a smaller world asks for
@@ -27,7 +28,7 @@ static void fit_vectors(const struct sc_spec *s0, struct sc_case *c)
 		const int len = sc_spec_counts_len(s0, mb, c->sizes, &c->counts);
 		int32_t *v = c->counts.v[mb];
 		for (int i = len; i < SC_COUNTS_MAX_LEN; i++) {
-			if (len > 0)
+			if (len > 0 && !s0->counts[mb].route) /* a dropped token's route goes with it */
 				v[len - 1] = v[i] > INT32_MAX - v[len - 1] ? INT32_MAX : v[len - 1] + v[i];
 			v[i] = 0;
 		}

@@ -140,13 +140,14 @@ static int shrink_params(struct sh *s, struct sc_case *c)
 	return progress;
 }
 
-/* A vector (micro-batches) one entry shorter: entry i removed, its rows
- * dropped, or added to the entry before or after it. */
+/* A vector (micro-batches, sequences, routes) one entry shorter: entry i
+ * removed, its rows dropped, or added to the entry before or after it (a
+ * token's route: only dropped, with the token). */
 static int shrink_vector(struct sh *s, struct sc_case *c, const struct sc_spec *sp, int k)
 {
 	const int g = sp->counts[k].len_dim, len = sc_spec_counts_len(sp, k, c->sizes, &c->counts);
 	for (int i = 0; len > (g >= 0 ? 1 : 0) && i < len; i++) /* sequences: down to none, where A allows */
-		for (int to = 0; to < 3; to++) { /* 0 dropped, 1 to i - 1, 2 to i + 1 */
+		for (int to = 0; to < (sp->counts[k].route ? 1 : 3); to++) { /* 0 dropped, 1 to i - 1, 2 to i + 1 */
 			if ((to == 1 && i == 0) || (to == 2 && i == len - 1))
 				continue;
 			struct sc_case m = *c;
@@ -195,7 +196,7 @@ static int shrink_counts(struct sh *s, struct sc_case *c)
 				}
 				/* a vector's rows moved to the next micro-batch: the same
 				 * total, smaller in order */
-				if (!sc_spec_counts_vec(sp[0], k) || i + 1 >= len ||
+				if (!sc_spec_counts_vec(sp[0], k) || sp[0]->counts[k].route || i + 1 >= len ||
 				    m.counts.v[k][i + 1] > INT32_MAX - (c->counts.v[k][i] - nv))
 					continue;
 				m.counts.v[k][i + 1] += c->counts.v[k][i] - nv;
@@ -204,8 +205,8 @@ static int shrink_counts(struct sh *s, struct sc_case *c)
 					break;
 				}
 			}
-			/* an entry moved later is smaller in row-major order */
-			for (int j = i + 1; len <= 64 && c->counts.v[k][i] && j < len; j++) {
+			/* an entry moved later is smaller in row-major order (not a route) */
+			for (int j = i + 1; len <= 64 && !sp[0]->counts[k].route && c->counts.v[k][i] && j < len; j++) {
 				struct sc_case m = *c;
 				if (m.counts.v[k][j] > INT32_MAX - m.counts.v[k][i])
 					continue;

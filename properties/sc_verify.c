@@ -375,8 +375,15 @@ static enum sc_status reduce_partial(const struct sc_spec *so, const struct sc_l
 			SC_CHECK(be->ops->all_reduce(be, gs.size, gsend, grecv, (size_t)n, c->dtype, out->op, e));
 			continue;
 		}
-		SC_CHECK(be->ops->all_reduce(be, gs.size, gsend, grecv, (size_t)n, SC_U64, SC_MAX, e));
+		/* padding takes part as nothing, as in an all_reduce step: 0 for
+		 * the max (a zeros buffer a rank wrote its part into, summed) */
+		void *gmax[SC_MAX_WORLD];
+		if (x->pads)
+			SC_CHECK(sc_prov_unpad(x, gsend, gmax, (size_t)n, e));
+		SC_CHECK(be->ops->all_reduce(be, gs.size, x->pads ? gmax : gsend, grecv, (size_t)n, SC_U64, SC_MAX, e));
 		SC_CHECK(be->ops->all_reduce(be, gs.size, gsend, gmn, (size_t)n, SC_U64, SC_MIN, e));
+		if (x->pads)
+			SC_CHECK(sc_prov_repad(x, grecv, gmn, (size_t)n, e));
 	}
 	for (int r = 0; x->prov && r < x->nlocal; r++)
 		SC_CHECK(sc_prov_merge_rank(x, r, recv[r], mn[r], (size_t)sc_tensor_numel(&x->t[r]), e));

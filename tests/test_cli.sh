@@ -318,7 +318,8 @@ expect_rc 0 "language 2: correct specs" "$sc" check tests/specs/uneven-list-all-
 	tests/specs/l2-gather-last.sc tests/specs/l2-pipeline.sc tests/specs/l2-pad-allreduce-gather.sc \
 	tests/specs/l2-ref-gqa.sc tests/specs/l2-ref-vocab-pad.sc corpus/megatron/qkv-split-query.sc \
 	tests/specs/l2-gather-sizes.sc tests/specs/l3-ring-allgather.sc tests/specs/l3-prefix-offset.sc \
-	tests/specs/l3-scatter.sc tests/specs/l3-buffer-gather.sc tests/specs/l3-packed-zigzag.sc --seed 1 --cases 300
+	tests/specs/l3-scatter.sc tests/specs/l3-buffer-gather.sc tests/specs/l3-packed-zigzag.sc tests/specs/l3-route-select.sc \
+	--seed 1 --cases 300
 l2_planted() { # spec minimum message
 	expect_rc 1 "$1" "$sc" check --no-expect "tests/specs/$1.sc" --seed 1 --cases 300 --property semantics
 	expect_grep "minimal case: $2 dtype=i32 seed=0" "$tmp/out" "$1: the minimum"
@@ -356,6 +357,15 @@ expect_rc 2 "packed: more sequences than declared" "$sc" eval tests/specs/l3-pac
 expect_grep "L has 4 sequences, outside 0..3" "$tmp/err" "packed: the count named"
 expect_rc 2 "packed: n not their sum" "$sc" eval tests/specs/l3-packed-zigzag-whole.sc --world 2 --sizes n=4,h=1,L=4:4
 expect_grep "n is 4, but its sequences L hold 8 rows" "$tmp/err" "packed: the sum named"
+# routes: a token's expert is part of the case (drawn, shrunk to one token
+# at expert 0, replayed); entries outside the experts are refused
+l2_planted l3-route-select-range "world=2 t=1 h=1 R=0" "rank 1 output has shape \[1, 1\], but the output placement needs \[0, 1\]"
+expect_rc 1 "routes: the replay line" "$sc" eval tests/specs/l3-route-select-range.sc --world 2 --sizes t=1,h=1,R=0 --dtype i32 --seed 0
+expect_rc 0 "routes: the token to rank 1's expert" "$sc" eval tests/specs/l3-route-select-range.sc --world 2 --sizes t=1,h=1,R=1
+expect_rc 2 "routes: an expert out of range" "$sc" eval tests/specs/l3-route-select.sc --world 2 --sizes t=3,h=1,R=0:1:4
+expect_grep "R(2) = 4 outside 0..1" "$tmp/err" "routes: the entry named"
+expect_rc 2 "routes: one route per token" "$sc" eval tests/specs/l3-route-select.sc --world 2 --sizes t=3,h=1,R=0:1
+expect_grep "R: expected 3 entries" "$tmp/err" "routes: the count named"
 "$sc" check tests/specs/l3-packed-zigzag-whole.sc --property semantics --seed 1 --report "$tmp/packrep" >/dev/null 2>&1
 expect_rc 1 "packed: repro of the case file" "$sc" repro "$tmp/packrep/failures/specs-l3-packed-zigzag-whole-semantics.case"
 expect_grep "L=4:4" "$tmp/out" "packed: repro reads the sequences"

@@ -42,6 +42,9 @@ static const char *const samples[][2] = {
 	{"zeros", "zeros [size(0)+1, 2]"},
 	{"empty", "empty [2, 2]"},
 	{"write", "tensor x = input\nbuf = zeros x [size(0)+1, size(1)]\ny = write buf x dim=0 start=1"},
+	{"sort_by", "routes R[a] 0..1\nsort_by R dim=0"},
+	{"unsort_by", "routes R[a] 0..1\nunsort_by R dim=0 start=rank*2"},
+	{"select", "routes R[a] 0..1\nselect R dim=0 experts=0..0"},
 	{"for", "for i in 0..1\nnarrow 1 0 2-i\nend"}, /* a loop: its lines, its end */
 	{"end", "for i in 1..0\nflip 0\nend"},
 	{"sendrecv", "sendrecv to=1-rank from=1-rank"},
@@ -131,6 +134,8 @@ static enum sc_status run(struct sc_backend *be, struct sc_arena *a, const char 
 			x.t[r].stride[1] = 2;
 		}
 	}
+	static struct sc_countv cv = {.P = 2, .v = {{1, 0, 0, 1}}}; /* a routes line's: token q to expert v[q] */
+	x.counts = &cv;
 	calls = reductions = 0;
 	return sc_exec_spec(&x, &s, sizes, e);
 }

@@ -12,7 +12,9 @@ output, must equal the chain run with torch on X. And chains inside a
 `for i in LO..HI` loop (none when HI < LO), with steps that read i: the
 chain run by torch for i = LO..HI. And packed sequences (`sequences`):
 loops over them reading L(j), len(L) and prefix sums, against torch on
-the packed tensor (ring-flash-attention's per-sequence zigzag among them).
+the packed tensor (ring-flash-attention's per-sequence zigzag among them);
+and routes: rows sorted by their tokens' experts (torch.argsort, stable),
+put back, or selected by expert, on a rank's shard of the tokens.
 Usage: test_torch_steps.py PATH/TO/shardcheck [CASES]"""
 import os
 import random
@@ -276,6 +278,51 @@ PACKED_REF = ("reference\ny = narrow X 0 0 0\nfor i in 0..2*P*len(L)-1\n"
               "  y = cat y a dim=0\nend\nend\n")
 
 
+# Routing (`routes R[t] LO..HI`): a rank's even shard of the tokens (or all
+# of them), then a step that moves rows by their tokens' routes; each form
+# (its name, its text with S for start=, torch's function of (rows, their
+# routes)).
+ROUTED = [
+    ("sort_by", "sort_by R dim=0 start=S", lambda t, rt: t[torch.argsort(rt, stable=True)]),
+    ("unsort_by", "unsort_by R dim=0 start=S",
+     lambda t, rt: torch.zeros_like(t).index_copy(0, torch.argsort(rt, stable=True), t)),
+    ("select", "select R dim=0 experts=1..rank+1 start=S", None),  # experts rank-dependent: below
+    ("sort then unsort", "sort_by R dim=0 start=S\nunsort_by R dim=0 start=S", lambda t, rt: t),
+]
+
+
+def routed_cases(sc, rng, n, tmp, used):
+    """Random routes over t tokens (E experts, every token to expert 0 or to
+    one expert among them): every rank's rows moved as torch moves them."""
+    fails = 0
+    for case in range(n):
+        name, text, fn = rng.choice(ROUTED)
+        used.add("routed: " + name)
+        P = rng.randint(1, 5)
+        shard = rng.random() < 0.5
+        t = P * rng.randint(1, 4) if shard else rng.randint(1, 9)
+        E = rng.randint(1, 4)
+        style = rng.randrange(3)
+        routes = [0] * t if style == 0 else [rng.randrange(E) for _ in range(t)]
+        h = rng.randint(1, 2)
+        spec = f"dims t h\nroutes R[t] 0..{E - 1}\ninput replicate\noutput replicate\n"
+        if shard:
+            spec += "narrow 0 rank*(t//P) t//P\n"
+        spec += text.replace("S", "rank*(t//P)" if shard else "0") + "\n"
+        names, sizes = ["t", "h", "R"], [t, h, ":".join(map(str, routes))]
+        ins, outs, why = eval_dump(sc, spec, P, sizes, names, tmp)
+
+        def run(x, r):
+            lo, m = (r * (t // P), t // P) if shard else (0, t)
+            rows, rt = x[lo:lo + m], torch.tensor(routes[lo:lo + m], dtype=torch.long)
+            if fn is None:
+                return rows[(rt >= 1) & (rt <= r + 1)]
+            return fn(rows, rt)
+        wants, raised = torch_runs(ins, run)
+        fails += judged(f"routed case {case} ({name}, R={routes})", spec, sizes, P, outs, why, wants, raised)
+    return fails
+
+
 def packed_cases(sc, rng, n, tmp, used):
     """Packed sequences drawn here (none to four, empty ones among them):
     every rank's output must be torch's on the packed X; for the zigzag,
@@ -337,10 +384,12 @@ def main():
         fails += reference_cases(sc, rng, max(1, ncases // 2), tmp, used)
         fails += loop_cases(sc, rng, max(1, ncases // 2), tmp, used)
         fails += packed_cases(sc, rng, max(1, ncases // 4), tmp, used)
+        fails += routed_cases(sc, rng, max(1, ncases // 4), tmp, used)
     missing = [t for t, _ in STEPS if t not in used] + \
         ["reference: " + t for t, _ in STEPS + REF_STEPS if "rank" not in t and "reference: " + t not in used] + \
         ["loop: " + t for t, _ in LOOP_STEPS if "loop: " + t not in used] + \
-        ["packed: " + t[0] for t in PACKED if "packed: " + t[0] not in used]
+        ["packed: " + t[0] for t in PACKED if "packed: " + t[0] not in used] + \
+        ["routed: " + t[0] for t in ROUTED if "routed: " + t[0] not in used]
     if missing:
         print(f"FAILED: steps never drawn: {missing}")
         fails += 1

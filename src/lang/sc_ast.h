@@ -55,7 +55,8 @@ enum sc_exkind {
 	SC_EX_NOT,
 	SC_EX_SUMOF, /* sum(a for NAME in b..c): a over NAME = b..c (name: NAME) */
 	SC_EX_INDEX,   /* NAME inside its sum(... for NAME in ...) */
-	SC_EX_COUNTLEN /* len(NAME): a counts vector's entries (dim: its index); the last kind (masks are 32 bits) */
+	SC_EX_COUNTLEN, /* len(NAME): a counts vector's entries (dim: its index) */
+	SC_EX_ROUTED    /* routed(NAME, a, b, c): tokens a..b whose route is c (dim: the routes' index) */
 };
 
 /* Names bound by a construct (in scope only there). */
@@ -231,7 +232,8 @@ struct sc_tdecl {
  * n each micro-batch holds, n their sum; or (`sequences NAME[A..B] n
  * LO..HI [multiple=E]`) a vector of A..B entries, its length drawn with
  * it, the tokens of each sequence packed into dim n (cu_seqlens are its
- * prefix sums), n their sum. */
+ * prefix sums), n their sum; or (`routes NAME[t] LO..HI`) a vector of t
+ * entries, the expert (in LO..HI) each token of dim t is routed to. */
 #define SC_MAX_COUNTS 2
 #define SC_COUNTS_MAX_P 16 /* worlds of specs with counts */
 #define SC_COUNTS_MAX_LEN (SC_COUNTS_MAX_P * SC_COUNTS_MAX_P) /* entries of one counts declaration */
@@ -244,6 +246,7 @@ struct sc_countsdecl {
 	int len_dim; /* a vector of sizes[len_dim] entries (microbatches); -1: a P x P matrix */
 	int sum_dim; /* the dim whose size is the vector's sum; -1 none */
 	int seq;     /* sequences: a vector whose length is drawn in seq_lo..seq_hi */
+	int route;   /* routes: a vector of sizes[len_dim] entries, the expert of each token */
 	int seq_lo, seq_hi; /* expression nodes of the dims and the world (seq) */
 	int multiple; /* `multiple=E`: every entry a multiple of E (expression node); -1 none */
 	int line, col;
@@ -370,15 +373,25 @@ static inline int sc_spec_counts_len(const struct sc_spec *s, int k, const int64
 static inline const char *sc_spec_counts_form(const struct sc_spec *s, int k)
 {
 	return s->counts[k].seq		  ? "a:b:..., one entry per sequence"
+	       : s->counts[k].route	   ? "a:b:..., one expert per token"
 	       : s->counts[k].len_dim >= 0 ? "a:b:..., one entry per micro-batch"
 					   : "a:b/c:d, world rows of world entries";
+}
+
+/* 1 when the spec draws routes (`routes NAME[t] LO..HI`). */
+static inline int sc_spec_routes(const struct sc_spec *s)
+{
+	for (int k = 0; k < s->ncounts; k++)
+		if (s->counts[k].route)
+			return 1;
+	return 0;
 }
 
 /* The `microbatches` declaration's index in counts[], or -1. */
 static inline int sc_spec_micro(const struct sc_spec *s)
 {
 	for (int k = 0; k < s->ncounts; k++)
-		if (s->counts[k].len_dim >= 0)
+		if (s->counts[k].len_dim >= 0 && !s->counts[k].route)
 			return k;
 	return -1;
 }

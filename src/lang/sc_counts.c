@@ -98,6 +98,26 @@ enum sc_status sc_counts_parse_micro(struct sc_parse *p, const struct sc_tok *kw
 	return sc_lex_end(p);
 }
 
+#define ROUTE_USAGE "routes NAME[t] LO..HI"
+
+enum sc_status sc_counts_parse_route(struct sc_parse *p, const struct sc_tok *kw)
+{
+	struct sc_spec *s = p->s;
+	struct sc_countsdecl *c;
+	SC_CHECK(new_decl(p, kw, &c));
+	if (!sc_lex_is_op(sc_lex_peek(p), "["))
+		return sc_lex_err(p, sc_lex_peek(p)->col, "expected '[' and the dim of the tokens routed (" ROUTE_USAGE ")");
+	p->pos++;
+	SC_CHECK(dim_name(p, "the dim of the tokens routed", ROUTE_USAGE, &c->len_dim));
+	if (!sc_lex_is_op(sc_lex_peek(p), "]"))
+		return sc_lex_err(p, sc_lex_peek(p)->col, "expected ']' (" ROUTE_USAGE ")");
+	p->pos++;
+	SC_CHECK(range(p, c, ROUTE_USAGE " (the experts)"));
+	c->route = 1;
+	s->ncounts++;
+	return sc_lex_end(p);
+}
+
 enum sc_status sc_counts_parse_seq(struct sc_parse *p, const struct sc_tok *kw)
 {
 	struct sc_spec *s = p->s;
@@ -140,12 +160,16 @@ enum sc_status sc_counts_resolve(struct sc_parse *p, struct sc_expr *x)
 	p->line = x->line;
 	if (x->dim < 0)
 		return sc_lex_err(p, x->col, x->kind == SC_EX_COUNT
-						     ? "unknown function '%s' (cdiv, min, max, size, rowsum, colsum, or counts)"
+						     ? "unknown function '%s' (cdiv, min, max, size, sum, rowsum, colsum, len, routed, or counts)"
 						     : "unknown counts matrix '%s'",
 				  x->name);
 	const int vec = sc_spec_counts_vec(s, x->dim);
 	if (x->kind == SC_EX_COUNTLEN)
 		return vec ? SC_OK : sc_lex_err(p, x->col, "len() takes a vector's name ('%s' is a matrix)", x->name);
+	if (x->kind == SC_EX_ROUTED)
+		return s->counts[x->dim].route ? SC_OK
+					       : sc_lex_err(p, x->col, "routed() takes a routes vector's name ('%s' is not one: "
+								   "routes NAME[t] LO..HI)", x->name);
 	if (vec && x->kind != SC_EX_COUNT)
 		return sc_lex_err(p, x->col, "'%s' is a vector: write %s(k)", x->name, x->name);
 	if (x->kind == SC_EX_COUNT && vec != (x->b < 0))
@@ -197,9 +221,12 @@ static enum sc_status sum_dim_check(struct sc_parse *p, const struct sc_countsde
 enum sc_status sc_counts_check(struct sc_parse *p, const int *sizes_line)
 {
 	struct sc_spec *s = p->s;
-	for (int k = 0; k < s->ncounts; k++)
+	for (int k = 0; k < s->ncounts; k++) {
 		if (s->counts[k].seq)
 			SC_CHECK(sum_dim_check(p, &s->counts[k], sizes_line, "sequences"));
+		if (s->counts[k].route) /* the tokens are drawn, their routes over them: a sizes= of t is checked */
+			s->derived_mask &= ~(1u << s->counts[k].len_dim);
+	}
 	const int m = sc_spec_micro(s);
 	if (m < 0)
 		return SC_OK;

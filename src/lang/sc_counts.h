@@ -4,7 +4,8 @@
  * entries whose sum is dim n's size (the rows each micro-batch holds),
  * and `sequences NAME[A..B] n LO..HI [multiple=E]`, a vector of A..B
  * entries (its length drawn with it) whose sum is dim n's size (the
- * tokens of each sequence packed into n).
+ * tokens of each sequence packed into n), and `routes NAME[t] LO..HI`,
+ * the expert each token of dim t is routed to.
  * Declarations here; drawing and shrinking in generators/, reading an
  * entry in sc_expr. */
 #ifndef SC_COUNTS_H
@@ -17,6 +18,8 @@
 enum sc_status sc_counts_parse_matrix(struct sc_parse *p, const struct sc_tok *kw);
 /* `microbatches NAME[g] n LO..HI` (cursor after the keyword). */
 enum sc_status sc_counts_parse_micro(struct sc_parse *p, const struct sc_tok *kw);
+/* `routes NAME[t] LO..HI` (cursor after the keyword). */
+enum sc_status sc_counts_parse_route(struct sc_parse *p, const struct sc_tok *kw);
 /* `sequences NAME[A..B] n LO..HI [multiple=E]` (cursor after the keyword). */
 enum sc_status sc_counts_parse_seq(struct sc_parse *p, const struct sc_tok *kw);
 /* After the last line: node x (NAME(i, j), NAME(k), rowsum, colsum, len) to

@@ -61,7 +61,9 @@ int sc_expr_find(const struct sc_spec *s, int node, uint64_t kinds);
 /* Kinds that only a rank can evaluate. */
 #define SC_EXPR_PER_RANK ((1u << SC_EX_RANK) | (1u << SC_EX_VAR) | (1u << SC_EX_SIZE) | (1u << SC_EX_COORD))
 /* Kinds that read the drawn counts (known once the dims are drawn). */
-#define SC_EXPR_COUNTS ((1u << SC_EX_COUNT) | (1u << SC_EX_ROWSUM) | (1u << SC_EX_COLSUM) | (1u << SC_EX_COUNTLEN))
+#define SC_EXPR_COUNTS                                                                                                 \
+	(((uint64_t)1 << SC_EX_COUNT) | ((uint64_t)1 << SC_EX_ROWSUM) | ((uint64_t)1 << SC_EX_COLSUM) |                      \
+	 ((uint64_t)1 << SC_EX_COUNTLEN) | ((uint64_t)1 << SC_EX_ROUTED))
 
 /* Evaluates node (a condition gives 1 or 0); on error (division by zero,
  * inexact '/', overflow, a value the environment lacks) returns

@@ -73,6 +73,15 @@ static void fmt_rec(const struct sc_spec *s, int node, int min_prec, struct sc_s
 		sc_str_put(b, ")");
 		break;
 	case SC_EX_COUNTLEN: sc_str_printf(b, "len(%s)", x->name); break;
+	case SC_EX_ROUTED:
+		sc_str_printf(b, "routed(%s, ", x->name);
+		fmt_rec(s, x->a, 0, b);
+		sc_str_put(b, ", ");
+		fmt_rec(s, x->b, 0, b);
+		sc_str_put(b, ", ");
+		fmt_rec(s, x->c, 0, b);
+		sc_str_put(b, ")");
+		break;
 	case SC_EX_ROWSUM:
 	case SC_EX_COLSUM:
 		sc_str_printf(b, "%s(%s, ", x->kind == SC_EX_ROWSUM ? "rowsum" : "colsum", x->name);

@@ -372,6 +372,7 @@ static enum sc_status decl_counts(struct spec_parse *q, const struct sc_tok *kw)
 {
 	return kw->text[0] == 'c' ? sc_counts_parse_matrix(&q->p, kw)
 	       : kw->text[0] == 'm' ? sc_counts_parse_micro(&q->p, kw)
+	       : kw->text[0] == 'r' ? sc_counts_parse_route(&q->p, kw)
 				    : sc_counts_parse_seq(&q->p, kw);
 }
 
@@ -385,6 +386,7 @@ static const struct {
 	{"input", decl_place},       {"require", decl_require}, {"expect", decl_expect},
 	{"sizes", decl_sizes},       {"counts", decl_counts},   {"mesh", decl_mesh},
 	{"microbatches", decl_counts}, {"torch", decl_torch},    {"sequences", decl_counts},
+	{"routes", decl_counts},
 };
 
 /* ---- lines ---- */

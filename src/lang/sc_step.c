@@ -14,6 +14,7 @@ static const struct sc_step_def *const families[] = {
 	sc_steps_p2p,
 	sc_steps_named,
 	sc_steps_buffer,
+	sc_steps_route,
 	sc_steps_loop,
 };
 

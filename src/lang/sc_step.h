@@ -3,7 +3,8 @@
  * and what it does on every local rank. Rows live in family files
  * (sc_steps_view.c: local views and copies; sc_steps_slice.c: slices and
  * copies sized per rank; sc_steps_coll.c: collectives; sc_steps_sized.c
- * and sc_steps_p2p.c: exchanges sized per rank);
+ * and sc_steps_p2p.c: exchanges sized per rank; sc_steps_buffer.c:
+ * buffers; sc_steps_route.c: rows moved by their tokens' routes);
  * this module lists the families and finds a keyword. Whether a step is a
  * collective, reduces or needs a contiguous input is read from its flags,
  * never from its position in a list. */
@@ -52,7 +53,7 @@ enum sc_status sc_step_parse(struct sc_parse *p, const struct sc_step_def *def, 
 
 /* The families' rows, each ending with a row whose keyword is NULL. */
 extern const struct sc_step_def sc_steps_view[], sc_steps_slice[], sc_steps_coll[], sc_steps_sized[], sc_steps_p2p[],
-	sc_steps_named[], sc_steps_loop[], sc_steps_buffer[];
+	sc_steps_named[], sc_steps_loop[], sc_steps_buffer[], sc_steps_route[];
 /* The index of a named tensor of the spec, or -1. */
 int sc_step_tensor(const struct sc_spec *s, const char *name);
 

@@ -1,0 +1,160 @@
+/* sc_steps_route: tokens moved by the expert each is routed to
+ * (docs/language.md, "Routing"), a `routes R[t] LO..HI` declaration giving
+ * every token of dim t its expert:
+ *   sort_by R dim=i [start=E]      rows in the order of their experts, stable
+ *                                  (x[torch.argsort(routes, stable=True)]:
+ *                                  MoE permute before a dispatch)
+ *   unsort_by R dim=i [start=E]    its inverse (the combine's unpermute:
+ *                                  out[sorted_indices] = x)
+ *   select R dim=i experts=A..B [start=E]
+ *                                  the rows routed to experts A..B, in order
+ *                                  (x[(routes >= A) & (routes <= B)])
+ * Row k of the rank's tensor along dim i is token E + k (E per rank, 0 by
+ * default: the rank's tokens of an even shard start at rank * size); every
+ * such token must exist. All copy. */
+#include <string.h>
+
+#include "sc_expr.h"
+#include "sc_interp.h"
+#include "sc_lex.h"
+#include "sc_step.h"
+
+enum { ROUTE_SORT, ROUTE_UNSORT, ROUTE_SELECT };
+
+/* The step's routes (st->form) by name at the cursor. */
+static enum sc_status parse_routes_name(struct sc_parse *p, struct sc_step *st)
+{
+	const struct sc_tok *t = sc_lex_peek(p);
+	const struct sc_spec *s = p->s;
+	for (int k = 0; t->kind == SC_T_NAME && k < s->ncounts; k++)
+		if (strcmp(s->counts[k].name, t->text) == 0 && s->counts[k].route) {
+			st->form = k;
+			p->pos++;
+			return SC_OK;
+		}
+	return sc_lex_err(p, t->col, "expected the name of a routes declaration (routes R[t] LO..HI) after '%s'",
+			  st->def->keyword);
+}
+
+/* `start=E` at the cursor, if there: args[n]; else -1. */
+static enum sc_status parse_start(struct sc_parse *p, struct sc_step *st, int n)
+{
+	const struct sc_tok *t = sc_lex_peek(p);
+	st->args[n] = -1;
+	st->nargs = n + 1;
+	if (t->kind != SC_T_NAME || strcmp(t->text, "start") != 0 || !sc_lex_is_op(&p->t[p->pos + 1], "="))
+		return SC_OK;
+	p->pos += 2;
+	return sc_expr_parse_arg(p, &st->args[n]);
+}
+
+/* sort_by / unsort_by R dim=i [start=E]: args[0] the dim, args[1] E */
+static enum sc_status parse_sort(struct sc_parse *p, struct sc_step *st)
+{
+	SC_CHECK(parse_routes_name(p, st));
+	SC_CHECK(sc_lex_kv_int(p, "dim", &st->args[0]));
+	SC_CHECK(parse_start(p, st, 1));
+	return sc_lex_end(p);
+}
+
+/* select R dim=i experts=A..B [start=E]: args[0] the dim, args[1] E,
+ * args[2] A, args[3] B */
+static enum sc_status parse_select(struct sc_parse *p, struct sc_step *st)
+{
+	SC_CHECK(parse_routes_name(p, st));
+	SC_CHECK(sc_lex_kv_int(p, "dim", &st->args[0]));
+	const struct sc_tok *t = sc_lex_peek(p);
+	if (t->kind != SC_T_NAME || strcmp(t->text, "experts") != 0 || !sc_lex_is_op(&p->t[p->pos + 1], "="))
+		return sc_lex_err(p, t->col, "expected 'experts=A..B' (the experts whose tokens are kept)");
+	p->pos += 2;
+	SC_CHECK(sc_expr_parse_arg(p, &st->args[2]));
+	if (!sc_lex_is_op(sc_lex_peek(p), ".."))
+		return sc_lex_err(p, sc_lex_peek(p)->col, "expected '..' (experts=A..B, B included)");
+	p->pos++;
+	SC_CHECK(sc_expr_parse_arg(p, &st->args[3]));
+	const int a = st->args[2], b = st->args[3];
+	SC_CHECK(parse_start(p, st, 1));
+	st->args[2] = a;
+	st->args[3] = b;
+	st->nargs = 4;
+	return sc_lex_end(p);
+}
+
+/* Rank r's rows along *d and their experts: key[k] the route of token
+ * start + k, for the *n rows. */
+static enum sc_status route_keys(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
+				 const int64_t *sizes, int r, int *d, int64_t *n, int32_t *key, struct sc_err *e)
+{
+	SC_CHECK(sc_interp_wrap_dim(st, st->args[0], x->t[r].ndim, d, e));
+	*n = x->t[r].shape[*d];
+	int64_t start = 0;
+	if (st->args[1] >= 0) {
+		const struct sc_expr_env env = sc_interp_env(x, r, sizes);
+		SC_CHECK(sc_interp_eval(s, st, &env, st->args[1], &start, e));
+	}
+	const int k = st->form, len = sc_spec_counts_len(s, k, sizes, x->counts);
+	if (!x->counts)
+		return sc_interp_fail(e, st, "no routes drawn for this case");
+	if (start < 0 || start + *n > len)
+		return sc_interp_fail(e, st, "on rank %d: rows %lld..%lld along dim %d are tokens past %s's %d routes",
+				      x->first + r, (long long)start, (long long)(start + *n - 1), *d, s->counts[k].name, len);
+	memcpy(key, x->counts->v[k] + start, sizeof(int32_t) * (size_t)*n);
+	return SC_OK;
+}
+
+/* Row `to` of out from row `from` of in, along d. */
+static void copy_row(struct sc_tensor *out, const struct sc_tensor *in, int d, int64_t to, int64_t from)
+{
+	struct sc_tensor a = *in, b = *out;
+	sc_interp_narrow(&a, d, from, 1);
+	sc_interp_narrow(&b, d, to, 1);
+	sc_tensor_copy(&b, &a);
+}
+
+static enum sc_status exec_route(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
+				 const int64_t *sizes, struct sc_err *e)
+{
+	const int kind = st->def->keyword[0] == 's' ? (st->def->keyword[1] == 'o' ? ROUTE_SORT : ROUTE_SELECT) : ROUTE_UNSORT;
+	for (int r = 0; r < x->nlocal; r++) {
+		int d;
+		int64_t n, lo = 0, hi = 0;
+		int32_t key[SC_COUNTS_MAX_LEN];
+		int64_t order[SC_COUNTS_MAX_LEN], m = 0;
+		SC_CHECK(route_keys(x, s, st, sizes, r, &d, &n, key, e));
+		if (kind == ROUTE_SELECT) {
+			const struct sc_expr_env env = sc_interp_env(x, r, sizes);
+			SC_CHECK(sc_interp_eval(s, st, &env, st->args[2], &lo, e));
+			SC_CHECK(sc_interp_eval(s, st, &env, st->args[3], &hi, e));
+			for (int64_t k = 0; k < n; k++)
+				if (key[k] >= lo && key[k] <= hi)
+					order[m++] = k;
+		} else { /* a stable sort by expert: row order[j] goes to j */
+			for (int64_t k = 0; k < n; k++) {
+				int64_t j = m++;
+				for (; j > 0 && key[order[j - 1]] > key[k]; j--)
+					order[j] = order[j - 1];
+				order[j] = k;
+			}
+		}
+		const struct sc_tensor in = x->t[r];
+		int64_t shape[SC_MAX_DIMS];
+		memcpy(shape, in.shape, sizeof shape);
+		shape[d] = m;
+		struct sc_tensor out;
+		SC_CHECK(sc_tensor_empty(sc_interp_on(x, r), shape, in.ndim, sc_interp_esize(x), &out, e));
+		for (int64_t j = 0; j < m; j++)
+			if (kind == ROUTE_UNSORT)
+				copy_row(&out, &in, d, order[j], j);
+			else
+				copy_row(&out, &in, d, j, order[j]);
+		x->t[r] = out;
+	}
+	return SC_OK;
+}
+
+const struct sc_step_def sc_steps_route[] = {
+	{"sort_by", 0, parse_sort, exec_route},
+	{"unsort_by", 0, parse_sort, exec_route},
+	{"select", 0, parse_select, exec_route},
+	{NULL, 0, NULL, NULL},
+};
