@@ -149,6 +149,7 @@ enum sc_status sc_exhaust_walk(struct sc_target *t, const struct sc_gen_opts *o,
 		return SC_ERR(e, SC_E_USAGE, "--exhaustive does not enumerate drawn counts (`%s %s`)",
 			      !fs || !fs->ncounts	   ? "counts"
 			      : fs->counts[0].seq	   ? "sequences"
+			      : fs->counts[0].route	   ? "routes"
 			      : fs->counts[0].len_dim >= 0 ? "microbatches"
 							   : "counts",
 			      fs && fs->ncounts ? fs->counts[0].name : "");

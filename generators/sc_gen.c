@@ -289,11 +289,10 @@ static int world_ok(const struct dec *d, int w, char *why, size_t n)
 /* A world --world and (a target whose spec is known before its
  * parameters) the requires of the world alone allow (`require P >= 2`);
  * the others are checked once the specs are known (decode_sizes). */
-static int world_fits(const struct dec *d, int w)
+static int world_fits(const struct dec *d, const struct sc_spec *fs, int w)
 {
 	if (!sc_gen_world_allowed(d->o, w))
 		return 0;
-	const struct sc_spec *fs = sc_target_fixed_spec(d->t, 0);
 	static const int64_t none[SC_MAX_DIMS];
 	for (int k = 0; fs && k < fs->nconds; k++)
 		if (fs->conds[k].last_dim < 0 && !sc_expr_cond_holds(fs, &fs->conds[k], none, w))
@@ -314,17 +313,18 @@ static enum sc_status decode_world(struct dec *d, struct sc_case *c, struct sc_e
 	const int wlo = d->o->world_lo, whi = d->o->world_hi;
 	uint64_t k = sc_choice(d->ch, 8);
 	int w = wlo;
-	while (w < whi && !world_fits(d, w))
+	const struct sc_spec *fs = sc_target_fixed_spec(d->t, 0);
+	while (w < whi && !world_fits(d, fs, w))
 		w++;
-	if (k >= 1 && k <= 3 && world_fits(d, (int)k)) {
+	if (k >= 1 && k <= 3 && world_fits(d, fs, (int)k)) {
 		w = (int)k;
 	} else if (k >= 4) { /* uniform over the fitting worlds (a range: the same draw as before) */
 		int n = 0;
 		for (int v = wlo; v <= whi; v++)
-			n += world_fits(d, v);
+			n += world_fits(d, fs, v);
 		int i = n ? (int)sc_choice(d->ch, (uint64_t)n) : 0;
 		for (int v = wlo; v <= whi; v++)
-			if (world_fits(d, v) && i-- == 0) {
+			if (world_fits(d, fs, v) && i-- == 0) {
 				w = v;
 				break;
 			}

@@ -13,13 +13,13 @@
 
 void sc_gen_fit(struct sc_target *t, struct sc_case *c) { sc_gen_fit_fold(t, c, 0); }
 
-/* A vector's entries to its length: fewer micro-batches (or sequences)
- * fold the rows of the dropped ones into the last one kept (fewer tokens
- * drop their routes) (the dim they
- * split keeps its size); more start at 0, outside most ranges, so that
- * growing is not a shrinking move. A sequences vector's entries down to
- * the multiple its multiple= asks of this case (a smaller world asks for
- * another). The dim they split to their sum. */
+/* A vector's entries to its length: fewer micro-batches or sequences fold
+ * the rows of the dropped ones into the last one kept (the dim they split
+ * keeps its size), fewer tokens drop their routes; more start at 0,
+ * outside most ranges, so that growing is not a shrinking move. A
+ * sequences vector's entries down to the multiple its multiple= asks of
+ * this case (a smaller world asks for another). The dim they split to
+ * their sum. */
 static void fit_vectors(const struct sc_spec *s0, struct sc_case *c)
 {
 	for (int mb = 0; mb < s0->ncounts; mb++) {

@@ -52,9 +52,7 @@ static void wrong_bits(struct sc_failure *f, const struct sc_case *cd, int rank,
 /* Every rank's output shape and bytes, one after another, into b (grown
  * as needed); 0 when an output is on a device or strided (or memory ran
  * out): then nothing is compared this way. */
-#define outbytes sc_ctx_bytes
-
-static int outputs_bytes(const struct sc_exec *x, struct outbytes *b)
+static int outputs_bytes(const struct sc_exec *x, struct sc_ctx_bytes *b)
 {
 	b->len = 0;
 	for (int r = 0; r < x->nlocal; r++) {
@@ -80,13 +78,14 @@ static int outputs_bytes(const struct sc_exec *x, struct outbytes *b)
 }
 
 static enum sc_verdict check_dtypes(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c,
-				    struct sc_failure *f, struct outbytes *right, struct outbytes *now);
+				    struct sc_failure *f, struct sc_ctx_bytes *right, struct sc_ctx_bytes *now);
 
 static enum sc_verdict check(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c,
 			     struct sc_failure *f)
 {
 	/* the context's buffers, kept from case to case; none right yet */
-	struct outbytes *right = ctx->kept, *now = &ctx->kept[4];
+	struct sc_ctx_bytes *right = ctx->kept, *now = &ctx->kept[4];
+	_Static_assert(SC_CTX_KEPT >= 5, "four widths and the run compared");
 	for (int w = 0; w < 5; w++)
 		ctx->kept[w].len = 0;
 	return check_dtypes(ctx, t, c, f, right, now);
@@ -96,7 +95,7 @@ static enum sc_verdict check(struct sc_ctx *ctx, struct sc_target *t, const stru
  * provenance run's snapshot: wrong elements go to f. 0, or -1 when an
  * output could not be read (ctx->err says). */
 static int compare(struct sc_ctx *ctx, const struct sc_case cd, const unsigned char *snap, int dedup,
-		   struct sc_failure *f, struct outbytes *right, struct outbytes *now)
+		   struct sc_failure *f, struct sc_ctx_bytes *right, struct sc_ctx_bytes *now)
 {
 	struct sc_exec *x = &ctx->x;
 	const int wi = __builtin_ctz((unsigned)sc_dtype_size(cd.dtype));
@@ -159,7 +158,7 @@ for (int64_t j = 0; j < len; j++) {                                             
 		}
 	}
 	if (whole && f->wrong == wrong_dtype) { /* these bytes are right for the width */
-		struct outbytes keep = right[wi];
+		struct sc_ctx_bytes keep = right[wi];
 		right[wi] = *now;
 		*now = keep;
 	}
@@ -173,7 +172,7 @@ for (int64_t j = 0; j < len; j++) {                                             
  * without its elements compared one by one (a kernel that treats dtypes
  * of a width alike costs a copy and a comparison per dtype). */
 static enum sc_verdict check_dtypes(struct sc_ctx *ctx, struct sc_target *t, const struct sc_case *c,
-				    struct sc_failure *f, struct outbytes *right, struct outbytes *now)
+				    struct sc_failure *f, struct sc_ctx_bytes *right, struct sc_ctx_bytes *now)
 {
 	if (!applies(t))
 		return SC_V_SKIP;

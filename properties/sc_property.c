@@ -48,7 +48,7 @@ void sc_ctx_free(struct sc_ctx *ctx)
 	sc_batch_end(ctx);
 	sc_arena_free(&ctx->arena);
 	free(ctx->scratch);
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < SC_CTX_KEPT; i++)
 		free(ctx->kept[i].p);
 	free(ctx->batch.t);
 	free(ctx->batch.in);

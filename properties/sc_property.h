@@ -15,6 +15,8 @@ enum sc_verdict { SC_V_PASS = 0, SC_V_FAIL = 1, SC_V_SKIP = 2, SC_V_ERROR = 3 };
 
 /* Per-run working state: the backend, an arena reset per case, and the
  * interpreter state. Allocate with sc_ctx_new (it is large). */
+#define SC_CTX_KEPT 5 /* sc_ctx's kept buffers */
+
 struct sc_ctx {
 	struct sc_backend *be;
 	struct sc_arena arena;
@@ -29,7 +31,7 @@ struct sc_ctx {
 	struct sc_ctx_bytes {
 		unsigned char *p;
 		size_t cap, len;
-	} kept[5];
+	} kept[SC_CTX_KEPT];
 	struct sc_err err; /* details of SC_V_ERROR */
 	int limited;       /* the last case went over the per-case memory limit */
 	struct sc_batch {    /* sc_batch_run's variants */

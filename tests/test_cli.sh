@@ -366,6 +366,11 @@ expect_rc 2 "routes: an expert out of range" "$sc" eval tests/specs/l3-route-sel
 expect_grep "R(2) = 4 outside 0..1" "$tmp/err" "routes: the entry named"
 expect_rc 2 "routes: one route per token" "$sc" eval tests/specs/l3-route-select.sc --world 2 --sizes t=3,h=1,R=0:1
 expect_grep "R: expected 3 entries" "$tmp/err" "routes: the count named"
+# --exhaustive does not enumerate drawn routes or sequences: an error naming them, never a pass
+expect_rc 2 "routes: --exhaustive refused" "$sc" check tests/specs/l3-route-select.sc --exhaustive
+expect_grep "does not enumerate drawn counts (\`routes R\`)" "$tmp/out" "routes: --exhaustive names the routes"
+expect_rc 2 "sequences: --exhaustive refused" "$sc" check tests/specs/l3-packed-zigzag.sc --exhaustive
+expect_grep "does not enumerate drawn counts (\`sequences L\`)" "$tmp/out" "sequences: --exhaustive names them"
 "$sc" check tests/specs/l3-packed-zigzag-whole.sc --property semantics --seed 1 --report "$tmp/packrep" >/dev/null 2>&1
 expect_rc 1 "packed: repro of the case file" "$sc" repro "$tmp/packrep/failures/specs-l3-packed-zigzag-whole-semantics.case"
 expect_grep "L=4:4" "$tmp/out" "packed: repro reads the sequences"

@@ -72,10 +72,7 @@ static enum sc_status parse_select(struct sc_parse *p, struct sc_step *st)
 		return sc_lex_err(p, sc_lex_peek(p)->col, "expected '..' (experts=A..B, B included)");
 	p->pos++;
 	SC_CHECK(sc_expr_parse_arg(p, &st->args[3]));
-	const int a = st->args[2], b = st->args[3];
-	SC_CHECK(parse_start(p, st, 1));
-	st->args[2] = a;
-	st->args[3] = b;
+	SC_CHECK(parse_start(p, st, 1)); /* args[1] only */
 	st->nargs = 4;
 	return sc_lex_end(p);
 }
@@ -92,9 +89,9 @@ static enum sc_status route_keys(struct sc_exec *x, const struct sc_spec *s, con
 		const struct sc_expr_env env = sc_interp_env(x, r, sizes);
 		SC_CHECK(sc_interp_eval(s, st, &env, st->args[1], &start, e));
 	}
-	const int k = st->form, len = sc_spec_counts_len(s, k, sizes, x->counts);
 	if (!x->counts)
 		return sc_interp_fail(e, st, "no routes drawn for this case");
+	const int k = st->form, len = sc_spec_counts_len(s, k, sizes, x->counts);
 	if (start < 0 || start + *n > len)
 		return sc_interp_fail(e, st, "on rank %d: rows %lld..%lld along dim %d are tokens past %s's %d routes",
 				      x->first + r, (long long)start, (long long)(start + *n - 1), *d, s->counts[k].name, len);
@@ -114,7 +111,7 @@ static void copy_row(struct sc_tensor *out, const struct sc_tensor *in, int d, i
 static enum sc_status exec_route(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
 				 const int64_t *sizes, struct sc_err *e)
 {
-	const int kind = st->def->keyword[0] == 's' ? (st->def->keyword[1] == 'o' ? ROUTE_SORT : ROUTE_SELECT) : ROUTE_UNSORT;
+	const int kind = st->def == &sc_steps_route[0] ? ROUTE_SORT : st->def == &sc_steps_route[1] ? ROUTE_UNSORT : ROUTE_SELECT;
 	for (int r = 0; r < x->nlocal; r++) {
 		int d;
 		int64_t n, lo = 0, hi = 0;
