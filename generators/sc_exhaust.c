@@ -4,6 +4,8 @@
  * elements is visited once per mesh of the world, as the shrinker's own
  * exhaustive pass does, so both agree on which case is the smallest. */
 #include "sc_exhaust.h"
+#include "sc_counts.h"
+#include "sc_expr.h"
 #include "sc_gen_fit.h"
 
 #include <stdint.h>
@@ -13,6 +15,7 @@
 
 #define MAX_TUPLES 500000 /* size tuples of one world and number of dims */
 #define MAX_MESHES 256
+#define MAX_COUNTS_CASES 1000000L /* drawn counts of a walk, every size tuple's together */
 
 static int tuple_cmp(const void *a, const void *b)
 {
@@ -65,9 +68,12 @@ static long count_tuples(int nd, int64_t bound, long cap)
 struct walk {
 	struct sc_target *t;
 	const struct sc_gen_opts *o;
+	const struct sc_spec *cs; /* the spec whose counts are drawn; NULL: none */
 	sc_exhaust_fn fn;
 	void *ctx;
 	long visited;
+	long counted; /* counting: the drawn counts met so far */
+	int counting; /* only count the drawn counts (up to MAX_COUNTS_CASES + 1) */
 	int stop;
 };
 
@@ -115,6 +121,88 @@ static void visit_params(struct walk *w, struct sc_case *k)
 	}
 }
 
+/* Declaration k's entries in case c: nlo..nhi of them, each lo + mult*j
+ * up to hi, summing to sum (-1: any sum). 0 when c leaves none. */
+struct vec_shape {
+	int nlo, nhi;
+	int64_t lo, hi, mult, sum;
+};
+
+static int vec_shape(const struct sc_spec *s, int k, const struct sc_case *c, struct vec_shape *v)
+{
+	int64_t lo, hi;
+	if (sc_expr_eval(s, s->counts[k].lo, c->sizes, c->world, &lo, NULL) != SC_OK ||
+	    sc_expr_eval(s, s->counts[k].hi, c->sizes, c->world, &hi, NULL) != SC_OK || lo > hi || lo < 0 ||
+	    hi > INT32_MAX)
+		return 0;
+	*v = (struct vec_shape){0, 0, lo, hi, 1, -1};
+	if (s->counts[k].seq) {
+		struct sc_counts_seq q;
+		if (!sc_counts_seq_bounds(s, k, c->sizes, c->world, lo, hi, &q, NULL, 0))
+			return 0;
+		*v = (struct vec_shape){(int)q.n_lo, (int)q.n_hi, q.lo, q.hi, q.mult, -1};
+	} else {
+		v->nlo = v->nhi = sc_spec_counts_len(s, k, c->sizes, &c->counts);
+	}
+	if (s->counts[k].sum_dim >= 0)
+		v->sum = c->sizes[s->counts[k].sum_dim];
+	return v->nhi <= SC_COUNTS_MAX_LEN && v->nlo >= 0;
+}
+
+static void visit_counts(struct walk *w, struct sc_case *k, int decl);
+
+/* Entries i.. of declaration decl's vector of n, left to right, each from
+ * its smallest; left: what they must still sum to (sum constraints only). */
+static void fill(struct walk *w, struct sc_case *k, int decl, const struct vec_shape *v, int n, int i, int64_t left)
+{
+	if (i == n) {
+		if (v->sum < 0 || left == 0)
+			visit_counts(w, k, decl + 1);
+		return;
+	}
+	const int64_t rest = n - i - 1;
+	for (int64_t e = v->lo; e <= v->hi && !w->stop; e += v->mult) {
+		if (v->sum >= 0 && (e > left || left - e < rest * v->lo))
+			break; /* the rest cannot be that small */
+		if (v->sum >= 0 && left - e > rest * v->hi)
+			continue; /* nor that large */
+		k->counts.v[decl][i] = (int32_t)e;
+		fill(w, k, decl, v, n, i + 1, v->sum >= 0 ? left - e : 0);
+	}
+	k->counts.v[decl][i] = 0;
+}
+
+/* The drawn counts of case k, declaration by declaration: fewer entries
+ * first, then entries left to right, the smallest first. A vector whose
+ * sum is a dim's size takes that size from the tuple; a case whose counts
+ * give a `sizes=` dim another size is visited at that size's tuple. */
+static void visit_counts(struct walk *w, struct sc_case *k, int decl)
+{
+	const struct sc_spec *s = w->cs;
+	if (!s || decl == s->ncounts) {
+		if (w->counting) {
+			if (++w->counted > MAX_COUNTS_CASES)
+				w->stop = 1;
+			return;
+		}
+		struct sc_case f = *k;
+		if (s) {
+			sc_gen_fit(w->t, &f);
+			if (memcmp(f.sizes, k->sizes, sizeof f.sizes) != 0)
+				return;
+		}
+		visit_params(w, &f);
+		return;
+	}
+	struct vec_shape v;
+	if (!vec_shape(s, decl, k, &v))
+		return;
+	for (int n = v.nlo; n <= v.nhi && !w->stop; n++) {
+		k->counts.len[decl] = s->counts[decl].seq ? n : 0;
+		fill(w, k, decl, &v, n, 0, v.sum);
+	}
+}
+
 const char *sc_exhaust_dtypes_text(const struct sc_gen_opts *o, char *buf, size_t n)
 {
 	unsigned widths = 0;
@@ -128,6 +216,20 @@ const char *sc_exhaust_dtypes_text(const struct sc_gen_opts *o, char *buf, size_
 		widths |= bit;
 		k += (size_t)snprintf(buf + k, n - k, "%s%s", k ? "," : "", sc_dtype_name((enum sc_dtype)dt));
 	}
+	return buf;
+}
+
+/* "routes R and sequences L": the declarations whose entries are drawn. */
+static const char *counts_words(const struct sc_spec *s)
+{
+	static _Thread_local char buf[160];
+	size_t k = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < s->ncounts && k < sizeof buf; i++)
+		k += (size_t)snprintf(buf + k, sizeof buf - k, "%s%s %s", i == 0 ? "" : i + 1 == s->ncounts ? " and " : ", ",
+				      s->counts[i].seq ? "sequences" : s->counts[i].route ? "routes"
+				      : s->counts[i].len_dim >= 0 ? "micro-batches" : "counts",
+				      s->counts[i].name);
 	return buf;
 }
 
@@ -145,14 +247,8 @@ enum sc_status sc_exhaust_walk(struct sc_target *t, const struct sc_gen_opts *o,
 		return SC_OK;
 	}
 	const struct sc_spec *fs = sc_target_fixed_spec(t, 0);
-	if (tpl.counts.P || (fs && fs->ncounts))
-		return SC_ERR(e, SC_E_USAGE, "--exhaustive does not enumerate drawn counts (`%s %s`)",
-			      !fs || !fs->ncounts	   ? "counts"
-			      : fs->counts[0].seq	   ? "sequences"
-			      : fs->counts[0].route	   ? "routes"
-			      : fs->counts[0].len_dim >= 0 ? "microbatches"
-							   : "counts",
-			      fs && fs->ncounts ? fs->counts[0].name : "");
+	if (tpl.counts.P && !(fs && fs->ncounts))
+		return SC_ERR(e, SC_E_USAGE, "--exhaustive: the counts of a target whose spec varies from case to case cannot be enumerated");
 	int nlo = tpl.ndims, nhi = tpl.ndims;
 	sc_target_ndims_range(t, &nlo, &nhi);
 	for (int nd = nlo; nd <= nhi; nd++)
@@ -164,8 +260,10 @@ enum sc_status sc_exhaust_walk(struct sc_target *t, const struct sc_gen_opts *o,
 	static _Thread_local int mv[MAX_MESHES][SC_MAX_MESH];
 	if (!buf)
 		return SC_ERR(e, SC_E_NOMEM, "--exhaustive: out of memory");
-	struct walk w = {t, o, fn, ctx, 0, 0};
+	struct walk w = {t, o, fs && fs->ncounts ? fs : NULL, fn, ctx, 0, 0, 0, 0};
+	w.counting = w.cs != NULL;
 	const struct sc_spec *ms = sc_gen_mesh_spec(t);
+again: /* with drawn counts, first counted: a walk too long to end is refused before it starts */
 	for (int world = o->world_lo; world <= o->world_hi && !w.stop; world++) {
 		if (!sc_gen_world_allowed(o, world))
 			continue;
@@ -185,10 +283,23 @@ enum sc_status sc_exhaust_walk(struct sc_target *t, const struct sc_gen_opts *o,
 						for (int m = 0; ms && m < ms->nmesh; m++)
 							k.sizes[sc_spec_mesh_slot(ms, m)] = mv[mi][m];
 						sc_gen_fit(t, &k);
-						visit_params(&w, &k);
+						if (w.cs) /* the counts, drawn next, give the sizes they sum to */
+							memcpy(k.sizes, buf[i].v, sizeof(int64_t) * (size_t)nd);
+						visit_counts(&w, &k, 0);
 					}
 			}
 		}
+	}
+	if (w.counting) {
+		if (w.counted > MAX_COUNTS_CASES) {
+			free(buf);
+			return SC_ERR(e, SC_E_USAGE,
+				      "--exhaustive: the drawn %s take more than %ld values within --world %d..%d and --max-dim %lld; lower either",
+				      counts_words(fs), MAX_COUNTS_CASES, o->world_lo, o->world_hi, (long long)bound);
+		}
+		w.counting = 0;
+		w.stop = 0;
+		goto again;
 	}
 	free(buf);
 	*visited = w.visited;

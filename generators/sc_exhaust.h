@@ -2,7 +2,9 @@
  *
  * The order is the shrinker's order of minimality: smallest world (each of
  * --world, ascending), then fewest dims (built-ins), then fewest elements,
- * then mesh sizes and dim sizes left to right, then the target's
+ * then mesh sizes and dim sizes left to right, then the drawn counts
+ * (declaration by declaration: fewer entries, then entries left to right,
+ * each from its smallest; at most 1,000,000 in a walk), then the target's
  * parameters, then one dtype per element width (the simplest of each, in
  * dtype order), seed 0. The first failing case of a walk is therefore the
  * minimal one, and a walk with no failure is a statement about every case
@@ -21,7 +23,7 @@ typedef int (*sc_exhaust_fn)(void *ctx, const struct sc_case *c);
 /* Walks every valid case of t with each dim in 1..max_dim (0: the
  * default), calling fn (NULL: only counts). *visited: the cases passed to
  * fn (or counted). SC_E_USAGE with the reason when t's cases cannot be
- * enumerated (drawn counts matrices, too many size tuples). */
+ * enumerated (drawn counts with too many values, too many size tuples). */
 enum sc_status sc_exhaust_walk(struct sc_target *t, const struct sc_gen_opts *o, int max_dim, sc_exhaust_fn fn,
 			       void *ctx, long *visited, struct sc_err *e);
 

@@ -366,11 +366,29 @@ expect_rc 2 "routes: an expert out of range" "$sc" eval tests/specs/l3-route-sel
 expect_grep "R(2) = 4 outside 0..1" "$tmp/err" "routes: the entry named"
 expect_rc 2 "routes: one route per token" "$sc" eval tests/specs/l3-route-select.sc --world 2 --sizes t=3,h=1,R=0:1
 expect_grep "R: expected 3 entries" "$tmp/err" "routes: the count named"
-# --exhaustive does not enumerate drawn routes or sequences: an error naming them, never a pass
-expect_rc 2 "routes: --exhaustive refused" "$sc" check tests/specs/l3-route-select.sc --exhaustive
-expect_grep "does not enumerate drawn counts (\`routes R\`)" "$tmp/out" "routes: --exhaustive names the routes"
-expect_rc 2 "sequences: --exhaustive refused" "$sc" check tests/specs/l3-packed-zigzag.sc --exhaustive
-expect_grep "does not enumerate drawn counts (\`sequences L\`)" "$tmp/out" "sequences: --exhaustive names them"
+# --exhaustive enumerates drawn sequences, routes, counts and micro-batches
+# (fewer entries first, then entries left to right): its first failure is
+# the shrinker's minimum, and the cases it visits are every one within the
+# bounds (counted by hand: world 1, n and h in 1..2, lengths multiples of
+# 2 summing to n: L=2, 0:2, 2:0, 0:0:2, 0:2:0, 2:0:0 for n=2, none for n=1,
+# times 2 values of h and 4 dtype widths, 48; routes at worlds 1..2, t and
+# h in 1..2: 4 + 12 cases, 64)
+expect_rc 1 "sequences: --exhaustive minimum" "$sc" check tests/specs/l3-packed-zigzag-whole.sc --exhaustive --property semantics
+expect_grep "minimal case: world=2 n=8 h=1 L=4:4 " "$tmp/out" "sequences: --exhaustive finds the shrinker's minimum"
+expect_rc 0 "sequences: --exhaustive, correct spec" "$sc" check tests/specs/l3-packed-zigzag.sc --exhaustive --world 1 --max-dim 2 --property semantics
+expect_grep "holds for all 48 cases" "$tmp/out" "sequences: --exhaustive visits every sequence vector"
+expect_rc 1 "routes: --exhaustive minimum" "$sc" check tests/specs/l3-route-select-range.sc --exhaustive --world 1..4 --max-dim 4 --property semantics
+expect_grep "minimal case: world=2 t=1 h=1 R=0 " "$tmp/out" "routes: --exhaustive finds the shrinker's minimum"
+expect_rc 0 "routes: --exhaustive, correct spec" "$sc" check tests/specs/l3-route-select.sc --exhaustive --world 1..2 --max-dim 2 --property semantics
+expect_grep "holds for all 64 cases" "$tmp/out" "routes: --exhaustive visits every route"
+expect_rc 0 "counts: --exhaustive minimum (an expected failure)" "$sc" check corpus/megatron/moe-a2a-combine-reuses-dispatch-splits.sc --exhaustive --world 1..2 --max-dim 3 --property semantics
+expect_grep "minimal case: world=2 t=1 h=1 C=0:0/1:0 " "$tmp/out" "counts: --exhaustive finds the shrinker's minimum"
+expect_rc 0 "micro-batches: --exhaustive minimum (an expected failure)" "$sc" check corpus/transformers/gradient-accumulation-v4.45.2.sc --exhaustive --world 1..2 --max-dim 3 --property semantics
+expect_grep "minimal case: world=1 g=2 n=3 v=2 N=1:2 " "$tmp/out" "micro-batches: --exhaustive finds the shrinker's minimum"
+# too many drawn values to end: refused before the walk, naming them, never a pass
+expect_rc 2 "routes: --exhaustive past its bound" "$sc" check tests/specs/l3-route-select.sc --exhaustive
+expect_grep "the drawn routes R take more than 1000000 values within --world 1..8 and --max-dim 8; lower either" "$tmp/out" \
+	"routes: the refusal names the routes and the bounds"
 "$sc" check tests/specs/l3-packed-zigzag-whole.sc --property semantics --seed 1 --report "$tmp/packrep" >/dev/null 2>&1
 expect_rc 1 "packed: repro of the case file" "$sc" repro "$tmp/packrep/failures/specs-l3-packed-zigzag-whole-semantics.case"
 expect_grep "L=4:4" "$tmp/out" "packed: repro reads the sequences"
