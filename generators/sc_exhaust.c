@@ -69,6 +69,7 @@ struct walk {
 	struct sc_target *t;
 	const struct sc_gen_opts *o;
 	const struct sc_spec *cs; /* the spec whose counts are drawn; NULL: none */
+	const struct sc_spec *ps; /* the spec whose parameters are drawn; NULL: none */
 	sc_exhaust_fn fn;
 	void *ctx;
 	long visited;
@@ -203,6 +204,27 @@ static void visit_counts(struct walk *w, struct sc_case *k, int decl)
 	}
 }
 
+/* The spec's parameters from k on, each from the smallest of its range
+ * (in the case: after the dims, before the counts). */
+static void visit_scalars(struct walk *w, struct sc_case *c, int k)
+{
+	const struct sc_spec *s = w->ps;
+	if (!s || k == s->nparams) {
+		visit_counts(w, c, 0);
+		return;
+	}
+	int64_t lo, hi;
+	if (sc_expr_eval(s, s->param_range[k].lo, c->sizes, c->world, &lo, NULL) != SC_OK ||
+	    sc_expr_eval(s, s->param_range[k].hi, c->sizes, c->world, &hi, NULL) != SC_OK)
+		return;
+	const int slot = sc_spec_param_slot(s, k);
+	for (int64_t v = lo; v <= hi && !w->stop; v++) {
+		c->sizes[slot] = v;
+		visit_scalars(w, c, k + 1);
+	}
+	c->sizes[slot] = 0;
+}
+
 const char *sc_exhaust_dtypes_text(const struct sc_gen_opts *o, char *buf, size_t n)
 {
 	unsigned widths = 0;
@@ -260,7 +282,7 @@ enum sc_status sc_exhaust_walk(struct sc_target *t, const struct sc_gen_opts *o,
 	static _Thread_local int mv[MAX_MESHES][SC_MAX_MESH];
 	if (!buf)
 		return SC_ERR(e, SC_E_NOMEM, "--exhaustive: out of memory");
-	struct walk w = {t, o, fs && fs->ncounts ? fs : NULL, fn, ctx, 0, 0, 0, 0};
+	struct walk w = {t, o, fs && fs->ncounts ? fs : NULL, fs && fs->nparams ? fs : NULL, fn, ctx, 0, 0, 0, 0};
 	w.counting = w.cs != NULL;
 	const struct sc_spec *ms = sc_gen_mesh_spec(t);
 again: /* with drawn counts, first counted: a walk too long to end is refused before it starts */
@@ -285,7 +307,7 @@ again: /* with drawn counts, first counted: a walk too long to end is refused be
 						sc_gen_fit(t, &k);
 						if (w.cs) /* the counts, drawn next, give the sizes they sum to */
 							memcpy(k.sizes, buf[i].v, sizeof(int64_t) * (size_t)nd);
-						visit_counts(&w, &k, 0);
+						visit_scalars(&w, &k, 0);
 					}
 			}
 		}

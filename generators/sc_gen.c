@@ -25,75 +25,6 @@
 
 #define MAX_CAND 4096
 
-void sc_gen_defaults(struct sc_gen_opts *o)
-{
-	if (o->world_lo <= 0)
-		o->world_lo = 1;
-	if (o->world_hi <= 0)
-		o->world_hi = o->world_lo > 8 ? o->world_lo : 8;
-	if (o->max_elems <= 0)
-		o->max_elems = 65536;
-	if (!o->dtypes)
-		o->dtypes = (1u << SC_NDTYPES) - 1;
-}
-
-static int world_listed(const struct sc_gen_opts *o)
-{
-	for (int i = 0; i < SC_GEN_WORLD_WORDS; i++)
-		if (o->world_set[i])
-			return 1;
-	return 0;
-}
-
-int sc_gen_world_allowed(const struct sc_gen_opts *o, int w)
-{
-	const int lo = o->world_lo > 0 ? o->world_lo : 1;
-	const int hi = o->world_hi > 0 ? o->world_hi : (lo > 8 ? lo : 8);
-	if (w < lo || w > hi || w > SC_MAX_WORLD)
-		return 0;
-	return !world_listed(o) || (o->world_set[w / 64] >> (w % 64) & 1);
-}
-
-void sc_gen_world_add(struct sc_gen_opts *o, int w)
-{
-	if (w < 1 || w > SC_MAX_WORLD)
-		return;
-	if (!world_listed(o) || w < o->world_lo)
-		o->world_lo = w;
-	if (!world_listed(o) || w > o->world_hi)
-		o->world_hi = w;
-	o->world_set[w / 64] |= 1ull << (w % 64);
-}
-
-int sc_gen_world_clamp(struct sc_gen_opts *o, int maxw)
-{
-	if (o->world_hi > maxw)
-		o->world_hi = maxw;
-	if (world_listed(o))
-		while (o->world_hi >= o->world_lo && !sc_gen_world_allowed(o, o->world_hi))
-			o->world_hi--;
-	return o->world_hi >= o->world_lo;
-}
-
-const char *sc_gen_world_text(const struct sc_gen_opts *o, char *buf, size_t n)
-{
-	if (!n)
-		return buf;
-	buf[0] = 0;
-	if (!world_listed(o)) {
-		if (o->world_lo == o->world_hi)
-			snprintf(buf, n, "%d", o->world_lo);
-		else
-			snprintf(buf, n, "%d..%d", o->world_lo, o->world_hi);
-		return buf;
-	}
-	size_t k = 0;
-	for (int w = o->world_lo; w <= o->world_hi && k < n; w++)
-		if (sc_gen_world_allowed(o, w))
-			k += (size_t)snprintf(buf + k, n - k, "%s%d", k ? "," : "", w);
-	return buf;
-}
-
 /* One pass: drawing from ch, or (ch NULL) checking want. */
 struct dec {
 	struct sc_target *t;
@@ -643,6 +574,47 @@ static enum sc_status draw_size(struct dec *d, int dim, int64_t *sizes, int worl
 	return SC_OK;
 }
 
+/* The spec's `param` declarations, after the dims: each drawn at the
+ * edges of its range (LO, HI, or any) among the values the requires that
+ * end at it admit, or checked. */
+static enum sc_status decode_scalars(struct dec *d, struct sc_case *c, struct sc_err *e)
+{
+	const struct sc_spec *s0 = d->s[0];
+	char why[SC_ERR_MAX];
+	for (int k = 0; k < s0->nparams; k++) {
+		const int slot = sc_spec_param_slot(s0, k), last = s0->ndims + k;
+		int64_t lo, hi;
+		if (sc_expr_eval(s0, s0->param_range[k].lo, c->sizes, c->world, &lo, NULL) != SC_OK ||
+		    sc_expr_eval(s0, s0->param_range[k].hi, c->sizes, c->world, &hi, NULL) != SC_OK || lo > hi || lo < 0)
+			return reject(d, e, "the range of parameter %s cannot be evaluated, is empty or is below 0", s0->param[k]);
+		if (!d->ch) {
+			c->sizes[slot] = d->want->sizes[slot];
+			if (c->sizes[slot] < lo || c->sizes[slot] > hi)
+				return reject(d, e, "parameter %s = %lld outside %lld..%lld", s0->param[k], (long long)c->sizes[slot],
+					      (long long)lo, (long long)hi);
+			if (!conds_hold(d, last, c->sizes, c->world, why, sizeof why))
+				return reject(d, e, "%s", why);
+			continue;
+		}
+		int64_t cand[MAX_CAND];
+		int n = 0;
+		const uint64_t span = (uint64_t)hi - (uint64_t)lo + 1;
+		const int64_t step = span > MAX_CAND ? (int64_t)(span / MAX_CAND) + 1 : 1; /* huge ranges: a sample */
+		for (int64_t v = lo;; v = hi - v > step ? v + step : hi) { /* hi itself always a candidate */
+			c->sizes[slot] = v;
+			if (conds_hold(d, last, c->sizes, c->world, NULL, 0))
+				cand[n++] = v;
+			if (v == hi || n == MAX_CAND)
+				break;
+		}
+		if (n == 0)
+			return reject(d, e, "no value of parameter %s satisfies the constraints", s0->param[k]);
+		const uint64_t style = sc_choice(d->ch, 3);
+		c->sizes[slot] = style == 0 ? cand[0] : style == 1 ? cand[n - 1] : cand[sc_choice(d->ch, (uint64_t)n)];
+	}
+	return SC_OK;
+}
+
 /* A sequences vector k: its length (the fewest of A..B, the most, or any;
  * or checked) into c->counts.len[k]; lo..hi narrowed to multiples of *mult. */
 static enum sc_status seq_shape(struct dec *d, struct sc_case *c, int k, int64_t *lo, int64_t *hi, int64_t *mult,
@@ -814,6 +786,7 @@ static enum sc_status decode_sizes(struct dec *d, struct sc_case *c, struct sc_e
 		}
 		prod *= c->sizes[k];
 	}
+	SC_CHECK(decode_scalars(d, c, e));
 	SC_CHECK(decode_counts(d, c, e));
 	SC_CHECK(derive_sizes(d, c, e));
 	for (int i = 0; i < d->ns; i++) /* nested shards: every level's piece */

@@ -10,6 +10,7 @@
  * the simplest dtype, then seed 0. */
 #include "sc_shrink.h"
 #include "sc_exhaust.h"
+#include "sc_expr.h"
 #include "sc_gen_fit.h"
 
 #include <stdint.h>
@@ -170,6 +171,24 @@ static int shrink_vector(struct sh *s, struct sc_case *c, const struct sc_spec *
 	return 0;
 }
 
+/* Every route moved down together by the same number of experts, the
+ * most first (the tokens keep their order of experts: what one entry at a
+ * time cannot reach when the failure needs two tokens out of order). */
+static int shift_routes(struct sh *s, struct sc_case *c, int k, int len)
+{
+	int32_t low = INT32_MAX;
+	for (int i = 0; i < len; i++)
+		low = c->counts.v[k][i] < low ? c->counts.v[k][i] : low;
+	for (int32_t by = len ? low : 0; by > 0; by--) {
+		struct sc_case m = *c;
+		for (int i = 0; i < len; i++)
+			m.counts.v[k][i] -= by;
+		if (try_case(s, c, &m))
+			return 1;
+	}
+	return 0;
+}
+
 /* Counts, row-major: each entry to the smallest value that still fails. */
 static int shrink_counts(struct sh *s, struct sc_case *c)
 {
@@ -185,6 +204,10 @@ static int shrink_counts(struct sh *s, struct sc_case *c)
 			continue;
 		}
 		const int len = sc_spec_counts_len(sp[0], k, c->sizes, &c->counts);
+		if (sp[0]->counts[k].route && shift_routes(s, c, k, len)) {
+			progress = 1;
+			continue;
+		}
 		for (int i = 0; i < len; i++) {
 			/* small values all tried, large ones by doubling, as sizes */
 			for (int32_t nv = 0; nv < c->counts.v[k][i]; nv = nv < 64 ? nv + 1 : nv > INT32_MAX / 2 ? INT32_MAX : nv * 2) {
@@ -261,6 +284,51 @@ static int shrink_mesh(struct sh *s, struct sc_case *c, const struct sc_spec *ms
 	return 0;
 }
 
+/* The spec's parameters (`param`): each the smallest value of its range
+ * that still fails (small values all tried; large ones by halving). */
+static int shrink_scalars(struct sh *s, struct sc_case *c)
+{
+	const struct sc_spec *sp[SC_MAX_CHAIN];
+	int ns, progress = 0;
+	if (sc_target_specs(s->t, c, sp, &ns, NULL) != SC_OK)
+		return 0;
+	for (int k = 0; k < sp[0]->nparams; k++) {
+		const int slot = sc_spec_param_slot(sp[0], k);
+		const int64_t v = c->sizes[slot];
+		int64_t lo;
+		if (sc_expr_eval(sp[0], sp[0]->param_range[k].lo, c->sizes, c->world, &lo, NULL) != SC_OK || lo >= v)
+			continue;
+		for (int64_t nv = lo; nv < v; nv = (nv - lo < 64 ? nv + 1 : lo + (nv - lo) * 2)) {
+			struct sc_case m = *c;
+			m.sizes[slot] = nv;
+			if (try_case(s, c, &m)) {
+				progress = 1;
+				break;
+			}
+		}
+	}
+	return progress;
+}
+
+/* A smaller world w for k (from c): each parameter that is a multiple of
+ * c's world scaled to w, as a sharded dim keeps each rank's share (E
+ * experts over P ranks, E/P each); 0 when none changed. */
+static int scale_scalars(struct sh *s, const struct sc_case *c, struct sc_case *k, int w)
+{
+	const struct sc_spec *sp[SC_MAX_CHAIN];
+	int ns, changed = 0;
+	if (sc_target_specs(s->t, c, sp, &ns, NULL) != SC_OK)
+		return 0;
+	for (int p = 0; p < sp[0]->nparams; p++) {
+		const int slot = sc_spec_param_slot(sp[0], p);
+		if (c->sizes[slot] % c->world == 0 && c->sizes[slot] / c->world * w != k->sizes[slot]) {
+			k->sizes[slot] = c->sizes[slot] / c->world * w;
+			changed = 1;
+		}
+	}
+	return changed;
+}
+
 static int greedy_pass(struct sh *s, struct sc_case *c)
 {
 	int progress = 0;
@@ -275,6 +343,11 @@ static int greedy_pass(struct sh *s, struct sc_case *c)
 			if (c->sizes[d] % c->world == 0)
 				k.sizes[d] = c->sizes[d] / c->world * w;
 		if (try_case(s, c, &k)) {
+			progress = 1;
+			break;
+		}
+		struct sc_case q = k; /* the parameters with the world */
+		if (scale_scalars(s, c, &q, w) && try_case(s, c, &q)) {
 			progress = 1;
 			break;
 		}
@@ -294,6 +367,7 @@ static int greedy_pass(struct sh *s, struct sc_case *c)
 		}
 	}
 	progress |= shrink_ndims(s, c);
+	progress |= shrink_scalars(s, c);
 	progress |= shrink_counts(s, c);
 	/* each dim: the smallest value that still fails (small values all
 	 * tried; large ones by halving) */

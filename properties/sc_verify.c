@@ -537,6 +537,7 @@ enum sc_status sc_verify_output(struct sc_target *t, const struct sc_case *c, st
 	/* the output places Y, the reference's result, or X itself */
 	struct sc_tensor y;
 	const int64_t *ysizes = c->sizes;
+	int64_t ymerged[SC_MAX_DIMS];
 	if (s[ns - 1]->ref_line) {
 		struct sc_err re;
 		enum sc_status rc = sc_reference_run(x->arena, s[ns - 1], c->sizes, c->world, &c->counts, &y, &re);
@@ -550,7 +551,7 @@ enum sc_status sc_verify_output(struct sc_target *t, const struct sc_case *c, st
 			*e = re;
 			return rc;
 		}
-		ysizes = y.shape;
+		ysizes = sc_reference_sizes(&y, c->sizes, ymerged);
 	}
 	if (shape_mismatch(s[ns - 1], out, c, ysizes, x, f)) {
 		*wrong = f->wrong;

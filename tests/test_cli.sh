@@ -366,6 +366,30 @@ expect_rc 2 "routes: an expert out of range" "$sc" eval tests/specs/l3-route-sel
 expect_grep "R(2) = 4 outside 0..1" "$tmp/err" "routes: the entry named"
 expect_rc 2 "routes: one route per token" "$sc" eval tests/specs/l3-route-select.sc --world 2 --sizes t=3,h=1,R=0:1
 expect_grep "R: expected 3 entries" "$tmp/err" "routes: the count named"
+# parameters: E drawn per case with the world (E/P experts a rank), shrunk
+# with it and toward its lowest, written in the case and the replay line;
+# values outside the range, or missing, refused with their name
+l2_planted l3-param-experts-token-order "world=1 t=2 h=1 E=2 R=1:0" "rank 0 \[0, 0\] holds X\[0, 0\] = .*, expected X\[1, 0\]"
+expect_grep "replay: shardcheck eval tests/specs/l3-param-experts-token-order.sc --world 1 --sizes t=2,h=1,E=2,R=1:0 " "$tmp/out" \
+	"param: the replay names the parameter"
+expect_rc 1 "param: the replay line" "$sc" eval tests/specs/l3-param-experts-token-order.sc --world 1 --sizes t=2,h=1,E=2,R=1:0 --dtype i32 --seed 0
+expect_rc 0 "param: one expert a rank holds no order" "$sc" eval tests/specs/l3-param-experts-token-order.sc --world 2 --sizes t=2,h=1,E=2,R=1:0
+expect_rc 2 "param: out of its range" "$sc" eval tests/specs/l3-param-experts-token-order.sc --world 1 --sizes t=2,h=1,E=3,R=1:0
+expect_grep "parameter E = 3 outside 1..2" "$tmp/err" "param: the range named"
+expect_rc 2 "param: missing" "$sc" eval tests/specs/l3-param-experts-token-order.sc --world 1 --sizes t=2,h=1,R=1:0
+expect_grep "missing the value of parameter E (E=N)" "$tmp/err" "param: the missing one named"
+expect_rc 0 "param: the correct twin" "$sc" check tests/specs/l3-param-experts.sc --seed 1 --cases 2000
+# exhaustive: every E of its range at each world (counted by hand: world 1,
+# t and h in 1..2, E in 1..2 routes over E experts: t=1 1+2, t=2 1+4, so 8
+# per h, 16, times 4 dtype widths, 64), its minimum the shrinker's
+expect_rc 0 "param: --exhaustive, correct spec" "$sc" check tests/specs/l3-param-experts.sc --exhaustive --world 1 --max-dim 2 --property semantics
+expect_grep "holds for all 64 cases" "$tmp/out" "param: --exhaustive visits every value"
+expect_rc 1 "param: --exhaustive minimum" "$sc" check tests/specs/l3-param-experts-token-order.sc --exhaustive --world 1..3 --max-dim 3 --property semantics
+expect_grep "minimal case: world=1 t=2 h=1 E=2 R=1:0 " "$tmp/out" "param: --exhaustive finds the shrinker's minimum"
+"$sc" check tests/specs/l3-param-experts-token-order.sc --property semantics --seed 3 --report "$tmp/paramrep" >/dev/null 2>&1
+expect_rc 1 "param: repro of the case file" "$sc" repro "$tmp/paramrep/failures/specs-l3-param-experts-token-order-semantics.case"
+expect_grep "^sizes t=2 h=1 E=2 R=1:0$" "$tmp/paramrep/failures/specs-l3-param-experts-token-order-semantics.case" \
+	"param: the case file holds the parameter"
 # --exhaustive enumerates drawn sequences, routes, counts and micro-batches
 # (fewer entries first, then entries left to right): its first failure is
 # the shrinker's minimum, and the cases it visits are every one within the

@@ -323,6 +323,49 @@ def routed_cases(sc, rng, n, tmp, used):
     return fails
 
 
+# Steps sized by a drawn parameter c (`param c 0..HI`): the same number on
+# every rank, drawn per case like a dim, but not a dim of X.
+PARAM_STEPS = [
+    ("narrow D min(c,size(D)) size(D)-min(c,size(D))",
+     lambda t, d, r, P, c: t.narrow(d, min(c, t.shape[d]), t.shape[d] - min(c, t.shape[d]))),
+    ("pad D c (c+rank)%2", lambda t, d, r, P, c: torch_pad(t, d, c, (c + r) % 2)),
+    ("repeat_interleave 1+c%3 D", lambda t, d, r, P, c: t.repeat_interleave(1 + c % 3, dim=d)),
+    ("take D c+1 rank%(c+1)", lambda t, d, r, P, c: chunk_of(t, c + 1, r % (c + 1), d, False)),
+]
+
+
+def param_cases(sc, rng, n, tmp, used):
+    """A parameter drawn here within its range (the range's ends often), a
+    step or two sized by it: every rank's output must be torch's with the
+    same number."""
+    fails = 0
+    for case in range(n):
+        nd = rng.randint(1, 2)
+        names = ["a", "b"][:nd]
+        sizes = [rng.randint(1, 6) for _ in range(nd)]
+        P = rng.randint(1, 4)
+        hi = rng.choice(["a", "3", "a+P"])
+        top = {"a": sizes[0], "3": 3, "a+P": sizes[0] + P}[hi]
+        c = rng.choice([0, top, rng.randint(0, top)])
+        chain = []
+        for _ in range(rng.randint(1, 2)):
+            text, fn = rng.choice(PARAM_STEPS)
+            used.add("param: " + text)
+            d = rng.randrange(nd)
+            chain.append((text.replace("D", str(d)), fn, d))
+        spec = f"dims {' '.join(names)}\nparam c 0..{hi}\ninput replicate\noutput replicate\n"
+        spec += "".join(t + "\n" for t, _, _ in chain)
+        ins, outs, why = eval_dump(sc, spec, P, sizes + [c], names + ["c"], tmp)
+
+        def run(t, r):
+            for _, fn, d in chain:
+                t = fn(t, d, r, P, c)
+            return t
+        wants, raised = torch_runs(ins, run)
+        fails += judged(f"param case {case} (c={c})", spec, sizes + [c], P, outs, why, wants, raised)
+    return fails
+
+
 def packed_cases(sc, rng, n, tmp, used):
     """Packed sequences drawn here (none to four, empty ones among them):
     every rank's output must be torch's on the packed X; for the zigzag,
@@ -385,11 +428,13 @@ def main():
         fails += loop_cases(sc, rng, max(1, ncases // 2), tmp, used)
         fails += packed_cases(sc, rng, max(1, ncases // 4), tmp, used)
         fails += routed_cases(sc, rng, max(1, ncases // 4), tmp, used)
+        fails += param_cases(sc, rng, max(1, ncases // 4), tmp, used)
     missing = [t for t, _ in STEPS if t not in used] + \
         ["reference: " + t for t, _ in STEPS + REF_STEPS if "rank" not in t and "reference: " + t not in used] + \
         ["loop: " + t for t, _ in LOOP_STEPS if "loop: " + t not in used] + \
         ["packed: " + t[0] for t in PACKED if "packed: " + t[0] not in used] + \
-        ["routed: " + t[0] for t in ROUTED if "routed: " + t[0] not in used]
+        ["routed: " + t[0] for t in ROUTED if "routed: " + t[0] not in used] + \
+        ["param: " + t for t, _ in PARAM_STEPS if "param: " + t not in used]
     if missing:
         print(f"FAILED: steps never drawn: {missing}")
         fails += 1

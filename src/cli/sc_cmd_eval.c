@@ -32,7 +32,8 @@ static int parse_sizes(struct sc_target *t, const struct sc_spec *s, const char 
 			continue;
 		if (d < 0)
 			return sc_cli_die(s->nmesh ? "--sizes: '%s' is not a dim of the spec nor a mesh size" : "--sizes: '%s' is not a dim of the spec", tok);
-		if (sc_cli_u64(eq + 1, &v) || v < !((s->derived_mask >> d) & 1u) || v > (1ULL << 40))
+		if (sc_cli_u64(eq + 1, &v) || v < !(((s->derived_mask >> d) & 1u) || sc_spec_slot_param(s, d) >= 0) ||
+		    v > (1ULL << 40))
 			return sc_cli_die("--sizes: bad size '%s'", eq + 1);
 		cs->sizes[d] = (int64_t)v;
 		seen[d] = 1;
@@ -43,6 +44,12 @@ static int parse_sizes(struct sc_target *t, const struct sc_spec *s, const char 
 	for (int m = 0; m < s->nmesh; m++)
 		if (!s->mesh_fixed[m] && !seen[sc_spec_mesh_slot(s, m)])
 			return sc_cli_die("--sizes: missing the size of a mesh dim (%s=N)", s->mesh_sym[m]);
+	for (int k = 0; k < s->nparams; k++)
+		if (!seen[sc_spec_param_slot(s, k)]) {
+			char form[2 * SC_NAME_MAX];
+			snprintf(form, sizeof form, "%s (%s=N)", s->param[k], s->param[k]);
+			return sc_cli_die("--sizes: missing the value of parameter %s", form);
+		}
 	return 0;
 }
 

@@ -235,6 +235,7 @@ struct sc_tdecl {
  * prefix sums), n their sum; or (`routes NAME[t] LO..HI`) a vector of t
  * entries, the expert (in LO..HI) each token of dim t is routed to. */
 #define SC_MAX_COUNTS 2
+#define SC_MAX_PARAMS 4 /* `param` declarations of a spec */
 #define SC_COUNTS_MAX_P 16 /* worlds of specs with counts */
 #define SC_COUNTS_MAX_LEN (SC_COUNTS_MAX_P * SC_COUNTS_MAX_P) /* entries of one counts declaration */
 
@@ -316,6 +317,14 @@ struct sc_spec {
 	char mesh_sym[SC_MAX_MESH][SC_NAME_MAX];
 	int mesh_fixed[SC_MAX_MESH];
 	struct sc_sizehint mesh_hint[SC_MAX_MESH];
+	/* `param NAME LO..HI`: integers drawn per case that are not dims (a
+	 * stale head count, a number of experts, an offset), in a case's
+	 * sizes[] before the mesh sizes (sc_spec_param_slot); drawn after the
+	 * dims, so their ranges and requires may use the dims */
+	int nparams;
+	char param[SC_MAX_PARAMS][SC_NAME_MAX];
+	struct sc_sizehint param_range[SC_MAX_PARAMS];
+	int param_line[SC_MAX_PARAMS];
 	/* the large arrays last: a spec is calloc'd, and a small one touches
 	 * the pages of its scalars above and of its first steps only */
 	struct sc_step steps[SC_MAX_STEPS];    /* nsteps of them */
@@ -331,6 +340,14 @@ struct sc_spec {
 /* Where mesh dim m's size lies in a case's sizes[]: after every dim a
  * case may have, whatever its number of dims (a built-in's varies). */
 static inline int sc_spec_mesh_slot(const struct sc_spec *s, int m) { return SC_MAX_DIMS - s->nmesh + m; }
+/* Parameter k's place in a case's sizes[]: after the dims, before the mesh sizes. */
+static inline int sc_spec_param_slot(const struct sc_spec *s, int k) { return SC_MAX_DIMS - s->nmesh - s->nparams + k; }
+/* The parameter at slot (-1: none). */
+static inline int sc_spec_slot_param(const struct sc_spec *s, int slot)
+{
+	const int k = slot - (SC_MAX_DIMS - s->nmesh - s->nparams);
+	return k >= 0 && k < s->nparams ? k : -1;
+}
 
 static inline struct sc_mesh sc_spec_mesh(const struct sc_spec *s, const int64_t *sizes, int world)
 {

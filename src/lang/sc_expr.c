@@ -551,8 +551,10 @@ int sc_expr_last_dim(const struct sc_spec *s, int node)
 	if (node < 0)
 		return -1;
 	const struct sc_expr *x = &s->nodes[node];
-	/* a mesh size (after the dims) is known with the world */
-	int m = x->kind == SC_EX_DIM && x->dim < s->ndims ? x->dim : -1; /* a mesh size sits past the dims */
+	/* a mesh size (past the dims) is known with the world; parameter k is
+	 * drawn after the dims, as if dim ndims + k */
+	const int k = x->kind == SC_EX_DIM ? sc_spec_slot_param(s, x->dim) : -1;
+	int m = k >= 0 ? s->ndims + k : x->kind == SC_EX_DIM && x->dim < s->ndims ? x->dim : -1;
 	const int kids[3] = {x->a, x->b, x->c};
 	for (int i = 0; i < 3; i++) {
 		int k = sc_expr_last_dim(s, kids[i]);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sc_expr.h"
+#include "sc_slots.h"
 #include "sc_str.h"
 
 /* Python's precedence: higher binds tighter. */
@@ -46,7 +47,7 @@ static void fmt_rec(const struct sc_spec *s, int node, int min_prec, struct sc_s
 		fmt_rec(s, x->a, 0, b);
 		sc_str_put(b, ")");
 		break;
-	case SC_EX_DIM: sc_str_put(b, x->dim < s->ndims ? s->dim[x->dim] : s->mesh_sym[x->dim - sc_spec_mesh_slot(s, 0)]); break;
+	case SC_EX_DIM: sc_str_put(b, sc_slots_name(s, x->dim)); break;
 	case SC_EX_COORD: sc_str_put(b, s->mesh_dim[x->dim]); break;
 	case SC_EX_WORLD: sc_str_put(b, s->world_sym); break;
 	case SC_EX_NAME:

@@ -13,5 +13,9 @@
  * SC_E_RUNTIME when a step fails or Y's dims are not X's. */
 enum sc_status sc_reference_run(struct sc_arena *a, const struct sc_spec *s, const int64_t *sizes, int world,
 				const struct sc_countv *counts, struct sc_tensor *y, struct sc_err *e);
+/* The sizes the output placement places Y with: Y's shape over the dims,
+ * the case's sizes (parameters, mesh sizes) in the slots after them,
+ * written into buf; buf. */
+const int64_t *sc_reference_sizes(const struct sc_tensor *y, const int64_t *sizes, int64_t *buf);
 
 #endif

@@ -16,6 +16,7 @@
 #include "sc_suggest.h"
 #include "sc_expr.h"
 #include "sc_program.h"
+#include "sc_slots.h"
 #include "sc_step.h"
 #include "sc_torch.h"
 
@@ -81,51 +82,12 @@ static enum sc_status decl_world(struct spec_parse *q, const struct sc_tok *kw)
 /* `mesh dp=D tp=T`: the mesh dims, each with a size symbol or an integer. */
 static enum sc_status decl_mesh(struct spec_parse *q, const struct sc_tok *kw)
 {
-	struct sc_parse *p = &q->p;
-	struct sc_spec *s = p->s;
-	if (s->nmesh)
-		return sc_lex_err(p, kw->col, "duplicate 'mesh' declaration");
 	if (q->seen_world)
-		return sc_lex_err(p, kw->col, "a spec declares 'world' or 'mesh', not both (P is the mesh's number of ranks)");
-	s->mesh_line = p->line;
-	while (sc_lex_peek(p)->kind != SC_T_END) {
-		struct sc_tok *t = sc_lex_peek(p);
-		if (t->kind != SC_T_NAME)
-			return sc_lex_err(p, t->col, "expected NAME=SIZE (a mesh dim and its size), got '%s'", t->text);
-		if (s->nmesh >= SC_MAX_MESH)
-			return sc_lex_err(p, t->col, "too many mesh dims (at most %d)", SC_MAX_MESH);
-		for (int m = 0; m < s->nmesh; m++)
-			if (strcmp(s->mesh_dim[m], t->text) == 0 || strcmp(s->mesh_sym[m], t->text) == 0)
-				return sc_lex_err(p, t->col, "duplicate mesh name '%s'", t->text);
-		const int m = s->nmesh;
-		snprintf(s->mesh_dim[m], SC_NAME_MAX, "%s", t->text);
-		p->pos++;
-		if (!sc_lex_is_op(sc_lex_peek(p), "="))
-			return sc_lex_err(p, sc_lex_peek(p)->col, "expected '=' after mesh dim '%s' (mesh %s=SIZE)", t->text, t->text);
-		p->pos++;
-		struct sc_tok *v = sc_lex_peek(p);
-		if (v->kind == SC_T_NUM) {
-			if (v->num < 1 || v->num > SC_MAX_WORLD)
-				return sc_lex_err(p, v->col, "a mesh dim's size is 1..%d", SC_MAX_WORLD);
-			s->mesh_fixed[m] = (int)v->num;
-		} else if (v->kind == SC_T_NAME) {
-			for (int k = 0; k < s->nmesh; k++)
-				if (strcmp(s->mesh_dim[k], v->text) == 0 || strcmp(s->mesh_sym[k], v->text) == 0)
-					return sc_lex_err(p, v->col, "duplicate mesh name '%s'", v->text);
-			if (strcmp(v->text, t->text) == 0)
-				return sc_lex_err(p, v->col, "a mesh dim and its size need two names ('%s=%s')", t->text, v->text);
-			snprintf(s->mesh_sym[m], SC_NAME_MAX, "%s", v->text);
-		} else {
-			return sc_lex_err(p, v->col, "expected a size symbol or an integer after '%s='", t->text);
-		}
-		s->mesh_hint[m].lo = s->mesh_hint[m].hi = -1;
-		s->nmesh++;
-		p->pos++;
-	}
-	if (!s->nmesh)
-		return sc_lex_err(p, sc_lex_peek(p)->col, "expected mesh dims: mesh dp=D tp=T");
-	return SC_OK;
+		return sc_lex_err(&q->p, kw->col, "a spec declares 'world' or 'mesh', not both (P is the mesh's number of ranks)");
+	return sc_slots_parse_mesh(&q->p, kw);
 }
+
+static enum sc_status decl_param(struct spec_parse *q, const struct sc_tok *kw) { return sc_slots_parse_param(&q->p, kw); }
 
 /* A new or existing tensor name of a layout spec (name 0 is the input). */
 static enum sc_status tensor_name(struct sc_parse *p, const struct sc_tok *t, int *out)
@@ -386,7 +348,7 @@ static const struct {
 	{"input", decl_place},       {"require", decl_require}, {"expect", decl_expect},
 	{"sizes", decl_sizes},       {"counts", decl_counts},   {"mesh", decl_mesh},
 	{"microbatches", decl_counts}, {"torch", decl_torch},    {"sequences", decl_counts},
-	{"routes", decl_counts},
+	{"routes", decl_counts},     {"param", decl_param},
 };
 
 /* ---- lines ---- */
@@ -642,6 +604,11 @@ static enum sc_status resolve_names(struct spec_parse *q)
 			x->dim = sc_spec_mesh_slot(s, sc_lex_mesh_sym(s, x->name));
 			continue;
 		}
+		if (d < 0 && sc_slots_param(s, x->name) >= 0) { /* a drawn parameter: before the mesh sizes */
+			x->kind = SC_EX_DIM;
+			x->dim = sc_spec_param_slot(s, sc_slots_param(s, x->name));
+			continue;
+		}
 		if (d < 0 && sc_lex_mesh_dim(s, x->name) >= 0) { /* the rank's coordinate */
 			x->kind = SC_EX_COORD;
 			x->dim = sc_lex_mesh_dim(s, x->name);
@@ -678,6 +645,16 @@ static enum sc_status resolve_names(struct spec_parse *q)
 		if ((st->def->flags & SC_STEP_CONTROL) && st->nargs == 2) {
 			SC_CHECK(whole_case(p, st->args[0], "a loop's range", 1)); /* counts: the same on every rank */
 			SC_CHECK(whole_case(p, st->args[1], "a loop's range", 1));
+		}
+	}
+	for (int k = 0; k < s->nparams; k++) { /* the world, the dims and earlier parameters */
+		const int node[2] = {s->param_range[k].lo, s->param_range[k].hi};
+		for (int i = 0; i < 2; i++) {
+			p->line = s->param_line[k];
+			SC_CHECK(global_only(p, node[i], "a parameter's range"));
+			if (sc_expr_last_dim(s, node[i]) >= s->ndims + k)
+				return sc_lex_err(p, s->nodes[node[i]].col, "parameter %s's range may only use the world, the dims and earlier parameters",
+						  s->param[k]);
 		}
 	}
 	for (int d = 0; d < s->ndims; d++) {
@@ -795,6 +772,7 @@ static enum sc_status finish(struct spec_parse *q, const char *path)
 		s->has_reduction = 1;
 	SC_CHECK(resolve_names(q));
 	SC_CHECK(sc_counts_check(p, q->sizes_line));
+	SC_CHECK(sc_slots_check(p));
 	SC_CHECK(check_mesh(q));
 	for (int i = 0; i < 2 && !s->compute; i++) { /* a sized dim's E cannot read its own size */
 		const struct sc_layout *l = i ? &s->out : &s->in;

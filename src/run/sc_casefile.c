@@ -592,7 +592,8 @@ static enum sc_status read_sizes(const char *path, struct record *r, struct sc_t
 		if (seen[d])
 			FAIL_("%s:%d: size of '%s' given twice", path, sl, tok);
 		const long long v = all_digits(eq) && strlen(eq) < 15 ? strtoll(eq, NULL, 10) : -1;
-		const int derived = (s[0]->derived_mask >> d) & 1u; /* sizes= may give no rows */
+		/* sizes= may give no rows; a parameter may be 0 */
+		const int derived = ((s[0]->derived_mask >> d) & 1u) || sc_spec_slot_param(s[0], d) >= 0;
 		if (v < !derived || v > SC_CASE_MAX_ELEMS)
 			FAIL_("%s:%d: size of '%s' must be a decimal in 1..2^40, got '%s'", path, sl, tok, eq);
 		r->c.sizes[d] = v;
@@ -604,6 +605,9 @@ static enum sc_status read_sizes(const char *path, struct record *r, struct sc_t
 	for (int m = 0; m < s[0]->nmesh; m++)
 		if (!s[0]->mesh_fixed[m] && !seen[sc_spec_mesh_slot(s[0], m)])
 			FAIL_("%s:%d: no size for mesh dim '%s' (%s=N)", path, sl, s[0]->mesh_dim[m], s[0]->mesh_sym[m]);
+	for (int k = 0; k < s[0]->nparams; k++)
+		if (!seen[sc_spec_param_slot(s[0], k)])
+			FAIL_("%s:%d: no value for parameter '%s' (%s=N)", path, sl, s[0]->param[k], s[0]->param[k]);
 	int64_t all = r->c.world;
 	for (int d = 0; d < s[0]->ndims; d++) {
 		if (!seen[d])

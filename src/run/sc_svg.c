@@ -171,6 +171,7 @@ static enum sc_status expected(struct sc_ctx *ctx, struct pic *p, struct sc_err 
 	struct sc_tensor y;
 	const uint64_t *yp = NULL;
 	const int64_t *ysizes = c->sizes;
+	int64_t ymerged[SC_MAX_DIMS];
 	if (sl->ref_line) {
 		struct sc_err re;
 		enum sc_status st = sc_reference_run(&ctx->arena, sl, c->sizes, c->world, &c->counts, &y, &re);
@@ -181,7 +182,7 @@ static enum sc_status expected(struct sc_ctx *ctx, struct pic *p, struct sc_err 
 			return st;
 		}
 		yp = (const uint64_t *)(const void *)y.buf->data + y.offset;
-		ysizes = y.shape;
+		ysizes = sc_reference_sizes(&y, c->sizes, ymerged);
 	}
 	struct sc_mesh lcm;
 	const struct sc_layout_ctx lc = sc_layout_ctx_case(sl, &c->counts, c->sizes, c->world, &lcm);

@@ -271,18 +271,29 @@ static const struct sc_spec *mesh_of(struct sc_target *t, const struct sc_case *
 	return s[0];
 }
 
+/* The spec whose case holds more than dims (mesh sizes, parameters); NULL: none. */
+static const struct sc_spec *slots_of(struct sc_target *t, const struct sc_case *c)
+{
+	const struct sc_spec *s[SC_MAX_CHAIN];
+	int ns;
+	if (sc_target_specs(t, c, s, &ns, NULL) != SC_OK || (!s[0]->nmesh && !s[0]->nparams))
+		return NULL;
+	return s[0];
+}
+
 int sc_target_size_count(struct sc_target *t, const struct sc_case *c)
 {
-	const struct sc_spec *s = mesh_of(t, c);
-	int n = c->ndims;
+	const struct sc_spec *s = slots_of(t, c);
+	int n = c->ndims + (s ? s->nparams : 0);
 	for (int m = 0; s && m < s->nmesh; m++)
 		n += s->mesh_sym[m][0] != 0;
 	return n;
 }
 
+/* In order: the mesh sizes, the dims, the parameters. */
 const char *sc_target_size_name(struct sc_target *t, const struct sc_case *c, int i, int *slot, char *tmp, size_t n)
 {
-	const struct sc_spec *s = mesh_of(t, c);
+	const struct sc_spec *s = slots_of(t, c);
 	for (int m = 0; s && m < s->nmesh; m++) {
 		if (!s->mesh_sym[m][0])
 			continue;
@@ -290,6 +301,10 @@ const char *sc_target_size_name(struct sc_target *t, const struct sc_case *c, in
 			*slot = sc_spec_mesh_slot(s, m);
 			return s->mesh_sym[m];
 		}
+	}
+	if (s && i >= c->ndims && i - c->ndims < s->nparams) {
+		*slot = sc_spec_param_slot(s, i - c->ndims);
+		return s->param[i - c->ndims];
 	}
 	*slot = i;
 	return sc_target_dim_name(t, c, i, tmp, n);
