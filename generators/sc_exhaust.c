@@ -76,6 +76,8 @@ struct walk {
 	long counted; /* counting: the drawn counts met so far */
 	int counting; /* only count the drawn counts (up to MAX_COUNTS_CASES + 1) */
 	int stop;
+	const struct sc_case *upto; /* sc_exhaust_counts: the case whose counts end the walk; NULL: none */
+	long max;                   /* sc_exhaust_counts: the most counts visited */
 };
 
 /* Every dtype width once (the simplest valid dtype of each), seed 0. */
@@ -192,7 +194,16 @@ static void visit_counts(struct walk *w, struct sc_case *k, int decl)
 			if (memcmp(f.sizes, k->sizes, sizeof f.sizes) != 0)
 				return;
 		}
-		visit_params(w, &f);
+		if (!w->upto) {
+			visit_params(w, &f);
+			return;
+		}
+		if (memcmp(&f.counts, &w->upto->counts, sizeof f.counts) == 0 || ++w->visited > w->max) {
+			w->stop = 1; /* reached the case's own counts, or the budget */
+			return;
+		}
+		if (sc_gen_valid(w->t, w->o, &f, NULL, 0) && w->fn(w->ctx, &f))
+			w->stop = 2;
 		return;
 	}
 	struct vec_shape v;
@@ -282,7 +293,7 @@ enum sc_status sc_exhaust_walk(struct sc_target *t, const struct sc_gen_opts *o,
 	static _Thread_local int mv[MAX_MESHES][SC_MAX_MESH];
 	if (!buf)
 		return SC_ERR(e, SC_E_NOMEM, "--exhaustive: out of memory");
-	struct walk w = {t, o, fs && fs->ncounts ? fs : NULL, fs && fs->nparams ? fs : NULL, fn, ctx, 0, 0, 0, 0};
+	struct walk w = {t, o, fs && fs->ncounts ? fs : NULL, fs && fs->nparams ? fs : NULL, fn, ctx, 0, 0, 0, 0, NULL, 0};
 	w.counting = w.cs != NULL;
 	const struct sc_spec *ms = sc_gen_mesh_spec(t);
 again: /* with drawn counts, first counted: a walk too long to end is refused before it starts */
@@ -326,4 +337,17 @@ again: /* with drawn counts, first counted: a walk too long to end is refused be
 	free(buf);
 	*visited = w.visited;
 	return SC_OK;
+}
+
+int sc_exhaust_counts(struct sc_target *t, const struct sc_gen_opts *o, const struct sc_case *c, sc_exhaust_fn fn,
+		      void *ctx, long max)
+{
+	const struct sc_spec *sp[SC_MAX_CHAIN];
+	int ns;
+	if (!c->counts.P || sc_target_specs(t, c, sp, &ns, NULL) != SC_OK || !sp[0]->ncounts)
+		return 0;
+	struct walk w = {t, o, sp[0], NULL, fn, ctx, 0, 0, 0, 0, c, max};
+	struct sc_case k = *c;
+	visit_counts(&w, &k, 0);
+	return w.stop == 2;
 }

@@ -441,6 +441,29 @@ done:
 	free(buf);
 }
 
+/* The drawn counts at the case's sizes, in --exhaustive's order up to
+ * the case's own (a move of several entries at once: two routes swapped,
+ * one lowered as another rises): the first failing one replaces c. */
+#define EXH_COUNTS_MAX 20000
+
+struct counts_pass {
+	struct sh *s;
+	struct sc_case *c;
+};
+
+static int counts_cand(void *u, const struct sc_case *k)
+{
+	struct counts_pass *x = u;
+	return try_case(x->s, x->c, k);
+}
+
+static void exhaustive_counts(struct sh *s, struct sc_case *c)
+{
+	struct counts_pass x = {s, c};
+	const struct sc_case start = *c;
+	sc_exhaust_counts(s->t, s->o, &start, counts_cand, &x, EXH_COUNTS_MAX);
+}
+
 void sc_shrink(struct sc_target *t, const struct sc_gen_opts *o, struct sc_case *c,
 	       sc_fails_fn fails, void *ctx, struct sc_shrink_stats *stats)
 {
@@ -461,6 +484,8 @@ void sc_shrink(struct sc_target *t, const struct sc_gen_opts *o, struct sc_case 
 		if (sc_case_numel(c) <= 1024)
 			exhaustive(&s, c);
 	}
+	if (sc_case_numel(c) <= 1024)
+		exhaustive_counts(&s, c);
 	shrink_dtype(&s, c);
 	shrink_seed(&s, c);
 	SC_LOG(SHRINK, "done: %d steps, %ld cases tried", s.st->steps, s.st->tries);
