@@ -78,6 +78,7 @@ struct walk {
 	int stop;
 	const struct sc_case *upto; /* sc_exhaust_counts: the case whose counts end the walk; NULL: none */
 	long max;                   /* sc_exhaust_counts: the most counts visited */
+	int before;                 /* sc_exhaust_counts: only the counts before upto's */
 };
 
 /* Every dtype width once (the simplest valid dtype of each), seed 0. */
@@ -198,7 +199,7 @@ static void visit_counts(struct walk *w, struct sc_case *k, int decl)
 			visit_params(w, &f);
 			return;
 		}
-		if (memcmp(&f.counts, &w->upto->counts, sizeof f.counts) == 0 || ++w->visited > w->max) {
+		if ((w->before && memcmp(&f.counts, &w->upto->counts, sizeof f.counts) == 0) || ++w->visited > w->max) {
 			w->stop = 1; /* reached the case's own counts, or the budget */
 			return;
 		}
@@ -293,7 +294,7 @@ enum sc_status sc_exhaust_walk(struct sc_target *t, const struct sc_gen_opts *o,
 	static _Thread_local int mv[MAX_MESHES][SC_MAX_MESH];
 	if (!buf)
 		return SC_ERR(e, SC_E_NOMEM, "--exhaustive: out of memory");
-	struct walk w = {t, o, fs && fs->ncounts ? fs : NULL, fs && fs->nparams ? fs : NULL, fn, ctx, 0, 0, 0, 0, NULL, 0};
+	struct walk w = {t, o, fs && fs->ncounts ? fs : NULL, fs && fs->nparams ? fs : NULL, fn, ctx, 0, 0, 0, 0, NULL, 0, 0};
 	w.counting = w.cs != NULL;
 	const struct sc_spec *ms = sc_gen_mesh_spec(t);
 again: /* with drawn counts, first counted: a walk too long to end is refused before it starts */
@@ -339,14 +340,14 @@ again: /* with drawn counts, first counted: a walk too long to end is refused be
 	return SC_OK;
 }
 
-int sc_exhaust_counts(struct sc_target *t, const struct sc_gen_opts *o, const struct sc_case *c, sc_exhaust_fn fn,
-		      void *ctx, long max)
+int sc_exhaust_counts(struct sc_target *t, const struct sc_gen_opts *o, const struct sc_case *c, int before,
+		      sc_exhaust_fn fn, void *ctx, long max)
 {
 	const struct sc_spec *sp[SC_MAX_CHAIN];
 	int ns;
 	if (!c->counts.P || sc_target_specs(t, c, sp, &ns, NULL) != SC_OK || !sp[0]->ncounts)
 		return 0;
-	struct walk w = {t, o, sp[0], NULL, fn, ctx, 0, 0, 0, 0, c, max};
+	struct walk w = {t, o, sp[0], NULL, fn, ctx, 0, 0, 0, 0, c, max, before};
 	struct sc_case k = *c;
 	visit_counts(&w, &k, 0);
 	return w.stop == 2;

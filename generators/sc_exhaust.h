@@ -28,12 +28,12 @@ enum sc_status sc_exhaust_walk(struct sc_target *t, const struct sc_gen_opts *o,
 			       void *ctx, long *visited, struct sc_err *e);
 
 /* The drawn counts of case c's sizes, world and parameters (its dtype,
- * seed and target parameters kept) that come before c's own in the walk's
- * order, each valid one passed to fn until fn returns nonzero (then 1);
- * at most max of them. The shrinker's last pass: the first failing one is
- * the smallest at those sizes, as --exhaustive finds it. */
-int sc_exhaust_counts(struct sc_target *t, const struct sc_gen_opts *o, const struct sc_case *c, sc_exhaust_fn fn,
-		      void *ctx, long max);
+ * seed and target parameters kept) in the walk's order (before: only
+ * those before c's own), each valid one passed to fn until fn returns
+ * nonzero (then 1); at most max of them. The shrinker's: the first
+ * failing one is the smallest at those sizes, as --exhaustive finds it. */
+int sc_exhaust_counts(struct sc_target *t, const struct sc_gen_opts *o, const struct sc_case *c, int before,
+		      sc_exhaust_fn fn, void *ctx, long max);
 
 /* A tuple of sizes and their product. */
 struct sc_exhaust_tuple {

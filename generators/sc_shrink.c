@@ -284,6 +284,29 @@ static int shrink_mesh(struct sh *s, struct sc_case *c, const struct sc_spec *ms
 	return 0;
 }
 
+/* The drawn counts at the case's sizes, in --exhaustive's order up to
+ * the case's own (a move of several entries at once: two routes swapped,
+ * one lowered as another rises): the first failing one replaces c. */
+#define EXH_COUNTS_MAX 20000
+
+struct counts_pass {
+	struct sh *s;
+	struct sc_case *c;
+};
+
+static int counts_cand(void *u, const struct sc_case *k)
+{
+	struct counts_pass *x = u;
+	return try_case(x->s, x->c, k);
+}
+
+static void exhaustive_counts(struct sh *s, struct sc_case *c)
+{
+	struct counts_pass x = {s, c};
+	const struct sc_case start = *c;
+	sc_exhaust_counts(s->t, s->o, &start, 1, counts_cand, &x, EXH_COUNTS_MAX);
+}
+
 /* The spec's parameters (`param`): each the smallest value of its range
  * that still fails (small values all tried; large ones by halving). */
 static int shrink_scalars(struct sh *s, struct sc_case *c)
@@ -301,7 +324,12 @@ static int shrink_scalars(struct sh *s, struct sc_case *c)
 		for (int64_t nv = lo; nv < v; nv = (nv - lo < 64 ? nv + 1 : lo + (nv - lo) * 2)) {
 			struct sc_case m = *c;
 			m.sizes[slot] = nv;
-			if (try_case(s, c, &m)) {
+			struct counts_pass x = {s, c};
+			/* with the counts kept, else (a small case) with the first
+			 * counts that fail at that value: a parameter that gives the
+			 * routes their meaning (the experts) moves with them */
+			if (try_case(s, c, &m) || (m.counts.P && sc_case_numel(&m) <= 1024 &&
+						   sc_exhaust_counts(s->t, s->o, &m, 0, counts_cand, &x, EXH_COUNTS_MAX))) {
 				progress = 1;
 				break;
 			}
@@ -439,29 +467,6 @@ static void exhaustive(struct sh *s, struct sc_case *c)
 	}
 done:
 	free(buf);
-}
-
-/* The drawn counts at the case's sizes, in --exhaustive's order up to
- * the case's own (a move of several entries at once: two routes swapped,
- * one lowered as another rises): the first failing one replaces c. */
-#define EXH_COUNTS_MAX 20000
-
-struct counts_pass {
-	struct sh *s;
-	struct sc_case *c;
-};
-
-static int counts_cand(void *u, const struct sc_case *k)
-{
-	struct counts_pass *x = u;
-	return try_case(x->s, x->c, k);
-}
-
-static void exhaustive_counts(struct sh *s, struct sc_case *c)
-{
-	struct counts_pass x = {s, c};
-	const struct sc_case start = *c;
-	sc_exhaust_counts(s->t, s->o, &start, counts_cand, &x, EXH_COUNTS_MAX);
 }
 
 void sc_shrink(struct sc_target *t, const struct sc_gen_opts *o, struct sc_case *c,

@@ -9,7 +9,7 @@ set -u
 "$sc" check corpus --exhaustive --max-dim 4 --json "$tmp/exh.json" >"$tmp/exh.out" 2>&1
 "$sc" check corpus --seed 1 --cases 1000 --json "$tmp/shr.json" >/dev/null 2>&1
 # specs whose drawn counts take too many values at worlds 1..8, again at 1..2
-"$sc" check $(grep -l "^counts\\|^routes\\|^sequences\\|^microbatches" corpus/*/*.sc) --exhaustive --world 1..2 --max-dim 3 --json "$tmp/exh2.json" >/dev/null 2>&1
+"$sc" check $(grep -l "^counts\\|^routes\\|^sequences\\|^microbatches" corpus/*/*.sc) --exhaustive --world 1..2 --max-dim 2 --json "$tmp/exh2.json" >/dev/null 2>&1
 if python3 - "$tmp/exh.json" "$tmp/shr.json" "$tmp/exh2.json" <<'PY'
 import json, sys
 exh = {(r["target"], r["property"]): r for r in json.load(open(sys.argv[1]))["results"]}
@@ -26,10 +26,10 @@ for k, s in shr.items():
     if e["verdict"] == "error":  # the one refusal: drawn counts with too many values to end
         assert "take more than 1000000 values within --world 1..8" in e["error"], (k, e["error"])
         refused += 1
-        e = exh2[k]  # the same at worlds 1..2, dims up to 3
+        e = exh2[k]  # the same at worlds 1..2, dims up to 2
         assert e["verdict"] != "error", (k, e["error"])
         if s["verdict"] == "fail" and not (s["counterexample"]["world"] <= 2 and all(
-                not isinstance(v, int) or v <= 3 for v in s["counterexample"]["sizes"].values())):
+                not isinstance(v, int) or v <= 2 for v in s["counterexample"]["sizes"].values())):
             outside += 1
             continue
     elif s["verdict"] == "fail" and not inside(s["counterexample"]):

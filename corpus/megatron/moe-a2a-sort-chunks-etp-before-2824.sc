@@ -46,9 +46,9 @@
 # tokens of the minimal case) is wrong before and right after.
 pipeline megatron-moe-a2a-sort-chunks-etp-before-2824
 dims t h
-param T 1..2
-param EP 1..2
-param nle 1..2
+param T 1..3
+param EP 1..3
+param nle 1..3
 routes R[t] 0..T*EP*nle-1
 input replicate
 output replicate
