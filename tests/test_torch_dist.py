@@ -18,6 +18,7 @@ dumped output must equal torch's bit for bit:
 Usage: test_torch_dist.py PATH/TO/shardcheck [CASES]"""
 import os
 import random
+import socket
 import subprocess
 import sys
 import tempfile
@@ -26,6 +27,14 @@ import numpy as np
 import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
+
+
+def free_port():
+    """A TCP port no one listens on now (the OS's pick): suites that run at
+    once (ctest -j) each rendezvous on their own."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def cdiv(a, b):
@@ -253,7 +262,7 @@ def main():
             by_world.setdefault(c["P"], []).append((c, d))
             kinds.add(c["kind"])
         for P, jobs in sorted(by_world.items()):
-            port = 29500 + (os.getpid() % 400) + P
+            port = free_port()
             mp.start_processes(worker, args=(P, jobs, port, fails), nprocs=P, join=True, start_method="spawn")
     bad = []
     while not fails.empty():

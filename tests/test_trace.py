@@ -19,6 +19,7 @@ import importlib.util
 import itertools
 import os
 import re
+import socket
 import subprocess
 import sys
 import tempfile
@@ -36,6 +37,14 @@ from shardcheck.cli import trace_to_text  # noqa: E402
 
 SC = None
 FAILS = []
+
+
+def free_port():
+    """A TCP port no one listens on now (the OS's pick): suites that run at
+    once (ctest -j) each rendezvous on their own."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def fail(msg):
@@ -212,7 +221,7 @@ def gloo_compare(entries, tmp):
     ctx = mp.get_context("spawn")
     q = ctx.Queue()
     for P, jobs in sorted(by_world.items()):
-        port = 31000 + (os.getpid() % 500) + P
+        port = free_port()
         mp.start_processes(gloo_worker, args=(P, jobs, port, q), nprocs=P, join=True, start_method="spawn")
     bad = 0
     while not q.empty():

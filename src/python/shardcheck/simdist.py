@@ -349,6 +349,76 @@ class SimDist:
         self._sendrecv(snd.tensor, snd.peer, rcv.tensor, rcv.peer, snd.group)
         return [Work(), Work()]
 
+    # functional collectives (torch 2.x's torch.distributed._functional_collectives):
+    # each as torch writes it, the collective into a new tensor
+    def _fgroup(self, group):
+        """A functional collective's group: a process group, (mesh, mesh_dim)
+        of a mesh whose get_group gives one, a one-dim mesh, or the list of
+        a group's world ranks."""
+        if isinstance(group, tuple) and len(group) == 2 and hasattr(group[0], "get_group"):
+            return self.group(group[0].get_group(group[1]))
+        if hasattr(group, "get_group") and not isinstance(group, Group):
+            return self.group(group.get_group())
+        if isinstance(group, list) and all(isinstance(r, int) for r in group):
+            g = self.new_group(group)
+            if g is NOT_MEMBER:
+                raise TraceError("unsupported", user_line()[0], f"a functional collective on ranks {group}, "
+                                 "which this rank is not one of", "every rank calls it with its own group")
+            return g
+        return self.group(group)
+
+    @staticmethod
+    def _fop(op):
+        ops = {"sum": dist.ReduceOp.SUM, "max": dist.ReduceOp.MAX, "min": dist.ReduceOp.MIN,
+               "product": dist.ReduceOp.PRODUCT}
+        if str(op).lower() not in ops:
+            raise unsupported("reduce op", f"reduction '{op}' has no step: the language reduces by sum, max, "
+                              "min, prod")
+        return ops[str(op).lower()]
+
+    def funcol_all_gather_tensor(self, t, gather_dim, group, tag=""):
+        # all_gather_tensor: the gather into [size * d0, ...], then
+        # torch.cat(torch.chunk(res, size, dim=0), dim=gather_dim)
+        g = self._fgroup(group)
+        if not t.is_contiguous():
+            raise AssertionError("Tensor must be contiguous for all_gather_tensor")
+        res = t.new_empty([g.size() * t.shape[0]] + list(t.shape[1:]))
+        self.all_gather_into_tensor(res, t, group=g)
+        if gather_dim != 0:
+            res = torch.cat(torch.chunk(res, g.size(), dim=0), dim=gather_dim)
+        return res
+
+    def funcol_reduce_scatter_tensor(self, t, reduceOp, scatter_dim, group, tag=""):
+        # reduce_scatter_tensor: scatter_dim != 0 is chunked and concatenated along dim 0 first
+        g = self._fgroup(group)
+        if t.size(scatter_dim) % g.size() != 0:
+            raise AssertionError(f"input dimension 0 ({t.size(0)} must be a multiple of group_size {g.size()})")
+        if scatter_dim != 0:
+            t = torch.cat(torch.chunk(t, g.size(), dim=scatter_dim))
+        res = t.new_empty([t.shape[0] // g.size()] + list(t.shape[1:]))
+        self.reduce_scatter_tensor(res, t, op=self._fop(reduceOp), group=g)
+        return res
+
+    def funcol_all_reduce(self, t, reduceOp, group, tag=""):
+        g = self._fgroup(group)
+        res = t.clone()
+        self.all_reduce(res, op=self._fop(reduceOp), group=g)
+        return res
+
+    def funcol_all_to_all_single(self, t, output_split_sizes, input_split_sizes, group, tag=""):
+        g = self._fgroup(group)
+        if (output_split_sizes is None) != (input_split_sizes is None):
+            raise AssertionError("output_split_sizes and input_split_sizes must either be specified together "
+                                 "or both set to None")
+        rows = t.shape[0] if output_split_sizes is None else sum(int(v) for v in output_split_sizes)
+        res = t.new_empty([rows] + list(t.shape[1:]))
+        self.all_to_all_single(res, t, output_split_sizes, input_split_sizes, group=g)
+        return res
+
+    @staticmethod
+    def funcol_wait_tensor(t):
+        return t
+
     # installing ----------------------------------------------------------
     NAMES = ["all_to_all_single", "all_gather_into_tensor", "_all_gather_base", "reduce_scatter_tensor",
              "_reduce_scatter_base", "all_reduce", "all_gather", "reduce_scatter", "barrier", "broadcast",
@@ -356,6 +426,15 @@ class SimDist:
              "send", "recv", "isend", "irecv", "batch_isend_irecv"]
     REFUSED = ["gather", "scatter",
                "reduce", "all_to_all", "all_gather_object", "broadcast_object_list", "all_gather_coalesced"]
+    # torch.distributed._functional_collectives (torch 2.x): name -> SimDist method
+    FUNCOL = {"all_gather_tensor": "funcol_all_gather_tensor",
+              "all_gather_tensor_autograd": "funcol_all_gather_tensor",
+              "reduce_scatter_tensor": "funcol_reduce_scatter_tensor",
+              "reduce_scatter_tensor_autograd": "funcol_reduce_scatter_tensor",
+              "all_reduce": "funcol_all_reduce",
+              "all_to_all_single": "funcol_all_to_all_single",
+              "all_to_all_single_autograd": "funcol_all_to_all_single",
+              "wait_tensor": "funcol_wait_tensor"}
 
 
 _current = []
@@ -379,6 +458,18 @@ def _dispatch(name):
                              "shardcheck simulates the process group only while --call runs: move the call "
                              "into the function")
         return getattr(_current[-1], name)(*a, **k)
+    f.__name__ = name
+    return f
+
+
+def _fdispatch(name, method):
+    def f(*a, **k):
+        if not _current:
+            raise TraceError("usage", user_line()[0], f"torch.distributed._functional_collectives.{name} is called "
+                             "outside the traced call (when the module is imported)",
+                             "shardcheck simulates the process group only while --call runs: move the call "
+                             "into the function")
+        return getattr(_current[-1], method)(*a, **k)
     f.__name__ = name
     return f
 
@@ -410,6 +501,14 @@ def installed():
         for n, f in repl.items():
             saved[(m, n)] = getattr(m, n, None)
             setattr(m, n, f)
+    try:  # torch 2.x: the functional collectives, as DTensor and torchtitan call them
+        import torch.distributed._functional_collectives as funcol
+        for n, meth in SimDist.FUNCOL.items():
+            if hasattr(funcol, n):
+                saved[(funcol, n)] = getattr(funcol, n)
+                setattr(funcol, n, _fdispatch(n, meth))
+    except ImportError:
+        pass
     # PyTorch 1.13 hands t[a:b] and t[k] (an index that is not a tuple) to
     # no TorchFunctionMode: such an index goes to the recorder from here
     orig = torch.Tensor.__getitem__
