@@ -46,7 +46,7 @@ static int parse_sizes(struct sc_target *t, const struct sc_spec *s, const char 
 			return sc_cli_die("--sizes: missing the size of a mesh dim (%s=N)", s->mesh_sym[m]);
 	for (int k = 0; k < s->nparams; k++)
 		if (!seen[sc_spec_param_slot(s, k)]) {
-			char form[2 * SC_NAME_MAX];
+			char form[2 * SC_NAME_MAX + 8];
 			snprintf(form, sizeof form, "%s (%s=N)", s->param[k], s->param[k]);
 			return sc_cli_die("--sizes: missing the value of parameter %s", form);
 		}
