@@ -450,26 +450,15 @@ class P2POp:
         self.group_peer = group_peer
 
 
-def _dispatch(name):
+def _dispatch(name, method=None, module="torch.distributed"):
+    """module.name while a trace runs: the SimDist method of that name (or method)."""
     def f(*a, **k):
         if not _current:
-            raise TraceError("usage", user_line()[0], f"torch.distributed.{name} is called outside the traced "
+            raise TraceError("usage", user_line()[0], f"{module}.{name} is called outside the traced "
                              "call (when the module is imported)",
                              "shardcheck simulates the process group only while --call runs: move the call "
                              "into the function")
-        return getattr(_current[-1], name)(*a, **k)
-    f.__name__ = name
-    return f
-
-
-def _fdispatch(name, method):
-    def f(*a, **k):
-        if not _current:
-            raise TraceError("usage", user_line()[0], f"torch.distributed._functional_collectives.{name} is called "
-                             "outside the traced call (when the module is imported)",
-                             "shardcheck simulates the process group only while --call runs: move the call "
-                             "into the function")
-        return getattr(_current[-1], method)(*a, **k)
+        return getattr(_current[-1], method or name)(*a, **k)
     f.__name__ = name
     return f
 
@@ -506,7 +495,7 @@ def installed():
         for n, meth in SimDist.FUNCOL.items():
             if hasattr(funcol, n):
                 saved[(funcol, n)] = getattr(funcol, n)
-                setattr(funcol, n, _fdispatch(n, meth))
+                setattr(funcol, n, _dispatch(n, meth, "torch.distributed._functional_collectives"))
     except ImportError:
         pass
     # PyTorch 1.13 hands t[a:b] and t[k] (an index that is not a tuple) to
