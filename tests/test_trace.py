@@ -142,6 +142,15 @@ def mesh_groups(mesh, r):
     return groups
 
 
+def real_mesh(mesh, P):
+    """MESH on gloo: a DeviceMesh of the case's mesh dims (one dim over the
+    world without them), made by every rank (torch 2.x)."""
+    from torch.distributed.device_mesh import init_device_mesh
+    if mesh:
+        return init_device_mesh("cpu", tuple(v for _, v in mesh), mesh_dim_names=tuple(n for n, _ in mesh))
+    return init_device_mesh("cpu", (P,))
+
+
 def gloo_worker(r, P, jobs, port, q):
     os.environ["MASTER_ADDR"] = "127.0.0.1"
     os.environ["MASTER_PORT"] = str(port)
@@ -155,7 +164,8 @@ def gloo_worker(r, P, jobs, port, q):
         x = torch.from_numpy(np.load(os.path.join(d, f"rank{r}.input.npy")).copy())
         groups = mesh_groups(mesh, r)
         try:
-            got = eval(call, dict(vars(mod), X=x, GROUP=dist.group.WORLD, DIMS=dims, GROUPS=groups))
+            got = eval(call, dict(vars(mod), X=x, GROUP=dist.group.WORLD, DIMS=dims, GROUPS=groups,
+                                  MESH=real_mesh(mesh, P) if "MESH" in call else None))
             err = None
         except Exception as ex:
             got, err = None, f"{type(ex).__name__}: {ex}"

@@ -24,7 +24,9 @@ shapes), two shapes each, every rank.
 
   --call EXPR      a call evaluated in FILE's namespace: X is the rank's local input
                    (its shape from --dims and --input), GROUP the world's process
-                   group, GROUPS.<mesh dim> a mesh dim's group, DIMS the global
+                   group, GROUPS.<mesh dim> a mesh dim's group, MESH the DeviceMesh
+                   (--mesh's dims, else one dim over the world; init_device_mesh
+                   of that shape in the call gives it too), DIMS the global
                    sizes by name (for code handed the logical shape)
   --dims a,b,...   the global dims of X, outermost first
   --input P        X's placement, as in a spec ("shard h", "replicate", "dp:shard s")
@@ -97,7 +99,8 @@ def trace_to_text(args, invoke=None):
                 def invoke(x, group, groups, dims):
                     # the module afresh for every rank: state it keeps (a cached world size) is per process
                     ns = vars(load_function_module(args.file))
-                    return eval(code, dict(ns, X=x, GROUP=group, GROUPS=groups, DIMS=dims))
+                    return eval(code, dict(ns, X=x, GROUP=group, GROUPS=groups, DIMS=dims,
+                                            MESH=getattr(groups, "_mesh", None)))
             learnt, given = {}, list(args.require)   # learnt: line -> its require (a later one replaces it)
             for attempt in range(LEARN_MAX + 1):
                 configs = _configs(args, mesh, args.skel, tmp)

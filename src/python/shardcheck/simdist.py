@@ -44,11 +44,93 @@ NOT_MEMBER = object()
 class Groups:
     """GROUPS in --call: GROUPS.tp is this rank's group along mesh dim tp."""
 
-    def __init__(self, groups):
+    def __init__(self, groups, mesh=None):
         self.__dict__.update(groups)
+        self._mesh = mesh   # MESH in --call
 
     def __getitem__(self, k):
         return self.__dict__[k]
+
+
+class Mesh:
+    """A DeviceMesh as one rank of the trace sees it: MESH in --call, and
+    what init_device_mesh returns while a trace runs. Its dims are --mesh's
+    (without --mesh: one unnamed dim over the world); each dim's group is
+    the trace's group along it, so a collective on mesh.get_group("tp"),
+    on mesh["tp"] or on (mesh, "tp") runs within the tp groups and its step
+    says group=tp."""
+
+    device_type = "cpu"
+
+    def __init__(self, names, shape, coords, groups, rank):
+        self.mesh_dim_names = tuple(names) if names and names[0] is not None else None
+        self._names, self.shape, self._coords = list(names), tuple(shape), list(coords)
+        self._groups, self._rank = groups, rank   # groups: one per dim, in dim order
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    def _dim(self, mesh_dim):
+        if mesh_dim is None:
+            if self.ndim != 1:
+                raise RuntimeError(f"a DeviceMesh of {self.ndim} dims: name the mesh dim")
+            return 0
+        if isinstance(mesh_dim, str):
+            if mesh_dim not in self._names:
+                raise KeyError(f"mesh dim '{mesh_dim}' is not one of {self.mesh_dim_names}")
+            return self._names.index(mesh_dim)
+        if not -self.ndim <= mesh_dim < self.ndim:
+            raise IndexError(f"mesh dim {mesh_dim} of a DeviceMesh of {self.ndim} dims")
+        return mesh_dim % self.ndim
+
+    def size(self, mesh_dim=None):
+        if mesh_dim is None:
+            n = 1
+            for v in self.shape:
+                n *= v
+            return n
+        return self.shape[self._dim(mesh_dim)]
+
+    def get_group(self, mesh_dim=None):
+        return self._groups[self._dim(mesh_dim)]
+
+    def get_all_groups(self):
+        return list(self._groups)
+
+    def get_local_rank(self, mesh_dim=None):
+        return self._coords[self._dim(mesh_dim)]
+
+    def get_coordinate(self):
+        return list(self._coords)
+
+    def get_rank(self):
+        return self._rank
+
+    def __getitem__(self, names):
+        names = (names,) if isinstance(names, str) else tuple(names)
+        ks = [self._dim(n) for n in names]
+        return Mesh([self._names[k] for k in ks], [self.shape[k] for k in ks], [self._coords[k] for k in ks],
+                    [self._groups[k] for k in ks], self._rank)
+
+    def __repr__(self):
+        return f"<simulated DeviceMesh {self.shape} {self.mesh_dim_names}>"
+
+
+def init_device_mesh(device_type, mesh_shape, *, mesh_dim_names=None, **kw):
+    """torch.distributed.device_mesh.init_device_mesh while a trace runs:
+    the trace's mesh, when the shape asked for is its shape."""
+    if not _current:
+        raise TraceError("usage", user_line()[0], "init_device_mesh is called outside the traced call",
+                         "make the mesh inside the function --call runs, or pass MESH")
+    m = _current[-1].mesh
+    names = list(mesh_dim_names) if mesh_dim_names else None
+    if tuple(mesh_shape) != m.shape or (names and m.mesh_dim_names and tuple(names) != m.mesh_dim_names):
+        raise TraceError("unsupported", user_line()[0],
+                         f"init_device_mesh({tuple(mesh_shape)}, mesh_dim_names={names}) is not the traced mesh "
+                         f"{m.shape} {m.mesh_dim_names}",
+                         "trace with --mesh giving the same dims (names and sizes), or pass MESH")
+    return m
 
 
 class Work:
@@ -72,8 +154,9 @@ def _op(op):
 class SimDist:
     """The replacements for one trace (one rank of one world)."""
 
-    def __init__(self, rec, world, mesh_groups, partitions):
+    def __init__(self, rec, world, mesh_groups, partitions, mesh=None):
         self.rec = rec
+        self.mesh = mesh                    # MESH: the Mesh this rank sees
         self.world = world                  # the whole world's Group
         self.mesh_groups = mesh_groups      # frozenset of world ranks -> Group (mesh dims' groups)
         self.partitions = partitions
@@ -497,6 +580,12 @@ def installed():
         for n, f in repl.items():
             saved[(m, n)] = getattr(m, n, None)
             setattr(m, n, f)
+    try:  # torch 2.x: a DeviceMesh made in the traced call is the trace's
+        import torch.distributed.device_mesh as dm
+        saved[(dm, "init_device_mesh")] = dm.init_device_mesh
+        dm.init_device_mesh = init_device_mesh
+    except (ImportError, AttributeError):
+        pass
     try:  # torch 2.x: the functional collectives, as DTensor and torchtitan call them
         import torch.distributed._functional_collectives as funcol
         for n, meth in SimDist.FUNCOL.items():

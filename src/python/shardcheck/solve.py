@@ -5,7 +5,7 @@ size, a shape and a rank). solve() finds the simplest expression of the
 spec language that gives every value seen: a constant, then expressions
 of one, two and three names joined by + - * / // % cdiv, then affine
 combinations (2*P-1-rank) seen at three points at least (two points fit
-any a*t + c: that is no evidence). Names are tried in the order given (the dims,
+any a*t + c: that is no evidence), then torch.chunk's piece lengths. Names are tried in the order given (the dims,
 then P, then rank, then the local sizes), so the first expression found
 is the most readable one. Expressions are compared by their values on
 every trace, so two that agree everywhere are one candidate.
@@ -193,6 +193,8 @@ def evaluate(text, env):
     sizes = {int(k[5:-1]): v for k, v in env.items() if k.startswith("size(")}
     names["size"] = lambda i: _Int(sizes[i])
     names["cdiv"] = lambda a, b: _Int(_cdiv(int(a), int(b)))
+    names["min"] = lambda a, b: _Int(min(int(a), int(b)))
+    names["max"] = lambda a, b: _Int(max(int(a), int(b)))
     return int(eval(text, {"__builtins__": {}}, names))
 
 
@@ -205,6 +207,26 @@ def solve(bank, values):
             if got != v:
                 raise AssertionError(f"solver wrote {text!r}: {got} where {v} was seen ({env})")
     return text
+
+
+def _chunk_len(bank, target):
+    """torch.chunk's piece length, min(cdiv(d,G),max(0,d-i*cdiv(d,G))):
+    piece i of d rows in G chunks (the last ones short or empty), for
+    names d, G and i (a dim, P or a mesh size, rank or a mesh coordinate)."""
+    names = [t for t in bank.levels[1] if bank.seen[t][0].isidentifier()]
+    for d in names:
+        for g in names:
+            for i in names:
+                vec = []
+                for vd, vg, vi in zip(d, g, i):
+                    if vg <= 0:
+                        break
+                    c = -(-vd // vg)
+                    vec.append(min(c, max(0, vd - vi * c)))
+                if tuple(vec) == target:
+                    td, tg, ti = (bank.seen[t][0] for t in (d, g, i))
+                    return f"min(cdiv({td},{tg}),max(0,{td}-{ti}*cdiv({td},{tg})))"
+    return None
 
 
 def _solve(bank, values):
@@ -224,6 +246,9 @@ def _solve(bank, values):
         found = _affine(bank, target, bank.level(1) + bank.level(2), coeffs, False)
     if found is None and not thin:   # a name and an expression of two: 2*R-rank//U-1
         found = _affine(bank, target, bank.level(1), coeffs, bank.level(2))
+    if found is not None:
+        return found
+    found = None if thin else _chunk_len(bank, target)
     if found is not None:
         return found
     bank.level(3)

@@ -19,7 +19,7 @@ import torch
 
 from . import runner
 from .record import Recorder, StepFailed, TraceError
-from .simdist import Group, Groups, SimDist, activate
+from .simdist import Group, Groups, Mesh, SimDist, activate
 
 # dim values of the shapes traced per world (times what divisibility
 # needs); the third has even values where the others are odd, so that a
@@ -298,11 +298,16 @@ def run_one(invoke, cfg, r, x):
     env.update(coords)
     rec = Recorder(env)
     rec.track(x)
-    sim = SimDist(rec, world, by_members, groups)
+    if cfg.mesh:
+        names = [n for n, _, _ in cfg.mesh]
+        mesh = Mesh(names, [s for _, _, s in cfg.mesh], [coords[n] for n in names], [groups[n] for n in names], r)
+    else:
+        mesh = Mesh([None], [cfg.world], [r], [world], r)
+    sim = SimDist(rec, world, by_members, groups, mesh)
     failed = None
     try:
         with activate(sim), rec:
-            result = invoke(x, world, Groups(groups), dict(cfg.sizes))
+            result = invoke(x, world, Groups(groups, mesh), dict(cfg.sizes))
     except StepFailed as ex:
         failed = ex.step
         result = None
@@ -317,7 +322,7 @@ def run_one(invoke, cfg, r, x):
             tb = tb.tb_next
         if tb.tb_frame.f_code.co_filename == "--call":
             raise TraceError("usage", "", f"--call: {type(ex).__name__}: {ex}",
-                             "--call is evaluated in FILE's namespace with X, GROUP, GROUPS and DIMS")
+                             "--call is evaluated in FILE's namespace with X, GROUP, GROUPS, MESH and DIMS")
         where = _frame_of(ex)
         raise TraceError("raised", where, f"the function raised {type(ex).__name__}: {ex} "
                          f"(traced at {cfg.text()}, rank {r})",
