@@ -9,7 +9,8 @@ code, each listing CASES):
   2. run the real function on a gloo process group (worlds 1..4, two
      shapes each) on the inputs `eval --dump` writes for the traced spec:
      every rank's result equals the traced spec's output bit for bit, or
-     both refuse the case.
+     both refuse the case (a `backward` case: torch's autograd runs the
+     Function and its backward on X as the output's gradient).
 Then: operations with no step, a data-dependent size and steps that change
 with the shape exit 2 with the operation and its line; the example test
 file using the pytest plugin gives one failure with its minimal case.
@@ -70,7 +71,7 @@ def trace_case(path, c, out):
     args = types.SimpleNamespace(file=os.path.relpath(path, ROOT), call=c["call"], dims=c["dims"].split(","),
                                  input=c["input"], output=c["output"], mesh=c.get("mesh", ""),
                                  require=list(c.get("require", [])), reference=list(c.get("reference", [])),
-                                 name=c["name"], out=out)
+                                 name=c["name"], out=out, backward=c.get("backward", False))
     cwd = os.getcwd()
     os.chdir(ROOT)
     try:
@@ -159,13 +160,20 @@ def gloo_worker(r, P, jobs, port, q):
                       ("reduce_scatter_tensor", _rs_tensor), ("_reduce_scatter_base", _rs_tensor),
                       ("reduce_scatter", _rs_list), ("all_to_all_single", _a2a)):
         setattr(dist, name, val)
-    for path, call, d, label, dims, mesh in jobs:
+    for path, call, d, label, dims, mesh, backward in jobs:
         mod = load(path)
         x = torch.from_numpy(np.load(os.path.join(d, f"rank{r}.input.npy")).copy())
         groups = mesh_groups(mesh, r)
         try:
-            got = eval(call, dict(vars(mod), X=x, GROUP=dist.group.WORLD, DIMS=dims, GROUPS=groups,
-                                  MESH=real_mesh(mesh, P) if "MESH" in call else None))
+            ns = dict(vars(mod), X=x, GROUP=dist.group.WORLD, DIMS=dims, GROUPS=groups,
+                      MESH=real_mesh(mesh, P) if "MESH" in call else None)
+            if backward:   # torch's own autograd: X is the gradient of the output
+                shape = np.load(os.path.join(d, f"rank{r}.expected.npy")).shape
+                ns["X"] = torch.zeros(shape, dtype=torch.float64, requires_grad=True)
+                eval(call, ns).backward(x.to(torch.float64))
+                got = ns["X"].grad
+            else:
+                got = eval(call, ns)
             err = None
         except Exception as ex:
             got, err = None, f"{type(ex).__name__}: {ex}"
@@ -226,7 +234,7 @@ def gloo_compare(entries, tmp):
                     continue
                 dimvals = {k: int(v) for k, v in (kv.split("=") for kv in sizes.split(",")) if k in dims}
                 by_world.setdefault(P, []).append((path, c["call"], d, f"{c['name']} P={P} {sizes}", dimvals,
-                                                   [(name, v) for name, _, v in mesh]))
+                                                   [(name, v) for name, _, v in mesh], c.get("backward", False)))
                 n += 1
     ctx = mp.get_context("spawn")
     q = ctx.Queue()
@@ -281,13 +289,20 @@ ERRORS = [
     ("catches_view_error(X, GROUP)", "replicate", "replicate", 2, ["errors.py:", "catches the error `view`"]),
     ("nope(X)", "replicate", "replicate", 2, ["--call: NameError"]),
     ("sends_only(X, GROUP)", "shard s", "shard s", 2, ["errors.py:", "a send (to rank", "with no receive"]),
+    # --backward (the call's Function must take X as it is and give the call's result)
+    ("--backward no_function(X)", "replicate", "replicate", 2, ["--backward: the call applies no torch.autograd.Function"]),
+    ("--backward applies_to_a_view(X)", "replicate", "replicate", 2, ["X is not one argument of Transposes.apply"]),
+    ("--backward steps_after_the_function(X)", "replicate", "replicate", 2,
+     ["returns something other than Transposes's output"]),
 ]
 
 
 def error_cases():
     for call, inp, outp, code, frags in ERRORS:
+        flags = ["--backward"] if call.startswith("--backward ") else []
+        call = call[len("--backward "):] if flags else call
         p = subprocess.run([SC, "trace", "tests/trace/errors/errors.py", "--call", call, "--dims", "s,h",
-                            "--input", inp, "--output", outp], capture_output=True, text=True, cwd=ROOT)
+                            "--input", inp, "--output", outp] + flags, capture_output=True, text=True, cwd=ROOT)
         missing = [f for f in frags if f not in p.stderr]
         ok = p.returncode == code and not missing
         print(f"{'ok  ' if ok else 'BAD '} trace {call}: exit {p.returncode}: {p.stderr.strip().splitlines()[0] if p.stderr.strip() else ''}")

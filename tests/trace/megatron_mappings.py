@@ -269,6 +269,96 @@ def _reduce_scatter_along_first_dim(input_, group, input_split_sizes=None, use_g
     return output
 
 
+# The autograd Functions around them, mappings.py @ 23e00ed0, verbatim
+# (their `symbolic` methods left out): traced with `--backward`, X the
+# gradient of the Function's output.
+
+
+# L296-349
+class _GatherFromSequenceParallelRegion(torch.autograd.Function):
+    """Gather the input from sequence parallel region and concatinate."""
+
+    @staticmethod
+    def forward(
+        ctx,
+        input_,
+        group,
+        tensor_parallel_output_grad=True,
+        output_split_sizes=None,
+        use_global_buffer=False,
+    ):
+        """Forward function."""
+        ctx.tensor_parallel_output_grad = tensor_parallel_output_grad
+        ctx.group = group
+        ctx.output_split_sizes = output_split_sizes
+        ctx.use_global_buffer = use_global_buffer
+        return _gather_along_first_dim(input_, group, output_split_sizes, use_global_buffer)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        """Backward function."""
+        tensor_parallel_output_grad = ctx.tensor_parallel_output_grad
+
+        # If the computation graph after the gather operation is
+        # in the tensor parallel mode, output gradients need to reduce
+        # scattered and whereas if the computation is duplicated,
+        # output gradients need to be scattered.
+        if tensor_parallel_output_grad:
+            return (
+                _reduce_scatter_along_first_dim(
+                    grad_output, ctx.group, ctx.output_split_sizes, ctx.use_global_buffer
+                ),
+                None,
+                None,
+                None,
+                None,
+            )
+        else:
+            assert ctx.output_split_sizes is None
+            return (_split_along_first_dim(grad_output, ctx.group), None, None, None, None)
+
+
+# L351-378
+class _ReduceScatterToSequenceParallelRegion(torch.autograd.Function):
+    """Reduce scatter the input from the model parallel region."""
+
+    @staticmethod
+    def forward(ctx, input_, group, input_split_sizes=None, use_global_buffer=False):
+        """Forward function."""
+        ctx.group = group
+        ctx.input_split_sizes = input_split_sizes
+        ctx.use_global_buffer = use_global_buffer
+        return _reduce_scatter_along_first_dim(input_, group, input_split_sizes, use_global_buffer)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        """Backward function."""
+        input_split_sizes = ctx.input_split_sizes
+        use_global_buffer = ctx.use_global_buffer
+        return (
+            _gather_along_first_dim(grad_output, ctx.group, input_split_sizes, use_global_buffer),
+            None,
+            None,
+            None,
+        )
+
+
+# L380-398
+class _AllGatherFromTensorParallelRegion(torch.autograd.Function):
+    """Gather the input from model parallel region and concatenate."""
+
+    @staticmethod
+    def forward(ctx, input_, group):
+        """Forward function."""
+        ctx.group = group
+        return _gather_along_last_dim(input_, group)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        """Backward function."""
+        return _reduce_scatter_along_last_dim(grad_output, ctx.group), None
+
+
 # Cases the tracer does not handle yet (same keys as CASES, plus `problem`).
 # tests/test_trace.py reads only CASES: move a case there once it traces.
 TRACER_PROBLEMS = [
@@ -332,6 +422,30 @@ CASES = [
          corpus=None, expect="pass", require=["s % P == 0"],
          problem="torch.distributed.reduce_scatter of list(torch.split(input_, sizes)): only a "
                  "torch.chunk(t, P, dim) list is traced ('`reduce_scatter` has no step')."),
+    # backwards (--backward: X is the gradient of the Function's output; the
+    # placements are the gradients'): the gradient of a replicated output
+    # is a partial sum when the layers after it are tensor parallel
+    dict(name="megatron_gather_sp_backward", call="_GatherFromSequenceParallelRegion.apply(X, GROUP)",
+         backward=True, dims="s,b,h", input="partial sum", output="shard s",
+         corpus=None, expect="pass", require=["s % P == 0"]),
+    # ... and replicated when they are not (tensor_parallel_output_grad=False)
+    dict(name="megatron_gather_sp_backward_replicated_grad",
+         call="_GatherFromSequenceParallelRegion.apply(X, GROUP, False)",
+         backward=True, dims="s,b,h", input="replicate", output="shard s",
+         corpus=None, expect="pass", require=["s % P == 0"]),
+    # the flag set for a partial-sum gradient: each rank keeps its own
+    # summand's rows, never summed
+    dict(name="megatron_gather_sp_backward_flag_wrong",
+         call="_GatherFromSequenceParallelRegion.apply(X, GROUP, False)",
+         backward=True, dims="s,b,h", input="partial sum", output="shard s",
+         corpus=None, expect="fail", require=["s % P == 0"]),
+    dict(name="megatron_reduce_scatter_sp_backward",
+         call="_ReduceScatterToSequenceParallelRegion.apply(X, GROUP)",
+         backward=True, dims="s,b,h", input="shard s", output="replicate",
+         corpus=None, expect="pass", require=[]),
+    dict(name="megatron_gather_tp_backward", call="_AllGatherFromTensorParallelRegion.apply(X, GROUP)",
+         backward=True, dims="s,b,h", input="partial sum", output="shard h",
+         corpus=None, expect="pass", require=["h % P == 0"]),
     # _ReduceScatterToTensorParallelRegion.forward (mappings.py L400-418)
     dict(name="megatron_reduce_scatter_along_last_dim", call="_reduce_scatter_along_last_dim(X, GROUP)",
          dims="s,b,h", input="partial sum", output="shard h",

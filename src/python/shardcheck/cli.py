@@ -13,7 +13,7 @@ from .trace import _configs, learn_require, load_function_module, merge, parse_m
 LEARN_MAX = 3   # requires learnt from the code's own checks, at most
 
 USAGE = """shardcheck trace FILE.py --call EXPR --dims a,b,... --input PLACEMENT --output PLACEMENT
-                 [--mesh dp=D,tp=T] [--require COND]... [--reference STEP]... [--name NAME]
+                 [--mesh dp=D,tp=T] [--require COND]... [--reference STEP]... [--backward] [--name NAME]
                  [-o OUT.sc] [--check [CHECK OPTIONS]]
 
 Runs a PyTorch function on simulated ranks (no process group: torch.distributed's
@@ -39,6 +39,10 @@ shapes), two shapes each, every rank.
                    written as a require, with the raising line as its comment
   --reference STEP a line of the spec's `reference` block (the tensor the output
                    places, when it is not X itself); repeat for several
+  --backward       trace the backward of the torch.autograd.Function the call applies
+                   (Fn.apply(X, ...) or a wrapper returning its output): X is then the
+                   gradient of its output, --input that gradient's placement and
+                   --output the placement of the gradient of X's argument
   --name NAME      the spec's pipeline name (default: OUT's or the function's name)
   -o OUT.sc        where to write the spec (default: stdout)
   --check ...      run `shardcheck check` on the spec at once; the rest of the
@@ -63,6 +67,7 @@ def parse(argv):
     p.add_argument("--require", action="append", default=[])
     p.add_argument("--reference", action="append", default=[])
     p.add_argument("--name", default="")
+    p.add_argument("--backward", action="store_true")
     p.add_argument("-o", dest="out", default="")
     if "--help" in argv or "-h" in argv:
         print(USAGE)
@@ -151,7 +156,8 @@ def trace_to_text(args, invoke=None):
         ref, kept, p1 = merge(runs)
         worlds = sorted({r.cfg.world for r in kept})
         header = [f"# Traced by `shardcheck trace` from {args.file}:",
-                  f"#   {args.call}",
+                  f"#   {args.call}" + ("  (its backward: X is the output's gradient)"
+                                        if getattr(args, "backward", False) else ""),
                   f"# at {len({id(r.cfg) for r in kept})} shapes (worlds {', '.join(map(str, worlds))}), every rank; "
                   "each size below gives",
                   "# the value seen in every run."] + skel

@@ -17,7 +17,7 @@ import sys
 import numpy as np
 import torch
 
-from . import runner
+from . import backward, runner
 from .record import Recorder, StepFailed, TraceError
 from .simdist import Group, Groups, Mesh, SimDist, activate
 
@@ -207,7 +207,10 @@ def run_all(args, invoke, configs, tmp, raised=None):
                 if not os.path.exists(path):
                     raise TraceError("internal", "", f"`shardcheck eval` wrote no input at {cfg.text()}:\n{err}")
                 x = torch.from_numpy(np.load(path).copy())
-                mine.append(run_one(invoke, cfg, r, x))
+                fwd = None
+                if getattr(args, "backward", False):   # the Function's input: shaped as --output places it
+                    fwd = torch.zeros(np.load(os.path.join(d, f"rank{r}.expected.npy")).shape, dtype=x.dtype)
+                mine.append(run_one(invoke, cfg, r, x, fwd))
         except TraceError as ex:
             if raised is None or ex.kind != "raised":
                 raise
@@ -290,7 +293,7 @@ def _groups(cfg, r):
     return world, groups, by_members, dict(zip(names, coords))
 
 
-def run_one(invoke, cfg, r, x):
+def run_one(invoke, cfg, r, x, fwd=None):
     env = dict(cfg.sizes)
     env["P"], env["rank"] = cfg.world, r
     world, groups, by_members, coords = _groups(cfg, r)
@@ -306,8 +309,11 @@ def run_one(invoke, cfg, r, x):
     sim = SimDist(rec, world, by_members, groups, mesh)
     failed = None
     try:
-        with activate(sim), rec:
-            result = invoke(x, world, Groups(groups, mesh), dict(cfg.sizes))
+        if fwd is None:
+            with activate(sim), rec:
+                result = invoke(x, world, Groups(groups, mesh), dict(cfg.sizes))
+        else:   # --backward: x is the gradient of the output of the Function the call applies
+            result = backward.run(invoke, x, fwd, env, sim, rec, groups, dict(cfg.sizes))
     except StepFailed as ex:
         failed = ex.step
         result = None

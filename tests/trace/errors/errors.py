@@ -108,3 +108,27 @@ def writes_a_strided_view(x):
     buf = torch.zeros(x.shape[0] * 2, x.shape[1], dtype=x.dtype)
     buf[::2] = x                                      # every other row: not a slice of one dim
     return buf
+
+
+class Transposes(torch.autograd.Function):
+    """A Function for --backward's refusals: forward swaps dims 0 and 1."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.transpose(0, 1).contiguous()
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.transpose(0, 1).contiguous()
+
+
+def applies_to_a_view(x):
+    return Transposes.apply(x.contiguous().view(x.shape))   # not X itself: its own backward step is lost
+
+
+def steps_after_the_function(x):
+    return Transposes.apply(x).flatten()              # the flatten's backward is not the Function's
+
+
+def no_function(x):
+    return x.transpose(0, 1).contiguous()             # no autograd Function: --backward has nothing to trace
