@@ -467,9 +467,21 @@ expect_grep "meshbad.sc:5:24: unknown mesh dim 'ep'" "$tmp/err" "mesh: unknown g
 printf 'dims s\nworld P\ninput dp:shard s\noutput replicate\n' >"$tmp/meshbad.sc"
 expect_rc 2 "mesh: entries without a mesh" "$sc" check "$tmp/meshbad.sc"
 expect_grep "needs a 'mesh' declaration" "$tmp/err" "mesh: entries without a mesh's message"
-printf 'dims s\nmesh dp=D tp=T\ninput dp:shard s zigzag tp:shard s\noutput replicate\n' >"$tmp/meshbad.sc"
-expect_rc 2 "mesh: zigzag not innermost" "$sc" check "$tmp/meshbad.sc"
-expect_grep "innermost" "$tmp/err" "mesh: zigzag's message"
+printf 'dims s\nmesh dp=D tp=T\ninput dp:shard s zigzag tp:shard s chunk\noutput replicate\n' >"$tmp/meshbad.sc"
+expect_rc 2 "mesh: an uneven shard inside a zigzag one" "$sc" check "$tmp/meshbad.sc"
+expect_grep "meshbad.sc:3:34: input: inside a zigzag shard only one even shard nests" "$tmp/err" "mesh: zigzag's message"
+# an even shard nested inside a zigzag one (USP): the same verdicts and
+# minimal cases as the reference-block specs of the same code
+expect_rc 0 "mesh: zigzag then even" "$sc" check tests/specs/mesh-zigzag-nested.sc --seed 1 --cases 500
+for pair in "tests/specs/mesh-zigzag-nested-bad.sc corpus/yunchang/zigzag-extract-local-before-57.sc"; do
+	set -- $pair
+	"$sc" check "$1" --seed 1 --cases 500 --property semantics >"$tmp/zz1" 2>&1
+	"$sc" check "$2" --seed 1 --cases 500 --property semantics >"$tmp/zz2" 2>&1
+	m1=$(grep -o "minimal case: [^(]*" "$tmp/zz1")
+	m2=$(grep -o "minimal case: [^(]*" "$tmp/zz2")
+	if [ -n "$m1" ] && [ "$m1" = "$m2" ]; then pass=$((pass + 1)); else
+		fail=$((fail + 1)); echo "FAIL: zigzag nested vs reference: '$m1' against '$m2'"; fi
+done
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

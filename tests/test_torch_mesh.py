@@ -13,7 +13,9 @@ from torch's own ops:
     entry names (or `m:replicate`) replicates;
   - entries sharding one dim nest in mesh order: the piece of the first
     mesh dim is cut again over the next (DTensor's [Shard(0), Shard(0)]),
-    any rules mixed (chunk then split, even then zigzag, ...);
+    any rules mixed (chunk then split, even then zigzag, ...), and one
+    even entry inside a zigzag one (torch.chunk of the cat of its two
+    blocks: USP's ring zigzag, then Ulysses);
   - `dp,tp:shard a`: one torch.chunk over D*T pieces at dp*T+tp, and
     `tp,dp:shard a`: at tp*D+dp (FSDP2 + TP's _StridedShard), 3-D groups
     in any order too; `m:shard (a b)`: X.flatten(a, b) cut as a whole;
@@ -254,8 +256,9 @@ def draw_case(rng):
                 return None  # interleaved mesh dims: nesting order left open
     for d in range(nd):
         on = [e for e in nest_order(entries) if e.covers(d)]
-        if any(e.rule == "zigzag" for e in on[:-1]):
-            return None  # zigzag is the innermost
+        zi = [i for i, e in enumerate(on) if e.rule == "zigzag"]
+        if zi and zi[0] < len(on) - 1 and not (zi[0] == len(on) - 2 and on[-1].rule == "even"):
+            return None  # inside a zigzag only one even shard nests
     merged = next((e for e in sh if e.merged), None)
     # the `as` layout: units (dims, or the merged group) permuted, a run merged
     units_d = [[d] for d in range(nd)]
@@ -479,8 +482,10 @@ def refusals(ck):
          4, "D=2,T=2,a=5", "piece of 'a' (3) is not divisible by 2"),
         ("dims a\nmesh dp=D tp=T\ninput dp:shard a tp:shard a zigzag\noutput replicate\n",
          4, "D=2,T=2,a=4", "not divisible by 8"),
+        ("dims a\nmesh dp=D tp=T\ninput dp:shard a zigzag tp:shard a chunk\noutput replicate\n",
+         4, "D=2,T=2,a=8", "only one even shard nests"),
         ("dims a\nmesh dp=D tp=T\ninput dp:shard a zigzag tp:shard a\noutput replicate\n",
-         4, "D=2,T=2,a=8", "innermost"),
+         6, "D=2,T=3,a=8", "not divisible by 12"),  # the zigzag piece (2 blocks of 2 rows) by 3
     ]
     bad = 0
     for text, world, arg, why in cases:

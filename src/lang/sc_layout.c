@@ -78,9 +78,9 @@ int sc_layout_entries(const struct sc_layout *l, struct sc_place_entry *out)
 }
 
 /* Where rank's piece of each dim lies: rows [start, start+len) after
- * every shard entry, nested in entry order; a zigzag entry (the innermost
- * on its dim) leaves two blocks of zb rows, the second zgap blocks of zb
- * after the first. */
+ * every shard entry, nested in entry order; a zigzag entry (innermost on
+ * its dim, or with one even shard inside it) leaves two blocks of zb
+ * rows, the second starting zgap rows after the first. */
 struct pieces {
 	int64_t start[SC_MAX_DIMS], len[SC_MAX_DIMS], zb[SC_MAX_DIMS], zgap[SC_MAX_DIMS];
 	int merged_dim, merged_n; /* `shard (a b)`: the group as one dim */
@@ -119,6 +119,21 @@ static void pieces_of(const struct sc_layout *l, const struct sc_layout_ctx *lc,
 			pc->zgap[d] = (2 * G - 1 - 2 * r) * b;
 			pc->start[d] += r * b;
 			pc->len[d] = 2 * b;
+		} else if (pc->zb[d]) {
+			/* an even shard of a zigzag piece (its two blocks one after
+			 * the other): piece r lies in one block, or, the middle one
+			 * of an odd G, as many rows on each side of the seam (2b/G
+			 * is even then), still two blocks zgap rows apart */
+			const int64_t b = pc->zb[d], L = 2 * b / G, p0 = r * L;
+			if (p0 + L <= b || p0 >= b) {
+				pc->start[d] += p0 < b ? p0 : pc->zgap[d] + p0 - b;
+				pc->zb[d] = 0;
+			} else {
+				pc->start[d] += p0;
+				pc->zgap[d] -= p0;
+				pc->zb[d] = b - p0;
+			}
+			pc->len[d] = L;
 		} else if (en->rule == SC_RULE_SIZES) {
 			struct sc_layout one = *l; /* validated when the case was made */
 			one.sizes_expr = en->sizes_expr;
@@ -242,17 +257,19 @@ int64_t sc_layout_granule(const struct sc_spec *s, const struct sc_layout *l, in
 	const int n = sc_layout_entries(l, ent);
 	const struct sc_mesh mesh = sc_spec_mesh(s, sizes, world);
 	int64_t g = 1;
+	int zig = 0; /* the entry before on the dim was a zigzag one */
 	for (int i = 0; i < n; i++) {
 		const struct sc_place_entry *en = &ent[i];
 		if (en->kind != SC_SHARD || en->shard_dim != dim || en->shard_ndims > 1)
 			continue;
 		const int64_t G = s->nmesh ? sc_mesh_group_size(&mesh, &en->g) : world;
 		if (en->rule == SC_RULE_EVEN)
-			g *= G;
+			g *= zig && G % 2 == 0 ? G / 2 : G; /* a zigzag piece is 2b rows: b divisible by G/2 */
 		else if (en->rule == SC_RULE_ZIGZAG)
 			g *= 2 * G;
 		else
 			break; /* pieces inside an uneven one are checked per rank */
+		zig = en->rule == SC_RULE_ZIGZAG;
 	}
 	return g;
 }
@@ -658,7 +675,8 @@ static enum sc_status resolve_entries(struct sc_parse *p, struct sc_layout *l, c
 	memcpy(l->ent, ent, sizeof(struct sc_place_entry) * (size_t)n);
 	l->kind = SC_REPLICATE;
 	l->partial.n = 0;
-	int zig = 0;
+	int zig = 0;             /* zigzag entries */
+	unsigned zig_inner = 0u; /* the dims with an even entry nested inside a zigzag one */
 	for (int i = 0; i < n; i++) {
 		struct sc_place_entry *en = &l->ent[i];
 		const struct sc_entry_names *pe = &pp->ent[from[i]];
@@ -681,8 +699,14 @@ static enum sc_status resolve_entries(struct sc_parse *p, struct sc_layout *l, c
 			const int over = en->shard_dim < o->shard_dim + o->shard_ndims && o->shard_dim < en->shard_dim + en->shard_ndims;
 			if (over && (o->shard_ndims > 1 || en->shard_ndims > 1))
 				return sc_lex_err(p, pe->shard_col, "%s: a merged group '(...)' is sharded by one entry alone", what);
-			if (over && o->rule == SC_RULE_ZIGZAG)
-				return sc_lex_err(p, pe->shard_col, "%s: a zigzag shard is the innermost on its dim (nest it last, in mesh order)", what);
+			if (over && o->rule == SC_RULE_ZIGZAG) {
+				if (en->rule != SC_RULE_EVEN || ((zig_inner >> en->shard_dim) & 1u))
+					return sc_lex_err(p, pe->shard_col,
+							  "%s: inside a zigzag shard only one even shard nests (`shard NAME`, "
+							  "after it in mesh order; not chunk, split, sizes= or zigzag)",
+							  what);
+				zig_inner |= 1u << en->shard_dim;
+			}
 			if (over && en->rule == SC_RULE_SIZES)
 				return sc_lex_err(p, pe->shard_col,
 						  "%s: a sizes= shard gives its dim's size: it is the outermost on its dim (first in mesh order)",
