@@ -11,6 +11,8 @@
 #     L99-111   _reduce_scatter_along_last_dim
 #     L114-152  _gather_along_first_dim
 #     L155-194  _reduce_scatter_along_first_dim
+#     L296-398  the sequence- and tensor-parallel autograd Functions
+#     L420-466, L535-596  _AllToAll, all_to_all, all_to_all_sp2hp / _hp2sp
 #   megatron/core/tensor_parallel/utils.py
 #     L22-45    split_tensor_along_last_dim
 #   megatron/core/utils.py
@@ -359,6 +361,83 @@ class _AllGatherFromTensorParallelRegion(torch.autograd.Function):
         return _reduce_scatter_along_last_dim(grad_output, ctx.group), None
 
 
+# L420-466 (device=torch.cuda.current_device() -> device=input.device, as above)
+class _AllToAll(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, group, input, output_split_sizes, input_split_sizes):
+        """Forward function."""
+        ctx.group = group
+        ctx.output_split_sizes = output_split_sizes
+        ctx.input_split_sizes = input_split_sizes
+
+        world_size = group.size()
+        # Bypass the function if we are using only 1 GPU.
+        if world_size == 1:
+            return input
+
+        input = input.contiguous()
+        if output_split_sizes is None:
+            # Equal split (all2all)
+            output = torch.empty_like(input)
+        else:
+            # Unequal split (all2all-v)
+            output = input.new_empty(
+                size=[sum(output_split_sizes)] + list(input.size()[1:]),
+                dtype=input.dtype,
+                device=input.device,
+            )
+        torch.distributed.all_to_all_single(
+            output,
+            input,
+            output_split_sizes=output_split_sizes,
+            input_split_sizes=input_split_sizes,
+            group=group,
+        )
+        return output
+
+    @staticmethod
+    def backward(ctx, *grad_output):
+        """Backward function."""
+        return (
+            None,
+            _AllToAll.apply(ctx.group, *grad_output, ctx.input_split_sizes, ctx.output_split_sizes),
+            None,
+            None,
+        )
+
+
+# L535-539
+def all_to_all(group, input_, output_split_sizes_=None, input_split_sizes=None):
+    """Wrapper for autograd function"""
+    assert group is not None, "group should not be None"
+    return _AllToAll.apply(group, input_, output_split_sizes_, input_split_sizes)
+
+
+# L541-567 (docstring left out; get_tensor_model_parallel_group_if_none(group) -> group)
+def all_to_all_sp2hp(input_, group=None):
+    world_size = group.size()
+    input_ = input_.reshape(-1, input_.shape[-1])
+    split_tensors = torch.split(
+        input_, split_size_or_sections=input_.shape[-1] // world_size, dim=1
+    )
+    concat_tensor = torch.cat(split_tensors, dim=0)
+    output = all_to_all(group, concat_tensor)
+    return output
+
+
+# L570-596 (as above)
+def all_to_all_hp2sp(input_, group=None):
+    world_size = group.size()
+    input_ = input_.reshape(-1, input_.shape[-1])
+    input_exchanged = all_to_all(group, input_)
+    input_reshaped = input_exchanged.reshape(-1, input_exchanged.shape[-1])
+    split_tensors = torch.split(
+        input_reshaped, split_size_or_sections=input_reshaped.shape[0] // world_size, dim=0
+    )
+    output = torch.cat(split_tensors, dim=-1)
+    return output
+
+
 # Cases the tracer does not handle yet (same keys as CASES, plus `problem`).
 # tests/test_trace.py reads only CASES: move a case there once it traces.
 TRACER_PROBLEMS = [
@@ -446,6 +525,21 @@ CASES = [
     dict(name="megatron_gather_tp_backward", call="_AllGatherFromTensorParallelRegion.apply(X, GROUP)",
          backward=True, dims="s,b,h", input="partial sum", output="shard h",
          corpus=None, expect="pass", require=["h % P == 0"]),
+    # the MoE/SP all-to-alls through the _AllToAll Function (its forward
+    # traced as plain code): tokens-sharded to hidden-sharded and back
+    dict(name="megatron_all_to_all_sp2hp", call="all_to_all_sp2hp(X, GROUP)",
+         dims="t,h", input="shard t", output="shard h", corpus=None, expect="pass", require=["h % P == 0"]),
+    dict(name="megatron_all_to_all_hp2sp", call="all_to_all_hp2sp(X, GROUP)",
+         dims="t,h", input="shard h", output="shard t", corpus=None, expect="pass", require=["t % P == 0"]),
+    # _AllToAll alone on sp2hp's operand (rank r's rows: its t rows of each
+    # of the P column blocks, block-major) and its backward, the same
+    # all-to-all with the split sizes swapped
+    dict(name="megatron_all_to_all_function", call="all_to_all(GROUP, X)",
+         dims="t,c,k", input="shard t as (c t) k", output="shard c as (t c) k", corpus=None, expect="pass",
+         require=["c == P"]),
+    dict(name="megatron_all_to_all_function_backward", call="all_to_all(GROUP, X)", backward=True,
+         dims="t,c,k", input="shard c as (t c) k", output="shard t as (c t) k", corpus=None, expect="pass",
+         require=["c == P"]),
     # _ReduceScatterToTensorParallelRegion.forward (mappings.py L400-418)
     dict(name="megatron_reduce_scatter_along_last_dim", call="_reduce_scatter_along_last_dim(X, GROUP)",
          dims="s,b,h", input="partial sum", output="shard h",

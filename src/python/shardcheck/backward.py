@@ -1,4 +1,5 @@
-"""`trace --backward`: the backward of the autograd Function a call applies.
+"""`trace --backward`: the backward of the autograd Function a call applies
+(and, without it, a Function's forward traced as plain code: `functions`).
 
 The call runs once, untraced in effect, on a tensor shaped like the
 Function's input (the local shape --output gives, since the gradient of
@@ -49,9 +50,16 @@ def functions(kept):
     F = torch.autograd.Function
     saved = F.__dict__.get("apply")
 
+    base_setup = getattr(F, "setup_context", None)
+
     def apply(cls, *args, **kwargs):
         ctx = Ctx(args)
-        out = cls.forward(ctx, *args, **kwargs)
+        setup = getattr(cls, "setup_context", None)
+        if setup is not None and setup is not base_setup:   # torch 2.x: forward without ctx, then setup_context
+            out = cls.forward(*args, **kwargs)
+            setup(ctx, args, out)
+        else:
+            out = cls.forward(ctx, *args, **kwargs)
         if kept is not None and not kept:
             kept.append((cls, ctx, args, out))
         return out

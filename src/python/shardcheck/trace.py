@@ -309,8 +309,8 @@ def run_one(invoke, cfg, r, x, fwd=None):
     sim = SimDist(rec, world, by_members, groups, mesh)
     failed = None
     try:
-        if fwd is None:
-            with activate(sim), rec:
+        if fwd is None:   # an autograd Function's apply runs its forward, traced as plain code
+            with backward.functions(None), activate(sim), rec:
                 result = invoke(x, world, Groups(groups, mesh), dict(cfg.sizes))
         else:   # --backward: x is the gradient of the output of the Function the call applies
             result = backward.run(invoke, x, fwd, env, sim, rec, groups, dict(cfg.sizes))
