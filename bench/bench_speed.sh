@@ -12,15 +12,20 @@
 #     the binary links Open MPI, CUDA or NCCL at load time;
 #  5. `check builtin:all` on emu against sim, this build and the baseline;
 #  6. `eval` of a 1e8-element case: elements/s and peak memory per element,
-#     this build and the baseline.
+#     this build and the baseline;
+#  7. the same drawn cases of DeepSpeed's head-to-sequence spec checked by
+#     shardcheck (build/sc_bench --same-cases) and by a checker written by
+#     hand with numpy, every rank at once (bench/numpy_checker.py).
 # Usage: bench/bench_speed.sh [BASE [RUNS]]   (from the repository root,
 # after scripts/test.sh built build/; BASE default 5c3bc61, RUNS default 3)
 #        bench/bench_speed.sh --gate [RUNS]   (figure 3 alone, no baseline)
+#        bench/bench_speed.sh --numpy [RUNS]  (figure 7 alone, no baseline)
 # Each figure is the median over RUNS runs, the two builds taking turns;
 # a run's cases are its own count (report.json), its time the wall clock.
 set -eu
 only=all
 if [ "${1:-}" = --gate ]; then only=gate; shift; set -- none "$@"; fi
+if [ "${1:-}" = --numpy ]; then only=numpy; shift; set -- none "$@"; fi
 base=${1:-5c3bc61}
 runs=${2:-3}
 sc=${SC:-./build/shardcheck} # SC: another build's binary (a before figure)
@@ -86,6 +91,35 @@ class busy:
             p.kill()
             p.wait()
 
+def same_cases(n=20000):
+    """figure 7: shardcheck and a vectorized numpy checker on the same drawn
+    cases (each run draws them again: the same seeds, the same cases)"""
+    bench_bin = os.path.join(os.path.dirname(sc), "sc_bench")
+    py = next((p for p in (sys.executable, "/usr/bin/python3")
+               if subprocess.run([p, "-c", "import numpy"], capture_output=True).returncode == 0), None)
+    if not os.access(bench_bin, os.X_OK) or py is None:
+        print(f"7. skipped ({'sc_bench not built' if py else 'no python3 with numpy'})")
+        return
+    cases = os.path.join(tempfile.mkdtemp(), "cases.txt")
+    a, b = [], []
+    for _ in range(runs):
+        p = subprocess.run([bench_bin, "--same-cases", str(n), "corpus/deepspeed/sf-head2seq-batchdim.sc", cases],
+                           capture_output=True, text=True)
+        q = subprocess.run([py, "bench/numpy_checker.py", cases], capture_output=True, text=True)
+        if p.returncode or q.returncode:
+            print(f"7. failed: {p.stdout}{p.stderr}{q.stdout}{q.stderr}")
+            return
+        a.append(float(p.stdout.split()[5]))   # "shardcheck N cases T s C cases/s K pass"
+        b.append(float(q.stdout.split()[5]))   # "numpy N cases T s C cases/s K pass"
+    ma, mb = statistics.median(a), statistics.median(b)
+    print(f"7. the same {n} drawn cases of DeepSpeed's head-to-sequence spec, semantics: shardcheck {ma:8.0f} "
+          f"cases/s, a vectorized numpy checker {mb:8.0f} cases/s: numpy takes {ma / mb:.1f}x shardcheck's time "
+          "per case")
+
+if only == "numpy":
+    same_cases()
+    sys.exit(0)
+
 plugin = "build/examples/libheads_to_seq.so"
 if os.path.exists(plugin):
     # 5000 cases per property, one process each: the cases' cost, not the start-up's
@@ -150,4 +184,5 @@ va, vb = big_evals()
 def says(v):
     return f"{v[0] / 1e6:5.1f} M elements/s, {v[1]:.1f} bytes per element" if v[2] else "did not pass"
 print(f"6. eval of 1e8 i32 elements (head2seq all-to-all, world 4): {says(va)}; the baseline: {says(vb)}")
+same_cases()
 PY
