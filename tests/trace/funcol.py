@@ -8,13 +8,13 @@
 # _maybe_pad_tensor, funcol.all_gather_tensor over (mesh, mesh_dim),
 # _maybe_unpad_tensor), not a transcription: its verdict and minimal case
 # must be those of corpus/pytorch/dtensor-shard0-to-replicate.sc, as the
-# transcription's in dtensor.py are. The mesh is a DeviceMesh made from the
-# group on gloo (DeviceMesh.from_group) and a one-dim stand-in in the trace
-# (size and get_group: what the method and funcol's group resolution use).
+# transcription's in dtensor.py are. The mesh is MESH: the trace's
+# one-dim DeviceMesh over the world, a real init_device_mesh("cpu", (P,))
+# on gloo. GatherNewStyle is a Function in torch 2.x's form
+# (setup_context), traced forward and with --backward.
 #
 # Torch 1.13 has no functional collectives: no case here then.
 import torch
-import torch.distributed as dist
 
 try:
     import torch.distributed._functional_collectives as funcol
@@ -23,36 +23,33 @@ except ImportError:
     funcol = Shard = None
 
 
-class _Mesh1D:
-    """A one-dim DeviceMesh as _to_replicate_tensor and funcol use it."""
-
-    def __init__(self, group):
-        self.group = group
-
-    def size(self, mesh_dim=None):
-        return dist.get_world_size(self.group)
-
-    def get_group(self, mesh_dim=None):
-        return self.group
-
-
-def _mesh(group):
-    if isinstance(group, dist.ProcessGroup):  # on gloo: a real DeviceMesh
-        from torch.distributed.device_mesh import DeviceMesh
-        return DeviceMesh.from_group(group, "cpu")
-    return _Mesh1D(group)
-
-
-def real_shard0_to_replicate(x, group, logical_shape):
-    return Shard(0)._to_replicate_tensor(x, _mesh(group), 0, logical_shape)
+def real_shard0_to_replicate(x, mesh, logical_shape):
+    return Shard(0)._to_replicate_tensor(x, mesh, 0, logical_shape)
 
 
 def gather_dim1(x, group):
     return funcol.all_gather_tensor(x.contiguous(), 1, group)
 
 
-def gather_dim1_autograd(x, group):
-    return funcol.all_gather_tensor_autograd(x.contiguous(), 1, (_mesh(group), 0))
+def gather_dim1_autograd(x, mesh):
+    return funcol.all_gather_tensor_autograd(x.contiguous(), 1, (mesh, 0))
+
+
+class GatherNewStyle(torch.autograd.Function if funcol else object):
+    """torch 2.x's form of a Function: forward without ctx, then
+    setup_context; traced forward and --backward."""
+
+    @staticmethod
+    def forward(x, group):
+        return funcol.all_gather_tensor(x.contiguous(), 0, group)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.group = inputs[1]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return funcol.reduce_scatter_tensor(grad.contiguous(), "sum", 0, ctx.group), None
 
 
 def a2a_twice(x, group):
@@ -74,12 +71,12 @@ def all_reduce(x, group):
 
 CASES = [] if funcol is None else [
     dict(name="funcol-dtensor-shard0-to-replicate",
-         call="real_shard0_to_replicate(X, GROUP, [DIMS['s'], DIMS['h']])",
+         call="real_shard0_to_replicate(X, MESH, [DIMS['s'], DIMS['h']])",
          dims="s,h", input="shard s chunk", output="replicate",
          corpus="corpus/pytorch/dtensor-shard0-to-replicate.sc", require=[]),
     dict(name="funcol-all-gather-dim1", call="gather_dim1(X, GROUP)",
          dims="s,h", input="shard h", output="replicate", expect="pass", require=[]),
-    dict(name="funcol-all-gather-autograd-mesh", call="gather_dim1_autograd(X, GROUP)",
+    dict(name="funcol-all-gather-autograd-mesh", call="gather_dim1_autograd(X, MESH)",
          dims="s,h", input="shard h", output="replicate", expect="pass", require=[]),
     dict(name="funcol-all-to-all-twice", call="a2a_twice(X, GROUP)",
          dims="s,h", input="shard s", output="shard s", expect="pass", require=["s % (P*P) == 0"]),
@@ -87,6 +84,10 @@ CASES = [] if funcol is None else [
          dims="s,h", input="shard s", output="shard s", expect="fail", require=["s % (P*P) == 0"]),
     dict(name="funcol-reduce-scatter-dim1", call="reduce_scatter_dim1(X, GROUP)",
          dims="s,h", input="partial sum", output="shard h", expect="pass", require=[]),
+    dict(name="funcol-new-style-function", call="GatherNewStyle.apply(X, GROUP)",
+         dims="s,h", input="shard s", output="replicate", expect="pass", require=[]),
+    dict(name="funcol-new-style-function-backward", call="GatherNewStyle.apply(X, GROUP)", backward=True,
+         dims="s,h", input="partial sum", output="shard s", expect="pass", require=["s % P == 0"]),
     dict(name="funcol-all-reduce", call="all_reduce(X, GROUP)",
          dims="s,h", input="partial sum", output="replicate", expect="pass", require=[]),
 ]

@@ -4,7 +4,8 @@
 #
 # Sources: vllm-project/vllm (Apache-2.0)
 #   * vllm/distributed/device_communicators/cuda_communicator.py,
-#     CudaCommunicator.reduce_scatter and .reduce_scatterv:
+#     CudaCommunicator.reduce_scatter (PR #23648 fixed .reduce_scatterv the
+#     same way; it is left out: the shim has no uneven reduce-scatter):
 #       before: 00b5a01dd29b5e84c9434de139fbabd49e84efa6: the binding gets
 #         `input_`, the tensor as it came, not `input_tensor`, the one
 #         moved so that the scattered dim leads;
@@ -23,8 +24,6 @@
 # Method bodies are verbatim. Changes: the constructors are reduced to the
 # attributes the methods read, and `self.pynccl_comm` is the shim (vLLM
 # builds PyNcclCommunicator(group=self.cpu_group, device=self.device)).
-from typing import Optional
-
 import torch
 import torch.distributed as dist
 
@@ -36,7 +35,6 @@ class CudaCommunicatorBefore23648:
 
     def __init__(self, group):
         self.world_size = dist.get_world_size(group)
-        self.rank_in_group = dist.get_rank(group)
         self.pynccl_comm = Communicator(group)
 
     def reduce_scatter(self, input_: torch.Tensor, dim: int = -1):
@@ -60,42 +58,6 @@ class CudaCommunicatorBefore23648:
                              device=input_tensor.device)
 
         pynccl_comm.reduce_scatter(output, input_)
-
-        # Reshape before returning
-        return output.movedim(0, dim).contiguous()
-
-    def reduce_scatterv(self,
-                        input_: torch.Tensor,
-                        dim: int = -1,
-                        sizes: Optional[list] = None):
-        world_size = self.world_size
-        pynccl_comm = self.pynccl_comm
-        assert pynccl_comm is not None
-        if dim < 0:
-            # Convert negative dim to positive.
-            dim += input_.dim()
-
-        # Note: This will produce an incorrect answer if we don't make
-        # the input_tensor contiguous. Possible bug in reduce_scatter_tensor?
-        input_tensor = input_.movedim(0, dim).contiguous()
-
-        if sizes is not None:
-            assert len(sizes) == world_size
-            assert input_tensor.shape[0] == sum(sizes)
-            chunk_size = sizes[self.rank_in_group]
-        else:
-            assert input_tensor.shape[0] % world_size == 0
-            chunk_size = input_tensor.shape[0] // world_size
-        output_shape = (chunk_size, ) + input_tensor.shape[1:]
-
-        output = torch.empty(output_shape,
-                             dtype=input_tensor.dtype,
-                             device=input_tensor.device)
-
-        if sizes is not None:
-            pynccl_comm.reduce_scatterv(output, input_, sizes=sizes)
-        else:
-            pynccl_comm.reduce_scatter(output, input_)
 
         # Reshape before returning
         return output.movedim(0, dim).contiguous()
@@ -125,42 +87,6 @@ class CudaCommunicator23648(CudaCommunicatorBefore23648):
                              device=input_tensor.device)
 
         pynccl_comm.reduce_scatter(output, input_tensor)
-
-        # Reshape before returning
-        return output.movedim(0, dim).contiguous()
-
-    def reduce_scatterv(self,
-                        input_: torch.Tensor,
-                        dim: int = -1,
-                        sizes: Optional[list] = None):
-        world_size = self.world_size
-        pynccl_comm = self.pynccl_comm
-        assert pynccl_comm is not None
-        if dim < 0:
-            # Convert negative dim to positive.
-            dim += input_.dim()
-
-        # Note: This will produce an incorrect answer if we don't make
-        # the input_tensor contiguous. Possible bug in reduce_scatter_tensor?
-        input_tensor = input_.movedim(0, dim).contiguous()
-
-        if sizes is not None:
-            assert len(sizes) == world_size
-            assert input_tensor.shape[0] == sum(sizes)
-            chunk_size = sizes[self.rank_in_group]
-        else:
-            assert input_tensor.shape[0] % world_size == 0
-            chunk_size = input_tensor.shape[0] // world_size
-        output_shape = (chunk_size, ) + input_tensor.shape[1:]
-
-        output = torch.empty(output_shape,
-                             dtype=input_tensor.dtype,
-                             device=input_tensor.device)
-
-        if sizes is not None:
-            pynccl_comm.reduce_scatterv(output, input_tensor, sizes=sizes)
-        else:
-            pynccl_comm.reduce_scatter(output, input_tensor)
 
         # Reshape before returning
         return output.movedim(0, dim).contiguous()
