@@ -130,6 +130,7 @@ static void visit_params(struct walk *w, struct sc_case *k)
 struct vec_shape {
 	int nlo, nhi;
 	int64_t lo, hi, mult, sum;
+	int topk; /* routes: entries a token, distinct within it */
 };
 
 static int vec_shape(const struct sc_spec *s, int k, const struct sc_case *c, struct vec_shape *v)
@@ -139,12 +140,12 @@ static int vec_shape(const struct sc_spec *s, int k, const struct sc_case *c, st
 	    sc_expr_eval(s, s->counts[k].hi, c->sizes, c->world, &hi, NULL) != SC_OK || lo > hi || lo < 0 ||
 	    hi > INT32_MAX)
 		return 0;
-	*v = (struct vec_shape){0, 0, lo, hi, 1, -1};
+	*v = (struct vec_shape){0, 0, lo, hi, 1, -1, sc_spec_topk(s, k)};
 	if (s->counts[k].seq) {
 		struct sc_counts_seq q;
 		if (!sc_counts_seq_bounds(s, k, c->sizes, c->world, lo, hi, &q, NULL, 0))
 			return 0;
-		*v = (struct vec_shape){(int)q.n_lo, (int)q.n_hi, q.lo, q.hi, q.mult, -1};
+		*v = (struct vec_shape){(int)q.n_lo, (int)q.n_hi, q.lo, q.hi, q.mult, -1, 1};
 	} else {
 		v->nlo = v->nhi = sc_spec_counts_len(s, k, c->sizes, &c->counts);
 	}
@@ -170,6 +171,11 @@ static void fill(struct walk *w, struct sc_case *k, int decl, const struct vec_s
 			break; /* the rest cannot be that small */
 		if (v->sum >= 0 && left - e > rest * v->hi)
 			continue; /* nor that large */
+		int dup = 0; /* a token's topk experts are distinct */
+		for (int j = i - i % v->topk; j < i; j++)
+			dup |= k->counts.v[decl][j] == e;
+		if (dup)
+			continue;
 		k->counts.v[decl][i] = (int32_t)e;
 		fill(w, k, decl, v, n, i + 1, v->sum >= 0 ? left - e : 0);
 	}

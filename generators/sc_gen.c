@@ -13,6 +13,7 @@
  * generation). The first choice of every draw is the smallest admitted
  * value, so an all-zero or exhausted stream decodes to the smallest case. */
 #include "sc_gen.h"
+#include "sc_gen_routes.h"
 
 #include "sc_counts.h"
 #include "sc_expr.h"
@@ -602,7 +603,7 @@ static enum sc_status decode_scalars(struct dec *d, struct sc_case *c, struct sc
 		const int64_t step = span > MAX_CAND ? (int64_t)(span / MAX_CAND) + 1 : 1; /* huge ranges: a sample */
 		for (int64_t v = lo;; v = hi - v > step ? v + step : hi) { /* hi itself always a candidate */
 			c->sizes[slot] = v;
-			if (conds_hold(d, last, c->sizes, c->world, NULL, 0))
+			if (conds_hold(d, last, c->sizes, c->world, NULL, 0) && (k + 1 < s0->nparams || sc_gen_routes_fit(s0, c)))
 				cand[n++] = v;
 			if (v == hi || n == MAX_CAND)
 				break;
@@ -666,10 +667,14 @@ static enum sc_status decode_counts(struct dec *d, struct sc_case *c, struct sc_
 		if (s0->counts[k].seq)
 			SC_CHECK(seq_shape(d, c, k, &lo, &hi, &mult, e));
 		const int len = sc_spec_counts_len(s0, k, c->sizes, &c->counts), vec = sc_spec_counts_vec(s0, k);
-		if (s0->counts[k].len_dim >= 0 && c->sizes[s0->counts[k].len_dim] > SC_COUNTS_MAX_LEN)
-			return reject(d, e, "at most %d %s (%s is %lld)", SC_COUNTS_MAX_LEN,
+		const int K = sc_spec_topk(s0, k);
+		if (s0->counts[k].len_dim >= 0 && c->sizes[s0->counts[k].len_dim] > SC_COUNTS_MAX_LEN / K)
+			return reject(d, e, "at most %d %s (%s is %lld)", SC_COUNTS_MAX_LEN / K,
 				      s0->counts[k].route ? "routed tokens" : "micro-batches", s0->dim[s0->counts[k].len_dim],
 				      (long long)c->sizes[s0->counts[k].len_dim]);
+		if (K > 1 && hi - lo + 1 < K)
+			return reject(d, e, "routes %s: topk=%d distinct experts a token, but %lld..%lld holds %lld",
+				      s0->counts[k].name, K, (long long)lo, (long long)hi, (long long)(hi - lo + 1));
 		if (!d->ch) {
 			for (int i = 0; i < SC_COUNTS_MAX_LEN; i++) {
 				const int32_t w = d->want->counts.v[k][i];
@@ -682,7 +687,15 @@ static enum sc_status decode_counts(struct dec *d, struct sc_case *c, struct sc_
 						   : reject(d, e, "counts %s(%d, %d) = %d outside %lld..%lld", s0->counts[k].name,
 							    i / P, i % P, w, (long long)lo, (long long)hi);
 			}
+			int q, i, j;
+			if (sc_gen_routes_repeat(d->want->counts.v[k], len / K, K, &q, &i, &j))
+				return reject(d, e, "%s(%d, %d) = %s(%d, %d) = %d: a token's topk experts are distinct",
+					      s0->counts[k].name, q, i, s0->counts[k].name, q, j, d->want->counts.v[k][q * K + j]);
 			memcpy(m, d->want->counts.v[k], sizeof(int32_t) * (size_t)len);
+			continue;
+		}
+		if (K > 1) {
+			sc_gen_routes_draw(d->ch, m, len / K, K, lo, hi);
 			continue;
 		}
 		/* entries lo + mult * j, j in 0..span-1 (mult 1 but for sequences) */
@@ -735,6 +748,8 @@ static enum sc_status derive_sizes(struct dec *d, struct sc_case *c, struct sc_e
 			return reject(d, e, "%s's sizes= cannot be evaluated: %s", pl[i]->shard_dim >= 0 ? s0->dim[pl[i]->shard_dim] : "a dim", ee.msg);
 		if (dim < 0)
 			continue;
+		if (i == 1 && s0->ref_line && !((s0->derived_mask >> dim) & 1u))
+			continue; /* over the reference's result, whose size may differ (topk routes copy tokens) */
 		if (set[dim] && c->sizes[dim] != total)
 			return reject(d, e, "the input's sizes= give %s %lld rows, the output's %lld", s0->dim[dim],
 				      (long long)c->sizes[dim], (long long)total);

@@ -81,7 +81,10 @@ void sc_gen_fit_fold(struct sc_target *t, struct sc_case *c, int clamp)
 	for (int i = 0; i < 2; i++) {
 		int dim;
 		int64_t total;
-		if (sc_layout_sized_total(pl[i], &lc, c->sizes, P, &dim, &total, NULL) == SC_OK && dim >= 0)
-			c->sizes[dim] = total;
+		if (sc_layout_sized_total(pl[i], &lc, c->sizes, P, &dim, &total, NULL) != SC_OK || dim < 0)
+			continue;
+		if (i == 1 && s0->ref_line && !((s0->derived_mask >> dim) & 1u))
+			continue; /* over the reference's result (topk routes copy tokens), not X's dim */
+		c->sizes[dim] = total;
 	}
 }

@@ -146,7 +146,8 @@ static int shrink_params(struct sh *s, struct sc_case *c)
  * token's route: only dropped, with the token). */
 static int shrink_vector(struct sh *s, struct sc_case *c, const struct sc_spec *sp, int k)
 {
-	const int g = sp->counts[k].len_dim, len = sc_spec_counts_len(sp, k, c->sizes, &c->counts);
+	const int K = sc_spec_topk(sp, k); /* a token's K routes go together */
+	const int g = sp->counts[k].len_dim, len = sc_spec_counts_len(sp, k, c->sizes, &c->counts) / K;
 	for (int i = 0; len > (g >= 0 ? 1 : 0) && i < len; i++) /* sequences: down to none, where A allows */
 		for (int to = 0; to < (sp->counts[k].route ? 1 : 3); to++) { /* 0 dropped, 1 to i - 1, 2 to i + 1 */
 			if ((to == 1 && i == 0) || (to == 2 && i == len - 1))
@@ -154,8 +155,8 @@ static int shrink_vector(struct sh *s, struct sc_case *c, const struct sc_spec *
 			struct sc_case m = *c;
 			int32_t *v = m.counts.v[k];
 			const int32_t rows = v[i];
-			memmove(v + i, v + i + 1, sizeof(int32_t) * (size_t)(SC_COUNTS_MAX_LEN - i - 1));
-			v[SC_COUNTS_MAX_LEN - 1] = 0;
+			memmove(v + i * K, v + (i + 1) * K, sizeof(int32_t) * (size_t)(SC_COUNTS_MAX_LEN - (i + 1) * K));
+			memset(v + SC_COUNTS_MAX_LEN - K, 0, sizeof(int32_t) * (size_t)K);
 			if (g >= 0)
 				m.sizes[g]--;
 			else

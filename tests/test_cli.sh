@@ -366,6 +366,29 @@ expect_rc 2 "routes: an expert out of range" "$sc" eval tests/specs/l3-route-sel
 expect_grep "R(2) = 4 outside 0..1" "$tmp/err" "routes: the entry named"
 expect_rc 2 "routes: one route per token" "$sc" eval tests/specs/l3-route-select.sc --world 2 --sizes t=3,h=1,R=0:1
 expect_grep "R: expected 3 entries" "$tmp/err" "routes: the count named"
+# top-k routes: each token to K distinct experts, a token's experts a row of
+# the case (R=a:b/c:d); the copies a dispatcher drops are caught at one
+# token on two experts; repeated experts and flat rows are refused by name
+l2_planted l3-route-topk-truncated "world=1 t=1 h=1 E=2 R=0:1" "rank 0 output has shape \[1, 1\], but the output placement needs \[2, 1\]"
+expect_rc 0 "topk: the correct dispatcher" "$sc" check tests/specs/l3-route-topk.sc --seed 1 --cases 2000
+expect_rc 0 "topk: two tokens, a row each" "$sc" eval tests/specs/l3-route-topk.sc --world 2 --sizes t=2,h=1,E=4,R=3:0/1:2
+expect_rc 1 "topk: two tokens, truncated" "$sc" eval tests/specs/l3-route-topk-truncated.sc --world 2 --sizes t=2,h=1,E=4,R=3:0/1:2
+expect_rc 2 "topk: a token's experts repeated" "$sc" eval tests/specs/l3-route-topk.sc --world 1 --sizes t=2,h=1,E=2,R=0:1/1:1
+expect_grep "R(1, 0) = R(1, 1) = 1: a token's topk experts are distinct" "$tmp/err" "topk: the repeat named"
+expect_rc 2 "topk: a row per token" "$sc" eval tests/specs/l3-route-topk.sc --world 1 --sizes t=2,h=1,E=2,R=0:1:1:0
+expect_grep "R: expected 2 tokens of 2 experts each (a:b/c:d, topk experts a token)" "$tmp/err" "topk: the rows named"
+# exhaustive, counted by hand: world 1 (E=2: 2 orders a token) 2+4 routes,
+# world 2 (E=2: 2+4; E=4: 12+144), per h, times 2 h and 4 dtype widths
+expect_rc 0 "topk: --exhaustive, correct spec" "$sc" check tests/specs/l3-route-topk.sc --exhaustive --world 1..2 --max-dim 2 --property semantics
+expect_grep "holds for all 1344 cases" "$tmp/out" "topk: --exhaustive visits every route of distinct experts"
+expect_rc 0 "topk: --exhaustive minimum (an expected failure)" "$sc" check tests/specs/l3-route-topk-truncated.sc --exhaustive --world 1..2 --max-dim 2 --property semantics
+expect_grep "minimal case: world=1 t=1 h=1 E=2 R=0:1 " "$tmp/out" "topk: --exhaustive finds the shrinker's minimum"
+printf 'shardcheck-case 1\ntarget %s/tests/specs/l3-route-topk-truncated.sc\nproperty semantics\nbackend sim\nworld 2\nsizes t=2 h=1 E=4 R=3:0/1:2\ndtype i32\nseed 0\n' \
+	"$PWD" >"$tmp/topk.case"
+expect_rc 1 "topk: repro of a case file" "$sc" repro "$tmp/topk.case"
+expect_grep "world=2 t=2 h=1 E=4 R=3:0/1:2 dtype=i32 seed=0" "$tmp/out" "topk: repro reads and writes a token's experts as a row"
+"$sc" check tests/specs/l3-route-topk-truncated.sc --no-expect --property semantics --seed 5 --report "$tmp/topkrep" >/dev/null 2>&1
+expect_grep '"R": \[\[0, 1\]\]' "$tmp/topkrep/report.json" "topk: the report lists a token's experts"
 # parameters: E drawn per case with the world (E/P experts a rank), shrunk
 # with it and toward its lowest, written in the case and the replay line;
 # values outside the range, or missing, refused with their name

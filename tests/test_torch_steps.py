@@ -14,7 +14,9 @@ chain run by torch for i = LO..HI. And packed sequences (`sequences`):
 loops over them reading L(j), len(L) and prefix sums, against torch on
 the packed tensor (ring-flash-attention's per-sequence zigzag among them);
 and routes: rows sorted by their tokens' experts (torch.argsort, stable),
-put back, or selected by expert, on a rank's shard of the tokens.
+put back, or selected by expert, on a rank's shard of the tokens, with one
+expert a token or top-k (Megatron's permute order: the flattened [tokens, k]
+indices argsorted, each copy's row // k).
 Usage: test_torch_steps.py PATH/TO/shardcheck [CASES]"""
 import os
 import random
@@ -278,48 +280,61 @@ PACKED_REF = ("reference\ny = narrow X 0 0 0\nfor i in 0..2*P*len(L)-1\n"
               "  y = cat y a dim=0\nend\nend\n")
 
 
-# Routing (`routes R[t] LO..HI`): a rank's even shard of the tokens (or all
-# of them), then a step that moves rows by their tokens' routes; each form
-# (its name, its text with S for start=, torch's function of (rows, their
-# routes)).
+# Routing (`routes R[t] LO..HI [topk=K]`): a rank's even shard of the
+# tokens (or all of them), then a step that moves rows by their tokens'
+# routes; each form (its name, its text with S for start= and K for topk,
+# torch's function of (rows, their routes [m, K], K)). With K experts a
+# token, the copies are ordered as Megatron's permute orders them
+# (argsort of the flattened [tokens, K] indices, stable; row // K).
+def _flat_order(rt):
+    return torch.argsort(rt.reshape(-1), stable=True)
+
+
 ROUTED = [
-    ("sort_by", "sort_by R dim=0 start=S", lambda t, rt: t[torch.argsort(rt, stable=True)]),
-    ("unsort_by", "unsort_by R dim=0 start=S",
-     lambda t, rt: torch.zeros_like(t).index_copy(0, torch.argsort(rt, stable=True), t)),
+    ("sort_by", "sort_by R dim=0 start=S", lambda t, rt, K: t[_flat_order(rt) // K]),
+    ("unsort_by", "repeat_interleave K 0\nunsort_by R dim=0 start=S",
+     lambda t, rt, K: torch.zeros_like(t.repeat_interleave(K, 0)).index_copy(0, _flat_order(rt),
+                                                                               t.repeat_interleave(K, 0))),
     ("select", "select R dim=0 experts=1..rank+1 start=S", None),  # experts rank-dependent: below
-    ("sort then unsort", "sort_by R dim=0 start=S\nunsort_by R dim=0 start=S", lambda t, rt: t),
+    ("sort then unsort", "sort_by R dim=0 start=S\nunsort_by R dim=0 start=S",
+     lambda t, rt, K: t.repeat_interleave(K, 0)),
 ]
 
 
 def routed_cases(sc, rng, n, tmp, used):
-    """Random routes over t tokens (E experts, every token to expert 0 or to
-    one expert among them): every rank's rows moved as torch moves them."""
+    """Random routes over t tokens (E experts, K distinct a token; every
+    token to the lowest experts or drawn): every rank's rows moved as torch
+    moves them."""
     fails = 0
     for case in range(n):
         name, text, fn = rng.choice(ROUTED)
-        used.add("routed: " + name)
         P = rng.randint(1, 5)
         shard = rng.random() < 0.5
         t = P * rng.randint(1, 4) if shard else rng.randint(1, 9)
         E = rng.randint(1, 4)
+        K = rng.randint(1, min(E, 3))
+        used.add("routed: " + name + (" topk" if K > 1 else ""))
         style = rng.randrange(3)
-        routes = [0] * t if style == 0 else [rng.randrange(E) for _ in range(t)]
+        routes = [list(range(K)) if style == 0 else rng.sample(range(E), K) for _ in range(t)]
         h = rng.randint(1, 2)
-        spec = f"dims t h\nroutes R[t] 0..{E - 1}\ninput replicate\noutput replicate\n"
+        spec = f"dims t h\nroutes R[t] 0..{E - 1}{f' topk={K}' if K > 1 else ''}\ninput replicate\noutput replicate\n"
         if shard:
             spec += "narrow 0 rank*(t//P) t//P\n"
-        spec += text.replace("S", "rank*(t//P)" if shard else "0") + "\n"
-        names, sizes = ["t", "h", "R"], [t, h, ":".join(map(str, routes))]
+        spec += text.replace("S", "rank*(t//P)" if shard else "0").replace("K", str(K)) + "\n"
+        text_routes = ("/" if K > 1 else ":").join(":".join(map(str, q)) for q in routes)
+        names, sizes = ["t", "h", "R"], [t, h, text_routes]
         ins, outs, why = eval_dump(sc, spec, P, sizes, names, tmp)
 
         def run(x, r):
             lo, m = (r * (t // P), t // P) if shard else (0, t)
-            rows, rt = x[lo:lo + m], torch.tensor(routes[lo:lo + m], dtype=torch.long)
-            if fn is None:
-                return rows[(rt >= 1) & (rt <= r + 1)]
-            return fn(rows, rt)
+            rows = x[lo:lo + m]
+            rt = torch.tensor(routes[lo:lo + m], dtype=torch.long).reshape(m, K)
+            if fn is None:  # Megatron's masked_select of the local experts' copies, token by token
+                return rows.repeat_interleave(K, 0)[((rt >= 1) & (rt <= r + 1)).reshape(-1)]
+            return fn(rows, rt, K)
         wants, raised = torch_runs(ins, run)
-        fails += judged(f"routed case {case} ({name}, R={routes})", spec, sizes, P, outs, why, wants, raised)
+        fails += judged(f"routed case {case} ({name}, topk={K}, R={text_routes})", spec, sizes, P, outs, why, wants,
+                        raised)
     return fails
 
 
@@ -433,7 +448,7 @@ def main():
         ["reference: " + t for t, _ in STEPS + REF_STEPS if "rank" not in t and "reference: " + t not in used] + \
         ["loop: " + t for t, _ in LOOP_STEPS if "loop: " + t not in used] + \
         ["packed: " + t[0] for t in PACKED if "packed: " + t[0] not in used] + \
-        ["routed: " + t[0] for t in ROUTED if "routed: " + t[0] not in used] + \
+        ["routed: " + t[0] + k for t in ROUTED for k in ("", " topk") if "routed: " + t[0] + k not in used] + \
         ["param: " + t for t, _ in PARAM_STEPS if "param: " + t not in used]
     if missing:
         print(f"FAILED: steps never drawn: {missing}")

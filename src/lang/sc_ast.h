@@ -232,12 +232,14 @@ struct sc_tdecl {
  * n each micro-batch holds, n their sum; or (`sequences NAME[A..B] n
  * LO..HI [multiple=E]`) a vector of A..B entries, its length drawn with
  * it, the tokens of each sequence packed into dim n (cu_seqlens are its
- * prefix sums), n their sum; or (`routes NAME[t] LO..HI`) a vector of t
- * entries, the expert (in LO..HI) each token of dim t is routed to. */
+ * prefix sums), n their sum; or (`routes NAME[t] LO..HI [topk=K]`) a
+ * vector of t x K entries, the K distinct experts (in LO..HI) each token
+ * of dim t is routed to, token by token. */
 #define SC_MAX_COUNTS 2
 #define SC_MAX_PARAMS 4 /* `param` declarations of a spec */
 #define SC_COUNTS_MAX_P 16 /* worlds of specs with counts */
 #define SC_COUNTS_MAX_LEN (SC_COUNTS_MAX_P * SC_COUNTS_MAX_P) /* entries of one counts declaration */
+#define SC_ROUTES_MAX_TOPK 16 /* `routes ... topk=K` */
 
 struct sc_countsdecl {
 	char name[SC_NAME_MAX];
@@ -247,7 +249,8 @@ struct sc_countsdecl {
 	int len_dim; /* a vector of sizes[len_dim] entries (microbatches); -1: a P x P matrix */
 	int sum_dim; /* the dim whose size is the vector's sum; -1 none */
 	int seq;     /* sequences: a vector whose length is drawn in seq_lo..seq_hi */
-	int route;   /* routes: a vector of sizes[len_dim] entries, the expert of each token */
+	int route;   /* routes: a vector of sizes[len_dim] x topk entries, the experts of each token */
+	int topk;    /* routes: the experts each token is routed to (1..SC_ROUTES_MAX_TOPK) */
 	int seq_lo, seq_hi; /* expression nodes of the dims and the world (seq) */
 	int multiple; /* `multiple=E`: every entry a multiple of E (expression node); -1 none */
 	int line, col;
@@ -375,12 +378,20 @@ static inline int sc_spec_counts_vec(const struct sc_spec *s, int k)
 	return s->counts[k].len_dim >= 0 || s->counts[k].seq;
 }
 
+/* The experts each token of routes declaration k goes to (1 for others). */
+static inline int sc_spec_topk(const struct sc_spec *s, int k)
+{
+	return s->counts[k].route && s->counts[k].topk > 1 ? s->counts[k].topk : 1;
+}
+
 /* The entries of counts declaration k in a case: P x P for a matrix, the
  * length of a vector (at most SC_COUNTS_MAX_LEN); cv the case's counts
  * (NULL: none drawn yet). */
 static inline int sc_spec_counts_len(const struct sc_spec *s, int k, const int64_t *sizes, const struct sc_countv *cv)
 {
 	const int64_t n = s->counts[k].seq ? (cv ? cv->len[k] : 0)
+			  : s->counts[k].route ? (sizes[s->counts[k].len_dim] > SC_COUNTS_MAX_LEN ? SC_COUNTS_MAX_LEN
+											  : sizes[s->counts[k].len_dim] * sc_spec_topk(s, k))
 			  : s->counts[k].len_dim >= 0 ? sizes[s->counts[k].len_dim]
 						      : (int64_t)(cv ? cv->P : 0) * (cv ? cv->P : 0);
 	return n < 0 ? 0 : n > SC_COUNTS_MAX_LEN ? SC_COUNTS_MAX_LEN : (int)n;
@@ -390,6 +401,7 @@ static inline int sc_spec_counts_len(const struct sc_spec *s, int k, const int64
 static inline const char *sc_spec_counts_form(const struct sc_spec *s, int k)
 {
 	return s->counts[k].seq		  ? "a:b:..., one entry per sequence"
+	       : s->counts[k].route && sc_spec_topk(s, k) > 1 ? "a:b/c:d, one row of topk experts per token"
 	       : s->counts[k].route	   ? "a:b:..., one expert per token"
 	       : s->counts[k].len_dim >= 0 ? "a:b:..., one entry per micro-batch"
 					   : "a:b/c:d, world rows of world entries";

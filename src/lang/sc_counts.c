@@ -98,7 +98,7 @@ enum sc_status sc_counts_parse_micro(struct sc_parse *p, const struct sc_tok *kw
 	return sc_lex_end(p);
 }
 
-#define ROUTE_USAGE "routes NAME[t] LO..HI"
+#define ROUTE_USAGE "routes NAME[t] LO..HI [topk=K]"
 
 enum sc_status sc_counts_parse_route(struct sc_parse *p, const struct sc_tok *kw)
 {
@@ -114,6 +114,16 @@ enum sc_status sc_counts_parse_route(struct sc_parse *p, const struct sc_tok *kw
 	p->pos++;
 	SC_CHECK(range(p, c, ROUTE_USAGE " (the experts)"));
 	c->route = 1;
+	c->topk = 1;
+	const struct sc_tok *t = sc_lex_peek(p);
+	if (t->kind == SC_T_NAME && strcmp(t->text, "topk") == 0 && sc_lex_is_op(&p->t[p->pos + 1], "=")) {
+		const struct sc_tok *v = &p->t[p->pos + 2];
+		if (v->kind != SC_T_NUM || v->num < 1 || v->num > SC_ROUTES_MAX_TOPK)
+			return sc_lex_err(p, v->col, "expected topk=K, K a number in 1..%d (the experts each token goes to)",
+					  SC_ROUTES_MAX_TOPK);
+		c->topk = (int)v->num;
+		p->pos += 3;
+	}
 	s->ncounts++;
 	return sc_lex_end(p);
 }
@@ -172,6 +182,10 @@ enum sc_status sc_counts_resolve(struct sc_parse *p, struct sc_expr *x)
 								   "routes NAME[t] LO..HI)", x->name);
 	if (vec && x->kind != SC_EX_COUNT)
 		return sc_lex_err(p, x->col, "'%s' is a vector: write %s(k)", x->name, x->name);
+	if (x->kind == SC_EX_COUNT && sc_spec_topk(s, x->dim) > 1)
+		return x->b >= 0 ? SC_OK
+				 : sc_lex_err(p, x->col, "'%s' routes each token to topk=%d experts: two indices, %s(q, j), token q's j-th",
+					      x->name, sc_spec_topk(s, x->dim), x->name);
 	if (x->kind == SC_EX_COUNT && vec != (x->b < 0))
 		return sc_lex_err(p, x->col, vec ? "'%s' is a vector: one index, %s(k)" : "'%s' is a matrix: two indices, %s(i, j)",
 				  x->name, x->name);

@@ -28,12 +28,14 @@ struct sc_expr_env {
 	uint32_t bound;         /* bit v: var[v] holds a value */
 	int64_t var[SC_VAR_COUNT];
 	const struct sc_countv *counts; /* the case's drawn counts; NULL: none here */
+	const int64_t *counts_sizes;    /* the dims the counts were drawn at, when sizes are another
+					 * tensor's (a reference's result); NULL: sizes */
 };
 
 /* The environment of a global evaluation: dims and the world only. */
 static inline struct sc_expr_env sc_expr_env_global(const int64_t *sizes, int64_t world)
 {
-	struct sc_expr_env v = {sizes, world, -1, NULL, 0, 0, {0}, NULL};
+	struct sc_expr_env v = {sizes, world, -1, NULL, 0, 0, {0}, NULL, NULL};
 	return v;
 }
 

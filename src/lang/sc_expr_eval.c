@@ -49,32 +49,37 @@ static enum sc_status eval_counts(const struct sc_spec *s, const struct sc_expr 
 	const int P = v->counts->P;
 	const int32_t *m = v->counts->v[x->dim];
 	int64_t i, j = 0;
-	if (x->kind == SC_EX_COUNTLEN) {
-		*out = sc_spec_counts_len(s, x->dim, v->sizes, v->counts);
+	const int K = sc_spec_topk(s, x->dim); /* routes: entries per token */
+	if (x->kind == SC_EX_COUNTLEN) { /* routes: the tokens */
+		*out = sc_spec_counts_len(s, x->dim, v->counts_sizes ? v->counts_sizes : v->sizes, v->counts) / K;
 		return SC_OK;
 	}
-	if (x->kind == SC_EX_ROUTED) { /* tokens a..b routed to expert c */
+	if (x->kind == SC_EX_ROUTED) { /* tokens a..b routed to expert c (each once at most) */
 		int64_t a, b, ex;
 		SC_CHECK(eval_rec(s, x->a, v, &a, e));
 		SC_CHECK(eval_rec(s, x->b, v, &b, e));
 		SC_CHECK(eval_rec(s, x->c, v, &ex, e));
-		const int n = sc_spec_counts_len(s, x->dim, v->sizes, v->counts);
+		const int n = sc_spec_counts_len(s, x->dim, v->counts_sizes ? v->counts_sizes : v->sizes, v->counts) / K;
 		if (b >= a && (a < 0 || b >= n))
 			return SC_ERR(e, SC_E_RUNTIME, "line %d col %d: routed(%s, %lld, %lld, ...): tokens out of range (%d tokens)",
 				      x->line, x->col, x->name, (long long)a, (long long)b, n);
 		int64_t r = 0;
-		for (int64_t q = a; q <= b; q++)
+		for (int64_t q = a * K; q < (b + 1) * K; q++)
 			r += m[q] == ex;
 		*out = r;
 		return SC_OK;
 	}
 	SC_CHECK(eval_rec(s, x->a, v, &i, e));
-	if (x->b < 0 && x->kind == SC_EX_COUNT) { /* a vector's entry */
-		const int n = sc_spec_counts_len(s, x->dim, v->sizes, v->counts);
-		if (i < 0 || i >= n)
-			return SC_ERR(e, SC_E_RUNTIME, "line %d col %d: %s index %lld out of range (%d entries)", x->line,
-				      x->col, x->name, (long long)i, n);
-		*out = m[i];
+	if (sc_spec_counts_vec(s, x->dim) && x->kind == SC_EX_COUNT) { /* a vector's entry; R(q, j) with topk */
+		const int n = sc_spec_counts_len(s, x->dim, v->counts_sizes ? v->counts_sizes : v->sizes, v->counts) / K;
+		if (x->b >= 0)
+			SC_CHECK(eval_rec(s, x->b, v, &j, e));
+		if (i < 0 || i >= n || j < 0 || j >= K)
+			return K > 1 ? SC_ERR(e, SC_E_RUNTIME, "line %d col %d: %s(%lld, %lld) out of range (%d tokens, topk=%d)",
+					      x->line, x->col, x->name, (long long)i, (long long)j, n, K)
+				     : SC_ERR(e, SC_E_RUNTIME, "line %d col %d: %s index %lld out of range (%d entries)", x->line,
+					      x->col, x->name, (long long)i, n);
+		*out = m[i * K + j];
 		return SC_OK;
 	}
 	if (x->kind == SC_EX_COUNT)

@@ -31,6 +31,7 @@ enum sc_status sc_layout_sized_rows(const struct sc_layout *l, const struct sc_l
 	/* P is the whole mesh's, r the index in the entry's group of `world` */
 	struct sc_expr_env v = sc_expr_env_global(xsizes, lc && lc->mesh ? sc_mesh_world(lc->mesh) : world);
 	v.counts = lc ? lc->counts : NULL;
+	v.counts_sizes = lc ? lc->sizes : NULL;
 	v.bound = 1u << SC_VAR_R;
 	int64_t sum = 0, a = 0, n = 0;
 	for (int q = 0; q < world; q++) {
@@ -280,7 +281,7 @@ int sc_layout_mesh_ok(const struct sc_spec *s, const struct sc_layout *l, const 
 	if (!l->nent)
 		return 1;
 	const struct sc_mesh mesh = sc_spec_mesh(s, xsizes, 0);
-	const struct sc_layout_ctx lc = {s, counts, &mesh};
+	const struct sc_layout_ctx lc = {s, counts, &mesh, xsizes};
 	const int world = sc_mesh_world(&mesh);
 	for (int rank = 0; rank < world; rank++) {
 		int64_t len[SC_MAX_DIMS];

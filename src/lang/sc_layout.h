@@ -34,13 +34,14 @@ struct sc_layout_ctx {
 	const struct sc_spec *s;
 	const struct sc_countv *counts;
 	const struct sc_mesh *mesh; /* a mesh spec's case: its mesh (NULL: a flat world) */
+	const int64_t *sizes;       /* the case's dims (the counts' lengths); NULL: the sizes mapped */
 };
 /* The context of a case: its spec, its counts, its mesh (kept in *mesh). */
 static inline struct sc_layout_ctx sc_layout_ctx_case(const struct sc_spec *s, const struct sc_countv *counts,
 						      const int64_t *sizes, int world, struct sc_mesh *mesh)
 {
 	*mesh = sc_spec_mesh(s, sizes, world);
-	struct sc_layout_ctx lc = {s, counts, s->nmesh ? mesh : NULL};
+	struct sc_layout_ctx lc = {s, counts, s->nmesh ? mesh : NULL, sizes};
 	return lc;
 }
 /* The entries of a placement: a mesh placement's, or a flat world's one

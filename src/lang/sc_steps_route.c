@@ -1,6 +1,6 @@
 /* sc_steps_route: tokens moved by the expert each is routed to
- * (docs/language.md, "Routing"), a `routes R[t] LO..HI` declaration giving
- * every token of dim t its expert:
+ * (docs/language.md, "Routing"), a `routes R[t] LO..HI [topk=K]`
+ * declaration giving every token of dim t its expert (its K experts):
  *   sort_by R dim=i [start=E]      rows in the order of their experts, stable
  *                                  (x[torch.argsort(routes, stable=True)]:
  *                                  MoE permute before a dispatch)
@@ -11,7 +11,9 @@
  *                                  (x[(routes >= A) & (routes <= B)])
  * Row k of the rank's tensor along dim i is token E + k (E per rank, 0 by
  * default: the rank's tokens of an even shard start at rank * size); every
- * such token must exist. All copy. */
+ * such token must exist. With topk=K a token goes to K experts: sort_by
+ * and select copy it once per expert chosen, unsort_by returns every copy
+ * to its token, K rows a token. All copy. */
 #include <string.h>
 
 #include "sc_expr.h"
@@ -77,10 +79,12 @@ static enum sc_status parse_select(struct sc_parse *p, struct sc_step *st)
 	return sc_lex_end(p);
 }
 
-/* Rank r's rows along *d and their experts: key[k] the route of token
- * start + k, for the *n rows. */
+/* Rank r's rows along *d and their experts: key[k] the routes of token
+ * start + k / K, for the *n rows; K entries a token (topk; rows of
+ * per_row tokens each, 1 or K). */
 static enum sc_status route_keys(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
-				 const int64_t *sizes, int r, int *d, int64_t *n, int32_t *key, struct sc_err *e)
+				 const int64_t *sizes, int r, int per_row, int *d, int64_t *n, int32_t *key,
+				 struct sc_err *e)
 {
 	SC_CHECK(sc_interp_wrap_dim(st, st->args[0], x->t[r].ndim, d, e));
 	*n = x->t[r].shape[*d];
@@ -91,11 +95,16 @@ static enum sc_status route_keys(struct sc_exec *x, const struct sc_spec *s, con
 	}
 	if (!x->counts)
 		return sc_interp_fail(e, st, "no routes drawn for this case");
-	const int k = st->form, len = sc_spec_counts_len(s, k, sizes, x->counts);
-	if (start < 0 || start + *n > len)
+	const int k = st->form, K = sc_spec_topk(s, k), len = sc_spec_counts_len(s, k, sizes, x->counts) / K;
+	if (per_row > 1 && *n % per_row)
+		return sc_interp_fail(e, st, "on rank %d: %lld rows along dim %d are not whole tokens of topk=%d copies each",
+				      x->first + r, (long long)*n, *d, K);
+	const int64_t tokens = *n / per_row;
+	if (start < 0 || start + tokens > len)
 		return sc_interp_fail(e, st, "on rank %d: rows %lld..%lld along dim %d are tokens past %s's %d routes",
-				      x->first + r, (long long)start, (long long)(start + *n - 1), *d, s->counts[k].name, len);
-	memcpy(key, x->counts->v[k] + start, sizeof(int32_t) * (size_t)*n);
+				      x->first + r, (long long)start, (long long)(start + tokens - 1), *d, s->counts[k].name,
+				      len);
+	memcpy(key, x->counts->v[k] + start * K, sizeof(int32_t) * (size_t)(tokens * K));
 	return SC_OK;
 }
 
@@ -108,25 +117,32 @@ static void copy_row(struct sc_tensor *out, const struct sc_tensor *in, int d, i
 	sc_tensor_copy(&b, &a);
 }
 
+/* With K experts a token (topk), the entries (token q, choice j) are
+ * ordered q * K + j; a row of the sorted side is one entry, a row of the
+ * token side one token (sort_by, select) or one entry (unsort_by, whose
+ * result keeps every copy: the K rows of token q at q * K + j, as an
+ * index_copy_ into [t * K] before the weighted sum over the copies). */
 static enum sc_status exec_route(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
 				 const int64_t *sizes, struct sc_err *e)
 {
 	const int kind = st->def == &sc_steps_route[0] ? ROUTE_SORT : st->def == &sc_steps_route[1] ? ROUTE_UNSORT : ROUTE_SELECT;
+	const int K = sc_spec_topk(s, st->form);
 	for (int r = 0; r < x->nlocal; r++) {
 		int d;
 		int64_t n, lo = 0, hi = 0;
 		int32_t key[SC_COUNTS_MAX_LEN];
 		int64_t order[SC_COUNTS_MAX_LEN], m = 0;
-		SC_CHECK(route_keys(x, s, st, sizes, r, &d, &n, key, e));
+		SC_CHECK(route_keys(x, s, st, sizes, r, kind == ROUTE_UNSORT ? K : 1, &d, &n, key, e));
+		const int64_t entries = kind == ROUTE_UNSORT ? n : n * K;
 		if (kind == ROUTE_SELECT) {
 			const struct sc_expr_env env = sc_interp_env(x, r, sizes);
 			SC_CHECK(sc_interp_eval(s, st, &env, st->args[2], &lo, e));
 			SC_CHECK(sc_interp_eval(s, st, &env, st->args[3], &hi, e));
-			for (int64_t k = 0; k < n; k++)
+			for (int64_t k = 0; k < entries; k++)
 				if (key[k] >= lo && key[k] <= hi)
 					order[m++] = k;
-		} else { /* a stable sort by expert: row order[j] goes to j */
-			for (int64_t k = 0; k < n; k++) {
+		} else { /* a stable sort of the entries by expert: entry order[j] goes to j */
+			for (int64_t k = 0; k < entries; k++) {
 				int64_t j = m++;
 				for (; j > 0 && key[order[j - 1]] > key[k]; j--)
 					order[j] = order[j - 1];
@@ -143,7 +159,7 @@ static enum sc_status exec_route(struct sc_exec *x, const struct sc_spec *s, con
 			if (kind == ROUTE_UNSORT)
 				copy_row(&out, &in, d, order[j], j);
 			else
-				copy_row(&out, &in, d, j, order[j]);
+				copy_row(&out, &in, d, j, order[j] / K);
 		x->t[r] = out;
 	}
 	return SC_OK;

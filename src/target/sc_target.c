@@ -367,6 +367,17 @@ void sc_target_counts_text(struct sc_target *t, const struct sc_case *c, const c
 	const int P = c->counts.P;
 	for (int m = 0; m < s[0]->ncounts && k < n; m++) {
 		k += (size_t)snprintf(buf + k, n - k, json ? "%s\"%s\": [" : "%s%s=", sep, s[0]->counts[m].name);
+		const int K = sc_spec_topk(s[0], m);
+		if (sc_spec_counts_vec(s[0], m) && K > 1) { /* topk routes: a:b/c:d, a token's experts a row */
+			const int len = sc_spec_counts_len(s[0], m, c->sizes, &c->counts);
+			for (int i = 0; i < len && k < n; i++)
+				k += (size_t)snprintf(buf + k, n - k, "%s%s%d%s", json && i % K == 0 ? (i ? ", [" : "[") : "",
+						      i % K ? (json ? ", " : ":") : (i && !json ? "/" : ""), c->counts.v[m][i],
+						      json && i % K == K - 1 ? "]" : "");
+			if (json && k < n)
+				k += (size_t)snprintf(buf + k, n - k, "]");
+			continue;
+		}
 		if (sc_spec_counts_vec(s[0], m)) { /* a vector: a:b:c (no sequences: empty) */
 			for (int i = 0; i < sc_spec_counts_len(s[0], m, c->sizes, &c->counts) && k < n; i++)
 				k += (size_t)snprintf(buf + k, n - k, "%s%d", i ? (json ? ", " : ":") : "", c->counts.v[m][i]);
@@ -392,6 +403,9 @@ void sc_target_counts_text(struct sc_target *t, const struct sc_case *c, const c
 
 static enum sc_status counts_shape_err(struct sc_err *e, const char *name, int vec, int rows, int cols, const char *at)
 {
+	if (vec == 2)
+		return SC_ERR(e, SC_E_USAGE, "%s: expected %d tokens of %d experts each (a:b/c:d, topk experts a token), at '%s'",
+			      name, rows, cols, at);
 	if (vec)
 		return SC_ERR(e, SC_E_USAGE, "%s: expected %d entries (a:b:c), at '%s'", name, cols, at);
 	return SC_ERR(e, SC_E_USAGE, "counts %s: expected %d rows of %d entries (a:b/c:d), at '%s'", name, rows, cols, at);
@@ -425,17 +439,18 @@ enum sc_status sc_target_counts_parse(struct sc_target *t, struct sc_case *c, co
 		if (given.len[m] > SC_COUNTS_MAX_LEN)
 			return SC_ERR(e, SC_E_USAGE, "%s: at most %d sequences", name, SC_COUNTS_MAX_LEN);
 	}
-	const int rows = vec ? 1 : P, cols = vec ? sc_spec_counts_len(s[0], m, c->sizes, &given) : P;
-	if (vec && !seq && (cols < 1 || c->sizes[s[0]->counts[m].len_dim] != cols))
+	const int K = sc_spec_topk(s[0], m), len = sc_spec_counts_len(s[0], m, c->sizes, &given);
+	const int rows = vec ? (K > 1 ? len / K : 1) : P, cols = vec ? (K > 1 ? K : len) : P;
+	if (vec && !seq && (len < 1 || c->sizes[s[0]->counts[m].len_dim] * K != len))
 		return SC_ERR(e, SC_E_USAGE, "%s: give %s (at most %d) before it", name, s[0]->dim[s[0]->counts[m].len_dim],
-			      SC_COUNTS_MAX_LEN);
+			      SC_COUNTS_MAX_LEN / K);
 	const char *q = text;
 	memset(c->counts.v[m], 0, sizeof c->counts.v[m]);
 	for (int i = 0; i < rows; i++)
 		for (int j = 0; j < cols; j++) {
 			char *end;
 			if (*q < '0' || *q > '9')
-				return counts_shape_err(e, name, vec, rows, cols, q);
+				return counts_shape_err(e, name, vec && K > 1 ? 2 : vec, rows, cols, q);
 			const long v = strtol(q, &end, 10);
 			if (v < 0 || v > INT32_MAX || end - q > 10)
 				return SC_ERR(e, SC_E_USAGE, "counts %s: entry '%.*s' out of range", name, (int)(end - q), q);
@@ -443,7 +458,7 @@ enum sc_status sc_target_counts_parse(struct sc_target *t, struct sc_case *c, co
 			q = end;
 			const char want = j < cols - 1 ? ':' : i < rows - 1 ? '/' : '\0';
 			if (*q != want)
-				return counts_shape_err(e, name, vec, rows, cols, q);
+				return counts_shape_err(e, name, vec && K > 1 ? 2 : vec, rows, cols, q);
 			if (*q)
 				q++;
 		}
