@@ -668,10 +668,13 @@ static enum sc_status decode_counts(struct dec *d, struct sc_case *c, struct sc_
 			SC_CHECK(seq_shape(d, c, k, &lo, &hi, &mult, e));
 		const int len = sc_spec_counts_len(s0, k, c->sizes, &c->counts), vec = sc_spec_counts_vec(s0, k);
 		const int K = sc_spec_topk(s0, k);
-		if (s0->counts[k].len_dim >= 0 && c->sizes[s0->counts[k].len_dim] > SC_COUNTS_MAX_LEN / K)
-			return reject(d, e, "at most %d %s (%s is %lld)", SC_COUNTS_MAX_LEN / K,
+		const int64_t ntok = s0->counts[k].route ? sc_spec_tokens(s0, k, c->sizes)
+					: s0->counts[k].len_dim >= 0 ? c->sizes[s0->counts[k].len_dim] : 0;
+		if (ntok > SC_COUNTS_MAX_LEN / K)
+			return reject(d, e, "at most %d %s (%s%s%s is %lld)", SC_COUNTS_MAX_LEN / K,
 				      s0->counts[k].route ? "routed tokens" : "micro-batches", s0->dim[s0->counts[k].len_dim],
-				      (long long)c->sizes[s0->counts[k].len_dim]);
+				      s0->counts[k].len_dim2 >= 0 ? "*" : "",
+				      s0->counts[k].len_dim2 >= 0 ? s0->dim[s0->counts[k].len_dim2] : "", (long long)ntok);
 		if (K > 1 && hi - lo + 1 < K)
 			return reject(d, e, "routes %s: topk=%d distinct experts a token, but %lld..%lld holds %lld",
 				      s0->counts[k].name, K, (long long)lo, (long long)hi, (long long)(hi - lo + 1));

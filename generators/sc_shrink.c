@@ -148,6 +148,8 @@ static int shrink_vector(struct sh *s, struct sc_case *c, const struct sc_spec *
 {
 	const int K = sc_spec_topk(sp, k); /* a token's K routes go together */
 	const int g = sp->counts[k].len_dim, len = sc_spec_counts_len(sp, k, c->sizes, &c->counts) / K;
+	if (sp->counts[k].len_dim2 >= 0)
+		return 0; /* tokens of two dims (b*l): fewer come with a smaller dim */
 	for (int i = 0; len > (g >= 0 ? 1 : 0) && i < len; i++) /* sequences: down to none, where A allows */
 		for (int to = 0; to < (sp->counts[k].route ? 1 : 3); to++) { /* 0 dropped, 1 to i - 1, 2 to i + 1 */
 			if ((to == 1 && i == 0) || (to == 2 && i == len - 1))

@@ -389,6 +389,18 @@ expect_rc 1 "topk: repro of a case file" "$sc" repro "$tmp/topk.case"
 expect_grep "world=2 t=2 h=1 E=4 R=3:0/1:2 dtype=i32 seed=0" "$tmp/out" "topk: repro reads and writes a token's experts as a row"
 "$sc" check tests/specs/l3-route-topk-truncated.sc --no-expect --property semantics --seed 5 --report "$tmp/topkrep" >/dev/null 2>&1
 expect_grep '"R": \[\[0, 1\]\]' "$tmp/topkrep/report.json" "topk: the report lists a token's experts"
+# the combine: a token's copies merged back into it (checked as a
+# reduction); copies merged from other tokens' rows are a mix. Routes over
+# two dims (R[b*l]) take a row per token of both
+expect_rc 0 "combine: the round trip" "$sc" check tests/specs/l3-route-topk-combine.sc --seed 1 --cases 1000
+l2_planted l3-route-topk-combine-unsorted "world=1 t=2 h=1 R=0:1/0:1" "rank 0 \[0, 0\] holds a reduction of different elements"
+expect_rc 1 "routes of two dims: the replay line" "$sc" eval corpus/torchtitan/moe-sp-combine-indices-before-3604.sc --world 2 \
+	--sizes b=2,l=2,d=1,R=0:1/0:1/0:1/0:1 --dtype i32 --seed 0
+expect_rc 0 "routes of two dims: one batch places alike" "$sc" eval corpus/torchtitan/moe-sp-combine-indices-before-3604.sc --world 2 \
+	--sizes b=1,l=2,d=1,R=0:1/2:3
+expect_rc 2 "routes of two dims: a row per token" "$sc" eval corpus/torchtitan/moe-sp-combine-indices-3604.sc --world 2 \
+	--sizes b=2,l=2,d=1,R=0:1/0:1
+expect_grep "R: expected 4 tokens of 2 experts each" "$tmp/err" "routes of two dims: b*l tokens"
 # parameters: E drawn per case with the world (E/P experts a rank), shrunk
 # with it and toward its lowest, written in the case and the replay line;
 # values outside the range, or missing, refused with their name

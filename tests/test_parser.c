@@ -185,7 +185,7 @@ static const struct {
 	/* routes: the expert of each token */
 	{"dims t h\nroutes R t 0..3\n", "2:10", "expected '[' and the dim of the tokens routed"},
 	{"dims t h\nroutes R[q] 0..3\n", "2:10", "the dim of the tokens routed, a dim"},
-	{"dims t h\nroutes R[t] 0 3\n", "2:15", "expected '..' in routes NAME[t] LO..HI [topk=K] (the experts)"},
+	{"dims t h\nroutes R[t] 0 3\n", "2:15", "expected '..' in routes NAME[t] LO..HI [topk=K], t a dim or two (b*l) (the experts)"},
 	{"dims t h\nroutes R[t] 0..rank\ninput replicate\noutput replicate\n", "2:16",
 	 "a counts range holds for the whole case: 'rank'"},
 	{"dims t h\nroutes R[t] 0..3\ninput replicate\noutput replicate\nsort_by Q dim=0\n", "5:9",
@@ -208,6 +208,10 @@ static const struct {
 	{"dims t h\nroutes R[t] 0..3 topk=2 x\n", "2:25", "unexpected 'x' at end of line"},
 	{"dims t h\nroutes R[t] 0..3 topk=2\ninput replicate\noutput replicate\nnarrow 0 0 R(0)\n", "5:12",
 	 "'R' routes each token to topk=2 experts: two indices, R(q, j), token q's j-th"},
+	{"dims b l\nroutes R[b*b] 0..3\n", "2:12", "the tokens routed are two different dims (b*l), not 'b' twice"},
+	{"dims b l\nroutes R[b*q] 0..3\n", "2:12", "expected a second dim of the tokens routed"},
+	{"dims b l\nroutes R[b*l] 0..3\ninput shard b sizes=2\noutput replicate\n", "2:8",
+	 "the dims of R's tokens are drawn: a sizes= placement may not give them"},
 	/* compute placements on a mesh: entries over the tensor's own dims */
 	{"dims b k\nmesh dp=D tp=T\ntensor x [b] tp:shard k\n", "3:23", "unknown dim 'k'"},
 	{"dims b k\nmesh dp=D tp=T\ntensor x [b, k] tp:partial max\n", "3:20", "partial sum only"},

@@ -45,6 +45,7 @@ static const char *const samples[][2] = {
 	{"sort_by", "routes R[a] 0..1\nsort_by R dim=0"},
 	{"unsort_by", "routes R[a] 0..1\nunsort_by R dim=0 start=rank*2"},
 	{"select", "routes R[a] 0..1\nselect R dim=0 experts=0..0"},
+	{"combine_by", "routes R[a] 0..1\ncombine_by R dim=0 start=rank*2"},
 	{"for", "for i in 0..1\nnarrow 1 0 2-i\nend"}, /* a loop: its lines, its end */
 	{"end", "for i in 1..0\nflip 0\nend"},
 	{"sendrecv", "sendrecv to=1-rank from=1-rank"},

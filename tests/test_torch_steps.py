@@ -16,7 +16,8 @@ the packed tensor (ring-flash-attention's per-sequence zigzag among them);
 and routes: rows sorted by their tokens' experts (torch.argsort, stable),
 put back, or selected by expert, on a rank's shard of the tokens, with one
 expert a token or top-k (Megatron's permute order: the flattened [tokens, k]
-indices argsorted, each copy's row // k).
+indices argsorted, each copy's row // k), and the copies combined back into
+their tokens (index_add_ of the copies weighted 1/k).
 Usage: test_torch_steps.py PATH/TO/shardcheck [CASES]"""
 import os
 import random
@@ -298,6 +299,11 @@ ROUTED = [
     ("select", "select R dim=0 experts=1..rank+1 start=S", None),  # experts rank-dependent: below
     ("sort then unsort", "sort_by R dim=0 start=S\nunsort_by R dim=0 start=S",
      lambda t, rt, K: t.repeat_interleave(K, 0)),
+    # the combine: each copy scatter-added back to its token with weight 1/K
+    # (normalized top-k scores), computed exactly in float64
+    ("sort then combine", "sort_by R dim=0 start=S\ncombine_by R dim=0 start=S",
+     lambda t, rt, K: (torch.zeros(t.shape, dtype=torch.float64).index_add_(
+         0, _flat_order(rt) // K, t[_flat_order(rt) // K].double()) / K).to(t.dtype)),
 ]
 
 

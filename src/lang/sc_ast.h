@@ -251,6 +251,7 @@ struct sc_countsdecl {
 	int seq;     /* sequences: a vector whose length is drawn in seq_lo..seq_hi */
 	int route;   /* routes: a vector of sizes[len_dim] x topk entries, the experts of each token */
 	int topk;    /* routes: the experts each token is routed to (1..SC_ROUTES_MAX_TOPK) */
+	int len_dim2; /* routes NAME[a*b]: the tokens are a*b (len_dim a, len_dim2 b); -1 none */
 	int seq_lo, seq_hi; /* expression nodes of the dims and the world (seq) */
 	int multiple; /* `multiple=E`: every entry a multiple of E (expression node); -1 none */
 	int line, col;
@@ -384,14 +385,22 @@ static inline int sc_spec_topk(const struct sc_spec *s, int k)
 	return s->counts[k].route && s->counts[k].topk > 1 ? s->counts[k].topk : 1;
 }
 
+/* The tokens of routes declaration k at sizes: its dim's size, or the
+ * product of its two (`routes R[b*l]`), capped past SC_COUNTS_MAX_LEN. */
+static inline int64_t sc_spec_tokens(const struct sc_spec *s, int k, const int64_t *sizes)
+{
+	const int64_t a = sizes[s->counts[k].len_dim], b = s->counts[k].len_dim2 >= 0 ? sizes[s->counts[k].len_dim2] : 1;
+	return a > SC_COUNTS_MAX_LEN || b > SC_COUNTS_MAX_LEN ? SC_COUNTS_MAX_LEN + 1 : a * b;
+}
+
 /* The entries of counts declaration k in a case: P x P for a matrix, the
  * length of a vector (at most SC_COUNTS_MAX_LEN); cv the case's counts
  * (NULL: none drawn yet). */
 static inline int sc_spec_counts_len(const struct sc_spec *s, int k, const int64_t *sizes, const struct sc_countv *cv)
 {
 	const int64_t n = s->counts[k].seq ? (cv ? cv->len[k] : 0)
-			  : s->counts[k].route ? (sizes[s->counts[k].len_dim] > SC_COUNTS_MAX_LEN ? SC_COUNTS_MAX_LEN
-											  : sizes[s->counts[k].len_dim] * sc_spec_topk(s, k))
+			  : s->counts[k].route ? (sc_spec_tokens(s, k, sizes) > SC_COUNTS_MAX_LEN ? SC_COUNTS_MAX_LEN
+											  : sc_spec_tokens(s, k, sizes) * sc_spec_topk(s, k))
 			  : s->counts[k].len_dim >= 0 ? sizes[s->counts[k].len_dim]
 						      : (int64_t)(cv ? cv->P : 0) * (cv ? cv->P : 0);
 	return n < 0 ? 0 : n > SC_COUNTS_MAX_LEN ? SC_COUNTS_MAX_LEN : (int)n;

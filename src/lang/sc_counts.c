@@ -25,7 +25,7 @@ static enum sc_status new_decl(struct sc_parse *p, const struct sc_tok *kw, stru
 	snprintf(c->name, sizeof c->name, "%s", n->text);
 	c->line = p->line;
 	c->col = n->col;
-	c->len_dim = c->sum_dim = c->seq_lo = c->seq_hi = c->multiple = -1;
+	c->len_dim = c->len_dim2 = c->sum_dim = c->seq_lo = c->seq_hi = c->multiple = -1;
 	p->pos++;
 	*out = c;
 	return SC_OK;
@@ -98,7 +98,7 @@ enum sc_status sc_counts_parse_micro(struct sc_parse *p, const struct sc_tok *kw
 	return sc_lex_end(p);
 }
 
-#define ROUTE_USAGE "routes NAME[t] LO..HI [topk=K]"
+#define ROUTE_USAGE "routes NAME[t] LO..HI [topk=K], t a dim or two (b*l)"
 
 enum sc_status sc_counts_parse_route(struct sc_parse *p, const struct sc_tok *kw)
 {
@@ -109,6 +109,13 @@ enum sc_status sc_counts_parse_route(struct sc_parse *p, const struct sc_tok *kw
 		return sc_lex_err(p, sc_lex_peek(p)->col, "expected '[' and the dim of the tokens routed (" ROUTE_USAGE ")");
 	p->pos++;
 	SC_CHECK(dim_name(p, "the dim of the tokens routed", ROUTE_USAGE, &c->len_dim));
+	if (sc_lex_is_op(sc_lex_peek(p), "*")) { /* routes R[b*l]: the tokens of two dims, flattened */
+		p->pos++;
+		const int col = sc_lex_peek(p)->col;
+		SC_CHECK(dim_name(p, "a second dim of the tokens routed", ROUTE_USAGE, &c->len_dim2));
+		if (c->len_dim2 == c->len_dim)
+			return sc_lex_err(p, col, "the tokens routed are two different dims (b*l), not '%s' twice", s->dim[c->len_dim]);
+	}
 	if (!sc_lex_is_op(sc_lex_peek(p), "]"))
 		return sc_lex_err(p, sc_lex_peek(p)->col, "expected ']' (" ROUTE_USAGE ")");
 	p->pos++;
@@ -238,8 +245,14 @@ enum sc_status sc_counts_check(struct sc_parse *p, const int *sizes_line)
 	for (int k = 0; k < s->ncounts; k++) {
 		if (s->counts[k].seq)
 			SC_CHECK(sum_dim_check(p, &s->counts[k], sizes_line, "sequences"));
-		if (s->counts[k].route) /* the tokens are drawn, their routes over them: a sizes= of t is checked */
-			s->derived_mask &= ~(1u << s->counts[k].len_dim);
+		if (s->counts[k].route && s->counts[k].len_dim2 < 0) /* the tokens are drawn, their routes over them */
+			s->derived_mask &= ~(1u << s->counts[k].len_dim); /* (a sizes= of t is checked) */
+		if (s->counts[k].route && s->counts[k].len_dim2 >= 0 &&
+		    ((s->derived_mask >> s->counts[k].len_dim) & 1u || (s->derived_mask >> s->counts[k].len_dim2) & 1u)) {
+			p->line = s->counts[k].line;
+			return sc_lex_err(p, s->counts[k].col, "the dims of %s's tokens are drawn: a sizes= placement may not give them",
+					  s->counts[k].name);
+		}
 	}
 	const int m = sc_spec_micro(s);
 	if (m < 0)

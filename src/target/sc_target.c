@@ -441,9 +441,11 @@ enum sc_status sc_target_counts_parse(struct sc_target *t, struct sc_case *c, co
 	}
 	const int K = sc_spec_topk(s[0], m), len = sc_spec_counts_len(s[0], m, c->sizes, &given);
 	const int rows = vec ? (K > 1 ? len / K : 1) : P, cols = vec ? (K > 1 ? K : len) : P;
-	if (vec && !seq && (len < 1 || c->sizes[s[0]->counts[m].len_dim] * K != len))
-		return SC_ERR(e, SC_E_USAGE, "%s: give %s (at most %d) before it", name, s[0]->dim[s[0]->counts[m].len_dim],
-			      SC_COUNTS_MAX_LEN / K);
+	const struct sc_countsdecl *cd = &s[0]->counts[m];
+	const int64_t ntok = cd->route ? sc_spec_tokens(s[0], m, c->sizes) : cd->len_dim >= 0 ? c->sizes[cd->len_dim] : 0;
+	if (vec && !seq && (len < 1 || ntok * K != len))
+		return SC_ERR(e, SC_E_USAGE, "%s: give %s%s%s (at most %d) before it", name, s[0]->dim[cd->len_dim],
+			      cd->len_dim2 >= 0 ? "*" : "", cd->len_dim2 >= 0 ? s[0]->dim[cd->len_dim2] : "", SC_COUNTS_MAX_LEN / K);
 	const char *q = text;
 	memset(c->counts.v[m], 0, sizeof c->counts.v[m]);
 	for (int i = 0; i < rows; i++)
