@@ -401,6 +401,14 @@ expect_rc 0 "routes of two dims: one batch places alike" "$sc" eval corpus/torch
 expect_rc 2 "routes of two dims: a row per token" "$sc" eval corpus/torchtitan/moe-sp-combine-indices-3604.sc --world 2 \
 	--sizes b=2,l=2,d=1,R=0:1/0:1
 expect_grep "R: expected 4 tokens of 2 experts each" "$tmp/err" "routes of two dims: b*l tokens"
+# groups of listed ranks (new_group([0, P-1])): the others skip the step;
+# a rank listed twice fails the step as new_group raises
+expect_rc 0 "group list: correct specs" "$sc" check tests/specs/l3-group-list.sc tests/specs/mesh-group-list.sc --seed 1 --cases 500
+l2_planted l3-group-list-middle "world=3 v=1 h=2" "rank 0 \[0, 1\] holds 1, expected X\[0, 1\] = 0"
+l2_planted mesh-group-list-order "world=2 A=2 B=1 s=2 h=1" "rank 0 = (pp 0, dp 0) \[0, 0\] holds X\[0, 0\] = .*, expected X\[1, 0\]"
+sed '/^require/d; /^expect/d' tests/specs/l3-group-list-middle.sc >"$tmp/glist.sc"
+expect_rc 1 "group list: a rank listed twice" "$sc" eval "$tmp/glist.sc" --world 1 --sizes v=1,h=1
+expect_grep "group=\[...\]: rank 0 listed twice" "$tmp/out" "group list: the repeat named"
 # parameters: E drawn per case with the world (E/P experts a rank), shrunk
 # with it and toward its lowest, written in the case and the replay line;
 # values outside the range, or missing, refused with their name

@@ -101,18 +101,19 @@ run -np 4 "$sc" check --backend mpi tests/specs/l3-ring-allgather.sc tests/specs
 	tests/specs/l3-scatter.sc tests/specs/l2-gather-sizes.sc tests/specs/l3-buffer-gather.sc tests/specs/l3-packed-zigzag.sc \
 	tests/specs/l3-route-select.sc corpus/torchtitan/moe-etp1-token-offset-1586.sc tests/specs/l3-param-experts.sc \
 	tests/specs/l3-route-topk.sc tests/specs/l3-route-topk-combine.sc corpus/torchtitan/moe-sp-combine-indices-3604.sc \
-	--seed 1 --cases 200 >"$tmp/l3ok.out" 2>&1
+	tests/specs/l3-group-list.sc --seed 1 --cases 200 >"$tmp/l3ok.out" 2>&1
 rc=$?
-[ $rc -eq 0 ] && grep -q "45 checks: 45 pass" "$tmp/l3ok.out" && ok || { bad "language 3 correct specs under mpi: exit $rc"; tail -5 "$tmp/l3ok.out" >&2; }
+[ $rc -eq 0 ] && grep -q "49 checks: 49 pass" "$tmp/l3ok.out" && ok || { bad "language 3 correct specs under mpi: exit $rc"; tail -5 "$tmp/l3ok.out" >&2; }
 run -np 4 "$sc" check --backend mpi tests/specs/l3-ring-allgather-short.sc tests/specs/l3-prefix-offset-inclusive.sc \
 	tests/specs/l3-scatter-wrong-dim.sc tests/specs/l2-gather-sizes-bad.sc tests/specs/l3-buffer-gather-offset.sc \
 	tests/specs/l3-packed-zigzag-whole.sc tests/specs/l3-route-select-range.sc tests/specs/l3-param-experts-token-order.sc \
 	tests/specs/l3-route-topk-truncated.sc corpus/torchtitan/moe-sp-combine-indices-before-3604.sc \
-	tests/specs/l3-route-topk-combine-unsorted.sc --no-expect --seed 1 --cases 300 --property semantics \
+	tests/specs/l3-route-topk-combine-unsorted.sc tests/specs/l3-group-list-middle.sc --no-expect --seed 1 --cases 300 \
+	--property semantics \
 	>"$tmp/l3bad.out" 2>&1
 for m in "world=2 s=2 h=1" "world=1 t=1 h=1" "world=2 s=2 h=2" "world=2 t=1 h=1" "world=1 s=1 h=1" "world=2 n=8 h=1 L=4:4" \
 	"world=2 t=1 h=1 R=0" "world=1 t=2 h=1 E=2 R=1:0" "world=1 t=1 h=1 E=2 R=0:1" \
-	"world=2 b=2 l=2 d=1 R=0:1/0:1/0:1/0:1" "world=1 t=2 h=1 R=0:1/0:1"; do
+	"world=2 b=2 l=2 d=1 R=0:1/0:1/0:1/0:1" "world=1 t=2 h=1 R=0:1/0:1" "world=3 v=1 h=2"; do
 	grep -q "minimal case: $m dtype=i32 seed=0" "$tmp/l3bad.out" && ok || { bad "language 3 under mpi: no minimum $m"; tail -12 "$tmp/l3bad.out" >&2; }
 done
 # a failure on one process's ranks only, before a collective: every process
@@ -134,11 +135,12 @@ grep -q "rank 1 sends 1 row to rank 1, which expects 2" "$tmp/l2bad.out" && \
 # meshes on mpi: sub-group collectives on communicators split per group
 # (MPI_Comm_split, logged by the backend); the verdicts and minima of sim
 mok=(); mbad=()
-for f in mesh-dp-gather mesh-strided-fsdp-tp mesh-partial-tp mesh-rs-tp mesh-moe-ep mesh-coord-narrow mesh-3d-zigzag-gather; do
+for f in mesh-dp-gather mesh-strided-fsdp-tp mesh-partial-tp mesh-rs-tp mesh-moe-ep mesh-coord-narrow mesh-3d-zigzag-gather \
+	mesh-group-list; do
 	mok+=("tests/specs/$f.sc")
 done
 for f in mesh-dp-gather-wrong-group mesh-strided-as-nested mesh-partial-wrong-group mesh-moe-combine-no-swap \
-	mesh-coord-narrow-rank mesh-3d-zigzag-gather-P; do
+	mesh-coord-narrow-rank mesh-3d-zigzag-gather-P mesh-group-list-order; do
 	mbad+=("tests/specs/$f.sc")
 done
 SC_LOG=backend run -np 4 "$sc" check --backend mpi "${mok[@]}" --seed 1 --cases 150 --world 1..4 \
@@ -151,7 +153,7 @@ grep -q "split its world of 4: group 0 of 2, index 0 of 2" "$tmp/meshok.log" && 
 timeout 300 mpirun --oversubscribe -np 4 "$sc" check --no-expect --backend mpi "${mbad[@]}" --seed 1 --cases 150 --world 1..4 \
 	--property semantics >"$tmp/meshbad.mpi" 2>&1
 rc=$?
-if [ $rc -eq 1 ] && [ "$(grep -c "minimal case" "$tmp/meshbad.sim")" -eq 6 ] &&
+if [ $rc -eq 1 ] && [ "$(grep -c "minimal case" "$tmp/meshbad.sim")" -eq 7 ] &&
 	diff <(grep -E "minimal|rank|line" "$tmp/meshbad.sim" | sed 's/ *(.*s)$//') \
 		<(grep -E "minimal|rank|line" "$tmp/meshbad.mpi" | sed 's/ *(.*s)$//') >/dev/null; then ok
 else bad "planted mesh specs under mpi: exit $rc, or not sim's minima"; diff "$tmp/meshbad.sim" "$tmp/meshbad.mpi" | head >&2; fi

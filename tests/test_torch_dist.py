@@ -15,6 +15,10 @@ dumped output must equal torch's bit for bit:
   reduce_scatter ... sizes=E    dist.all_reduce, then the rank's rows
   all_gather dim=i (uneven)     dist.all_gather_object, torch.cat(dim=i)
                                 (gloo's all_gather refuses unequal sizes)
+  STEP group=[E, ...]           dist.new_group(ranks), the collective on it
+                                (all_reduce, all_gather_into_tensor,
+                                broadcast src=0, reduce_scatter_tensor);
+                                the ranks left out keep their tensor
 Usage: test_torch_dist.py PATH/TO/shardcheck [CASES]"""
 import os
 import random
@@ -78,10 +82,22 @@ def cases(rng, n):
         sizes = [rng.randint(1, 9) for _ in range(nd)]
         P = rng.randint(1, 8)
         kind = rng.choice(["redist", "next", "shift", "shift_pairs", "bcast", "allgather", "sendrecv",
-                           "gather", "reduce", "rs_sizes", "moe", "scatter"])
+                           "gather", "reduce", "rs_sizes", "moe", "scatter", "subgroup"])
         counts = None
         rule = "chunk"
-        if kind == "redist":
+        members = None
+        if kind == "subgroup":  # a random set of ranks, listed in any order (new_group sorts them)
+            members = rng.sample(range(P), rng.randint(1, P))
+            op = rng.choice(["all_reduce sum", "all_gather_into_tensor", "broadcast src=0", "reduce_scatter_tensor sum"])
+            if op.startswith("reduce_scatter"):
+                sizes[0] = len(members) * rng.randint(1, 3)
+            text = ", ".join(str(m) if rng.random() < 0.7 or m == 0 else f"P-{P - m}" for m in members)
+            rule = "partial sum"
+            step = f"{op} group=[{text}]"
+            kind = "subgroup"
+        if kind == "subgroup":
+            pass
+        elif kind == "redist":
             step = f"all_to_all_single splits={REDIST}"
         elif kind == "next":  # everything to the next rank; the receiver sizes by chunk
             step = ("all_to_all_single in=(size(0) if dst==(src+1)%P else 0) "
@@ -125,11 +141,11 @@ def cases(rng, n):
         else:
             rule = None
             step = "reduce_scatter dim=0 op=sum sizes=a//P+(1 if dst<a%P else 0)"
-        place = f"shard a {rule}".strip() if rule is not None else "replicate"
+        place = "partial sum" if kind == "subgroup" else f"shard a {rule}".strip() if rule is not None else "replicate"
         decl = "counts C 0..3\n" if counts else ""
         spec = f"dims {' '.join(names)}\n{decl}input {place}\noutput replicate\n{step}\n"
         out.append({"kind": kind, "step": step, "spec": spec, "sizes": sizes, "names": names, "P": P,
-                    "counts": counts})
+                    "counts": counts, "members": members})
     return out
 
 
@@ -152,6 +168,26 @@ def torch_result(c, d, r, P):
     t = torch.from_numpy(np.load(os.path.join(d, f"rank{r}.input.npy"))).contiguous()
     L = c["sizes"][0]
     k = c["kind"]
+    if k == "subgroup":  # every rank makes the group; its members run the collective on it
+        ranks = sorted(c["members"])
+        g = dist.new_group(ranks)
+        if r not in ranks:
+            return t
+        n = len(ranks)
+        op = c["step"].split(" group=")[0]
+        if op == "all_reduce sum":
+            out = t.clone()
+            dist.all_reduce(out, group=g)
+            return out
+        if op == "broadcast src=0":
+            out = t.clone()
+            dist.broadcast(out, ranks[0], group=g)
+            return out
+        parts = [torch.empty_like(t) for _ in range(n)]
+        dist.all_gather(parts, t, group=g)  # gloo: list forms of the tensor collectives
+        if op == "all_gather_into_tensor":
+            return torch.cat(parts, 0)
+        return torch.stack(parts).sum(0).chunk(n, 0)[ranks.index(r)].to(t.dtype)
     if k == "moe":
         C = c["counts"]
         out = t.new_empty([sum(C[j][r] for j in range(P))] + list(t.shape[1:]))
@@ -269,7 +305,7 @@ def main():
         bad.append(fails.get())
     for b in bad:
         print("FAILED:", b)
-    if len(kinds) < 11:
+    if len(kinds) < 12:
         print(f"FAILED: only {sorted(kinds)} drawn")
         bad.append("kinds")
     print(f"{n} cases on {len(by_world)} worlds: {len(bad)} failed")

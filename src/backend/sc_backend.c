@@ -60,6 +60,12 @@ enum sc_status sc_backend_group(struct sc_backend *be, const struct sc_groups *g
 	return be->ops->group(be, gs, g, sub, e);
 }
 
+enum sc_status sc_backend_group_idle(struct sc_backend *be, const struct sc_groups *gs, struct sc_err *e)
+{
+	struct sc_backend *sub = NULL;
+	return be->ops->group ? be->ops->group(be, gs, -1, &sub, e) : SC_OK;
+}
+
 int sc_backend_max_world(struct sc_backend *be)
 {
 	return be->ops->max_world ? be->ops->max_world(be) : SC_MAX_WORLD;

@@ -77,7 +77,11 @@ struct sc_backend_ops {
 	 * its local_ranks gives their indices; its combine, bcast and gather
 	 * span the group's processes. The handle belongs to be (cached by
 	 * gs->key, valid until be closes). NULL: be's own operations serve
-	 * any group, its ranks' identity not mattering (sim). */
+	 * any group, its ranks' identity not mattering (sim). A rank in no
+	 * group has color -1 (group=[...] leaves it out); a process all of
+	 * whose ranks are in none is called with g -1 (and *sub untouched),
+	 * so that a backend whose groups are made collectively (MPI, NCCL)
+	 * takes part, or refuses as the members do. */
 	enum sc_status (*group)(struct sc_backend *be, const struct sc_groups *gs, int g, struct sc_backend **sub,
 				struct sc_err *e);
 };
@@ -140,6 +144,9 @@ int sc_backend_max_world(struct sc_backend *be);
 /* The handle for group g of gs (be's group op, or be itself). */
 enum sc_status sc_backend_group(struct sc_backend *be, const struct sc_groups *gs, int g, struct sc_backend **sub,
 				struct sc_err *e);
+/* For a process none of whose ranks is in a group of gs: be's group op
+ * with g -1 (nothing where be has none). */
+enum sc_status sc_backend_group_idle(struct sc_backend *be, const struct sc_groups *gs, struct sc_err *e);
 /* be's all_to_allv (see the ops); SC_E_UNAVAIL where the backend has none. */
 enum sc_status sc_backend_all_to_allv(struct sc_backend *be, int world, void *const *send,
 				      void *const *recv, const size_t *sbytes, const size_t *rbytes,

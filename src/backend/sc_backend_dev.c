@@ -179,6 +179,8 @@ static enum sc_status dev_group(struct sc_backend *be, const struct sc_groups *g
 			       struct sc_err *e)
 {
 	struct devbe *d = be->impl;
+	if (g < 0) /* no rank here in any group: one process holds them all, nothing to make */
+		return SC_OK;
 	for (struct devgroup *k = d->groups; k; k = k->next)
 		if (k->key == gs->key && k->g == g) {
 			*sub = &k->be;

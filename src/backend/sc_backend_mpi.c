@@ -228,16 +228,25 @@ static enum sc_status mpi_group(struct sc_backend *be, const struct sc_groups *g
 		return SC_ERR(e, SC_E_INTERNAL, "mpi: rank %d asked for group %d, not its own", m->rank, g);
 	for (struct mpi_group *k = m->groups; k; k = k->next)
 		if (k->key == gs->key && k->world == gs->world) {
-			*sub = &k->be;
+			if (g >= 0)
+				*sub = &k->be;
 			return SC_OK;
 		}
 	struct mpi_group *k = calloc(1, sizeof *k);
 	if (!k)
 		return SC_ERR(e, SC_E_NOMEM, "out of memory");
-	int rc = MPI_Comm_split(m->sub[gs->world], gs->color[m->rank], gs->index[m->rank], &k->comm);
+	/* a rank in no group (g -1) takes part in the split and gets none */
+	int rc = MPI_Comm_split(m->sub[gs->world], g >= 0 ? g : MPI_UNDEFINED, g >= 0 ? gs->index[m->rank] : 0, &k->comm);
 	if (rc != MPI_SUCCESS) {
 		free(k);
 		return mpi_err(e, rc, "MPI_Comm_split", m->rank);
+	}
+	if (g < 0) { /* remembered, so that the split happens once */
+		k->key = gs->key;
+		k->world = gs->world;
+		k->next = m->groups;
+		m->groups = k;
+		return SC_OK;
 	}
 	MPI_Comm_set_errhandler(k->comm, MPI_ERRORS_RETURN);
 	int gsz = 0;
@@ -270,7 +279,8 @@ static void mpi_destroy(struct sc_backend *be)
 	if (m) {
 		for (struct mpi_group *k = m->groups, *n; k; k = n) {
 			n = k->next;
-			MPI_Comm_free(&k->comm);
+			if (k->comm != MPI_COMM_NULL)
+				MPI_Comm_free(&k->comm);
 			free(k);
 		}
 		for (int p = 1; p <= m->size && p <= SC_MAX_WORLD; p++)

@@ -494,6 +494,10 @@ static enum sc_status nccl_group(struct sc_backend *be, const struct sc_groups *
 				 struct sc_err *e)
 {
 	struct nccl_impl *n = N(be);
+	for (int r = 0; r < gs->world && r < SC_MAX_WORLD; r++)
+		if (gs->color[r] < 0) /* every process refuses alike, members or not */
+			return SC_ERR(e, SC_E_UNAVAIL, "nccl: a group that leaves ranks out (group=[...]) is not run on nccl; "
+						       "run the spec on sim, mpi, emu or cuda");
 	if (n->map)
 		return SC_ERR(e, SC_E_INTERNAL, "nccl: a group of a group (%d of %d ranks) was asked for", gs->size,
 			      gs->world);

@@ -37,7 +37,7 @@ struct sc_groups {
 	int size;   /* ranks per group */
 	int n;      /* groups */
 	uint64_t key; /* equal for equal partitions (a backend caches by it) */
-	int color[SC_MAX_WORLD]; /* rank r is in group color[r] */
+	int color[SC_MAX_WORLD]; /* rank r is in group color[r] (-1: in none; it skips the step) */
 	int index[SC_MAX_WORLD]; /* at index[r] */
 	int member[SC_MAX_WORLD]; /* member[g * size + i]: the world rank of index i of group g */
 };

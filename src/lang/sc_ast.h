@@ -137,6 +137,7 @@ struct sc_layout {
 struct sc_step_def;
 
 
+#define SC_STEP_MAX_GLIST 16 /* ranks of a group= list */
 #define SC_STEP_MAX_ARGS 40 /* a split's 39 pieces and its dim (what a line's tokens hold) */
 #define SC_MAX_REF_STEPS 16
 #define SC_MAX_NAMED 64 /* named tensors of a layout spec (the input included) */
@@ -159,6 +160,11 @@ struct sc_step {
 	/* `group=tp` (collectives, chunk_cat, shift): the step runs within each
 	 * group of these mesh dims; n 0: over every rank */
 	struct sc_mesh_group group;
+	/* `group=[E, ...]` or `group=pp[E, ...]`: only these indices of each
+	 * group (of the world, or of group's mesh dims), in this order, form
+	 * it; the other ranks skip the step. Expression nodes. */
+	int nglist;
+	int glist[SC_STEP_MAX_GLIST];
 	char text[128]; /* the step as written, for messages */
 	char src[80];   /* a `# FILE:LINE` comment after it: the code the step transcribes
 			 * (a traced spec's), named in messages beside the spec's line */

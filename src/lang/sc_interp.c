@@ -358,6 +358,55 @@ static enum sc_status exec_body(struct sc_exec *x, const struct sc_spec *s, cons
 	return st->def->exec(x, s, st, sizes, e);
 }
 
+/* group=[E, ...] (or pp[E, ...]): each group of gs cut to the listed
+ * indices, its ranks in ascending order (torch.distributed.new_group
+ * sorts the ranks it is given); the ranks left out are in no group
+ * (color -1) and skip the step. The indices are the whole case's: out of
+ * the group or listed twice, the step fails as new_group raises. */
+static enum sc_status listed_groups(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
+				   const int64_t *sizes, struct sc_groups *gs, struct sc_err *e)
+{
+	struct sc_expr_env v = sc_expr_env_global(sizes, x->all ? x->all : x->world);
+	v.counts = x->counts;
+	if (x->looping) { /* the loop's index: the same on every rank */
+		v.bound |= 1u << SC_VAR_LOOP;
+		v.var[SC_VAR_LOOP] = x->loop_k;
+	}
+	int64_t idx[SC_STEP_MAX_GLIST];
+	uint64_t key = gs->key;
+	for (int k = 0; k < st->nglist; k++) {
+		SC_CHECK(sc_interp_eval(s, st, &v, st->glist[k], &idx[k], e));
+		if (idx[k] < 0 || idx[k] >= gs->size)
+			return sc_interp_fail(e, st, "group=[...]: rank %lld is not among the group's %d ranks", (long long)idx[k],
+					      gs->size);
+		for (int j = 0; j < k; j++)
+			if (idx[j] == idx[k])
+				return sc_interp_fail(e, st, "group=[...]: rank %lld listed twice", (long long)idx[k]);
+		key = (key ^ (uint64_t)(idx[k] + 1)) * 1099511628211ULL;
+	}
+	int member[SC_MAX_WORLD];
+	for (int r = 0; r < gs->world && r < SC_MAX_WORLD; r++)
+		gs->color[r] = gs->index[r] = -1;
+	for (int g = 0; g < gs->n; g++) {
+		int *mem = &member[g * st->nglist];
+		for (int k = 0; k < st->nglist; k++) { /* in ascending rank, as new_group sorts its ranks */
+			const int r = gs->member[g * gs->size + idx[k]];
+			int j = k;
+			for (; j > 0 && mem[j - 1] > r; j--)
+				mem[j] = mem[j - 1];
+			mem[j] = r;
+		}
+		for (int k = 0; k < st->nglist; k++) {
+			gs->color[mem[k]] = g;
+			gs->index[mem[k]] = k;
+		}
+	}
+	memcpy(gs->member, member, sizeof(int) * (size_t)(gs->n * st->nglist));
+	gs->size = st->nglist;
+	gs->key = key ^ 0x9e3779b97f4a7c15ULL; /* not any partition's */
+	return SC_OK;
+}
+
 /* A step with group=: run within each group of its mesh dims that has
  * ranks here, through the backend's handle for that group, with world the
  * group's size and ranks numbered within it. */
@@ -368,7 +417,11 @@ static enum sc_status exec_grouped(struct sc_exec *x, const struct sc_spec *s, c
 	struct sc_exec *one = NULL;
 	SC_CHECK(sc_interp_scratch(SC_SCRATCH_GROUPED, &one, e));
 	const struct sc_mesh m = sc_spec_mesh(s, sizes, x->world);
-	sc_mesh_groups(&m, &st->group, &gs);
+	const struct sc_mesh_group all = sc_mesh_all(&m);
+	sc_mesh_groups(&m, st->group.n ? &st->group : &all, &gs);
+	if (st->nglist)
+		SC_CHECK(listed_groups(x, s, st, sizes, &gs, e));
+	int here = 0; /* groups with ranks of this process */
 	for (int g = 0; g < gs.n; g++) {
 		const int *mem = &gs.member[g * gs.size];
 		int lo = -1, n = 0;
@@ -380,6 +433,7 @@ static enum sc_status exec_grouped(struct sc_exec *x, const struct sc_spec *s, c
 			}
 		if (!n)
 			continue;
+		here++;
 		for (int i = lo; i < lo + n; i++)
 			if (i >= gs.size || mem[i] < x->first || mem[i] >= x->first + x->nlocal)
 				return SC_ERR(e, SC_E_INTERNAL, "group %d: the ranks held here are not consecutive in it", g);
@@ -399,6 +453,8 @@ static enum sc_status exec_grouped(struct sc_exec *x, const struct sc_spec *s, c
 			x->t[mem[lo + i] - x->first] = one->t[i];
 		SC_CHECK(rc);
 	}
+	if (!here && x->nlocal) /* every rank here skips the step: the backend learns the groups all the same */
+		return sc_backend_group_idle(x->be, &gs, e);
 	return SC_OK;
 }
 
@@ -409,7 +465,7 @@ enum sc_status sc_exec_step(struct sc_exec *x, const struct sc_spec *s, const st
 		switch_to(x, st->src1 - 1);
 	if (st->dst1 && x->slots && st->dst1 - 1 != x->cur) /* the source keeps its tensors */
 		memcpy(&x->slots[(size_t)x->cur * (size_t)x->nlocal], x->t, sizeof(struct sc_tensor) * (size_t)x->nlocal);
-	enum sc_status rc = st->group.n ? exec_grouped(x, s, st, sizes, e) : exec_body(x, s, st, sizes, e);
+	enum sc_status rc = st->group.n || st->nglist ? exec_grouped(x, s, st, sizes, e) : exec_body(x, s, st, sizes, e);
 	/* shapes that vary: a step may fail on one process's ranks only; every
 	 * process learns it here, so none goes on into a collective alone */
 	if (s->varies)

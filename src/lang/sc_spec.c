@@ -646,6 +646,8 @@ static enum sc_status resolve_names(struct spec_parse *q)
 			SC_CHECK(whole_case(p, st->args[0], "a loop's range", 1)); /* counts: the same on every rank */
 			SC_CHECK(whole_case(p, st->args[1], "a loop's range", 1));
 		}
+		for (int k = 0; k < st->nglist; k++) /* every rank builds the same groups */
+			SC_CHECK(whole_case(p, st->glist[k], "a group's list of ranks", 1));
 	}
 	for (int k = 0; k < s->nparams; k++) { /* the world, the dims and earlier parameters */
 		const int node[2] = {s->param_range[k].lo, s->param_range[k].hi};

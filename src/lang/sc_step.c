@@ -5,6 +5,8 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "sc_expr.h"
+
 /* The families, one line each. */
 static const struct sc_step_def *const families[] = {
 	sc_steps_view,
@@ -59,16 +61,31 @@ static enum sc_status take_group(struct sc_parse *p, const struct sc_step_def *d
 			continue;
 		if (!(def->flags & (SC_STEP_COLLECTIVE | SC_STEP_GROUPED)))
 			return sc_lex_err(p, p->t[i].col, "'%s' runs on each rank alone: it takes no group=", def->keyword);
-		if (!p->s->nmesh)
-			return sc_lex_err(p, p->t[i].col, "group= names mesh dims: declare 'mesh' before this step");
 		p->pos = i + 2;
-		SC_CHECK(sc_lex_mesh_group(p, &st->group));
+		const int listed = sc_lex_is_op(sc_lex_peek(p), "[");
+		if (!listed && !p->s->nmesh)
+			return sc_lex_err(p, p->t[i].col, "group= names mesh dims (declare 'mesh' before this step) or lists ranks: group=[0, P-1]");
+		if (listed) { /* the whole world (every mesh dim), some of its ranks */
+			st->group.n = p->s->nmesh;
+			for (int k = 0; k < p->s->nmesh; k++)
+				st->group.dim[k] = k;
+		} else {
+			SC_CHECK(sc_lex_mesh_group(p, &st->group));
+		}
+		if (sc_lex_is_op(sc_lex_peek(p), "[")) {
+			if (!listed && sc_lex_peek(p)->space)
+				return sc_lex_err(p, sc_lex_peek(p)->col, "expected the ranks right after the mesh dims (group=pp[0, PP-1])");
+			const int open = sc_lex_peek(p)->col;
+			SC_CHECK(sc_expr_parse_list(p, st->glist, SC_STEP_MAX_GLIST, &st->nglist, "ranks of the group"));
+			if (!st->nglist)
+				return sc_lex_err(p, open, "a group lists at least one rank");
+		}
 		if (sc_lex_peek(p)->kind != SC_T_END && !sc_lex_peek(p)->space)
 			return sc_lex_err(p, sc_lex_peek(p)->col, "expected a space after the group");
 		int all = st->group.n == p->s->nmesh;
 		for (int k = 0; all && k < st->group.n; k++)
 			all = st->group.dim[k] == k;
-		if (all)
+		if (all && !st->nglist)
 			st->group.n = 0;
 		memmove(&p->t[i], &p->t[p->pos], sizeof(struct sc_tok) * (size_t)(p->nt + 1 - p->pos));
 		p->nt -= p->pos - i;
