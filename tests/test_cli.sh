@@ -405,6 +405,7 @@ expect_grep "R: expected 4 tokens of 2 experts each" "$tmp/err" "routes of two d
 # a rank listed twice fails the step as new_group raises
 expect_rc 0 "group list: correct specs" "$sc" check tests/specs/l3-group-list.sc tests/specs/mesh-group-list.sc --seed 1 --cases 500
 l2_planted l3-group-list-middle "world=3 v=1 h=2" "rank 0 \[0, 1\] holds 1, expected X\[0, 1\] = 0"
+l2_planted mesh-group-list-second "world=3 A=3 B=1 s=3 h=1" "rank 2 = (pp 2, dp 0) output has shape \[1, 1\], but the output placement needs \[2, 1\]"
 l2_planted mesh-group-list-order "world=2 A=2 B=1 s=2 h=1" "rank 0 = (pp 0, dp 0) \[0, 0\] holds X\[0, 0\] = .*, expected X\[1, 0\]"
 sed '/^require/d; /^expect/d' tests/specs/l3-group-list-middle.sc >"$tmp/glist.sc"
 expect_rc 1 "group list: a rank listed twice" "$sc" eval "$tmp/glist.sc" --world 1 --sizes v=1,h=1

@@ -140,7 +140,7 @@ for f in mesh-dp-gather mesh-strided-fsdp-tp mesh-partial-tp mesh-rs-tp mesh-moe
 	mok+=("tests/specs/$f.sc")
 done
 for f in mesh-dp-gather-wrong-group mesh-strided-as-nested mesh-partial-wrong-group mesh-moe-combine-no-swap \
-	mesh-coord-narrow-rank mesh-3d-zigzag-gather-P mesh-group-list-order; do
+	mesh-coord-narrow-rank mesh-3d-zigzag-gather-P mesh-group-list-order mesh-group-list-second; do
 	mbad+=("tests/specs/$f.sc")
 done
 SC_LOG=backend run -np 4 "$sc" check --backend mpi "${mok[@]}" --seed 1 --cases 150 --world 1..4 \
@@ -153,7 +153,7 @@ grep -q "split its world of 4: group 0 of 2, index 0 of 2" "$tmp/meshok.log" && 
 timeout 300 mpirun --oversubscribe -np 4 "$sc" check --no-expect --backend mpi "${mbad[@]}" --seed 1 --cases 150 --world 1..4 \
 	--property semantics >"$tmp/meshbad.mpi" 2>&1
 rc=$?
-if [ $rc -eq 1 ] && [ "$(grep -c "minimal case" "$tmp/meshbad.sim")" -eq 7 ] &&
+if [ $rc -eq 1 ] && [ "$(grep -c "minimal case" "$tmp/meshbad.sim")" -eq 8 ] &&
 	diff <(grep -E "minimal|rank|line" "$tmp/meshbad.sim" | sed 's/ *(.*s)$//') \
 		<(grep -E "minimal|rank|line" "$tmp/meshbad.mpi" | sed 's/ *(.*s)$//') >/dev/null; then ok
 else bad "planted mesh specs under mpi: exit $rc, or not sim's minima"; diff "$tmp/meshbad.sim" "$tmp/meshbad.mpi" | head >&2; fi

@@ -70,7 +70,17 @@ enum sc_verdict sc_check_case(struct sc_ctx *ctx, struct sc_target *t, const str
 			return SC_V_ERROR;
 		ctx->be->ops->gather(ctx->be, f, fs, sizeof *f);
 		memset(f, 0, sizeof *f);
+		/* an output of the wrong shape on some rank is the failure, as
+		 * one process holding every rank reports it (it checks no values
+		 * then): the other processes' wrong values are left out */
+		int shapes = 0;
+		for (int k = 0; k < np; k++)
+			shapes |= fs[k].shape_rank != 0;
 		for (int k = 0; k < np; k++) {
+			if (shapes && !fs[k].shape_rank)
+				continue;
+			if (!f->shape_rank)
+				f->shape_rank = fs[k].shape_rank;
 			if (!f->msg[0] && fs[k].msg[0]) {
 				memcpy(f->msg, fs[k].msg, sizeof f->msg);
 				f->runtime_error = fs[k].runtime_error;
