@@ -183,7 +183,9 @@ class SimDist:
         if g is None or g.members != ranks:
             raise TraceError("unsupported", user_line()[0],
                              f"new_group({ranks}) is not the group of a mesh dim",
-                             "groups are a mesh's rows and columns: declare --mesh and use GROUPS.<dim>")
+                             "a trace's groups are a mesh's rows and columns: declare --mesh and use "
+                             "GROUPS.<dim>; a group of listed ranks is written by hand in a spec "
+                             "(group=[0, P-1], docs/language.md, \"Groups of listed ranks\")")
         return g
 
     def get_world_size(self, group=None):
