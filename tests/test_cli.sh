@@ -401,6 +401,10 @@ expect_rc 0 "routes of two dims: one batch places alike" "$sc" eval corpus/torch
 expect_rc 2 "routes of two dims: a row per token" "$sc" eval corpus/torchtitan/moe-sp-combine-indices-3604.sc --world 2 \
 	--sizes b=2,l=2,d=1,R=0:1/0:1
 expect_grep "R: expected 4 tokens of 2 experts each" "$tmp/err" "routes of two dims: b*l tokens"
+# an output known by its local shape only (`output shape [...]`, not a
+# compute spec's output named "shape")
+printf 'dims s b h d\ninput shard s\noutput shape [s/P, b, h, d]\ncontiguous\n' >"$tmp/lshape.sc"
+expect_rc 0 "output shape [...] parses" "$sc" check "$tmp/lshape.sc" --cases 50
 # groups of listed ranks (new_group([0, P-1])): the others skip the step;
 # a rank listed twice fails the step as new_group raises
 expect_rc 0 "group list: correct specs" "$sc" check tests/specs/l3-group-list.sc tests/specs/mesh-group-list.sc --seed 1 --cases 500

@@ -241,7 +241,9 @@ static enum sc_status decl_place(struct spec_parse *q, const struct sc_tok *kw)
 	struct sc_parse *p = &q->p;
 	struct sc_spec *s = p->s;
 	const int is_in = kw->text[0] == 'i';
-	if (!is_in && p->nt >= 3 && p->t[1].kind == SC_T_NAME && sc_lex_is_op(&p->t[2], "[")) {
+	/* `output NAME [dims] ...`: a compute spec's named output (`output shape [...]` is a local shape) */
+	if (!is_in && p->nt >= 3 && p->t[1].kind == SC_T_NAME && strcmp(p->t[1].text, "shape") != 0 &&
+	    sc_lex_is_op(&p->t[2], "[")) {
 		if (q->seen_out)
 			return sc_lex_err(p, kw->col, "duplicate 'output' declaration");
 		q->seen_out = p->line;
