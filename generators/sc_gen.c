@@ -751,8 +751,8 @@ static enum sc_status derive_sizes(struct dec *d, struct sc_case *c, struct sc_e
 			return reject(d, e, "%s's sizes= cannot be evaluated: %s", pl[i]->shard_dim >= 0 ? s0->dim[pl[i]->shard_dim] : "a dim", ee.msg);
 		if (dim < 0)
 			continue;
-		if (i == 1 && s0->ref_line && !((s0->derived_mask >> dim) & 1u))
-			continue; /* over the reference's result, whose size may differ (topk routes copy tokens) */
+		if (i == 1 && sc_spec_out_sizes_over_ref(s0, dim))
+			continue;
 		if (set[dim] && c->sizes[dim] != total)
 			return reject(d, e, "the input's sizes= give %s %lld rows, the output's %lld", s0->dim[dim],
 				      (long long)c->sizes[dim], (long long)total);

@@ -83,8 +83,8 @@ void sc_gen_fit_fold(struct sc_target *t, struct sc_case *c, int clamp)
 		int64_t total;
 		if (sc_layout_sized_total(pl[i], &lc, c->sizes, P, &dim, &total, NULL) != SC_OK || dim < 0)
 			continue;
-		if (i == 1 && s0->ref_line && !((s0->derived_mask >> dim) & 1u))
-			continue; /* over the reference's result (topk routes copy tokens), not X's dim */
+		if (i == 1 && sc_spec_out_sizes_over_ref(s0, dim))
+			continue;
 		c->sizes[dim] = total;
 	}
 }

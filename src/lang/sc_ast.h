@@ -399,6 +399,14 @@ static inline int64_t sc_spec_tokens(const struct sc_spec *s, int k, const int64
 	return a > SC_COUNTS_MAX_LEN || b > SC_COUNTS_MAX_LEN ? SC_COUNTS_MAX_LEN + 1 : a * b;
 }
 
+/* 1 when the output's sizes= over dim places a reference's result, not
+ * X's dim (a top-k reference copies tokens): it neither gives nor checks
+ * the dim's size; derived dims are still given by it. */
+static inline int sc_spec_out_sizes_over_ref(const struct sc_spec *s, int dim)
+{
+	return s->ref_line && !((s->derived_mask >> dim) & 1u);
+}
+
 /* The entries of counts declaration k in a case: P x P for a matrix, the
  * length of a vector (at most SC_COUNTS_MAX_LEN); cv the case's counts
  * (NULL: none drawn yet). */

@@ -367,30 +367,22 @@ void sc_target_counts_text(struct sc_target *t, const struct sc_case *c, const c
 	const int P = c->counts.P;
 	for (int m = 0; m < s[0]->ncounts && k < n; m++) {
 		k += (size_t)snprintf(buf + k, n - k, json ? "%s\"%s\": [" : "%s%s=", sep, s[0]->counts[m].name);
-		const int K = sc_spec_topk(s[0], m);
-		if (sc_spec_counts_vec(s[0], m) && K > 1) { /* topk routes: a:b/c:d, a token's experts a row */
-			const int len = sc_spec_counts_len(s[0], m, c->sizes, &c->counts);
-			for (int i = 0; i < len && k < n; i++)
-				k += (size_t)snprintf(buf + k, n - k, "%s%s%d%s", json && i % K == 0 ? (i ? ", [" : "[") : "",
-						      i % K ? (json ? ", " : ":") : (i && !json ? "/" : ""), c->counts.v[m][i],
-						      json && i % K == K - 1 ? "]" : "");
-			if (json && k < n)
-				k += (size_t)snprintf(buf + k, n - k, "]");
-			continue;
-		}
-		if (sc_spec_counts_vec(s[0], m)) { /* a vector: a:b:c (no sequences: empty) */
+		if (sc_spec_counts_vec(s[0], m) && sc_spec_topk(s[0], m) == 1) { /* a vector: a:b:c (no sequences: empty) */
 			for (int i = 0; i < sc_spec_counts_len(s[0], m, c->sizes, &c->counts) && k < n; i++)
 				k += (size_t)snprintf(buf + k, n - k, "%s%d", i ? (json ? ", " : ":") : "", c->counts.v[m][i]);
 			if (json && k < n)
 				k += (size_t)snprintf(buf + k, n - k, "]");
 			continue;
 		}
-		for (int i = 0; i < P && k < n; i++) {
+		/* rows: a matrix's P rows of P, or top-k routes' tokens of K experts */
+		const int K = sc_spec_topk(s[0], m);
+		const int rows = K > 1 ? sc_spec_counts_len(s[0], m, c->sizes, &c->counts) / K : P, cols = K > 1 ? K : P;
+		for (int i = 0; i < rows && k < n; i++) {
 			if (json)
 				k += (size_t)snprintf(buf + k, n - k, "%s[", i ? ", " : "");
-			for (int j = 0; j < P && k < n; j++)
+			for (int j = 0; j < cols && k < n; j++)
 				k += (size_t)snprintf(buf + k, n - k, "%s%d", j ? (json ? ", " : ":") : (i && !json ? "/" : ""),
-						      c->counts.v[m][i * P + j]);
+						      c->counts.v[m][i * cols + j]);
 			if (json && k < n)
 				k += (size_t)snprintf(buf + k, n - k, "]");
 		}
