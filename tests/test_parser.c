@@ -260,7 +260,8 @@ static const struct {
 	{C_HDR "y: for i in 0..1\n", "7:4", "a layout program's loop"},
 	/* sum(E for j in LO..HI) */
 	{OK_HDR "narrow 0 0 sum(j)\n", "4:12", "sum takes a comprehension: sum(E for j in LO..HI)"},
-	{OK_HDR "narrow 0 0 sum(sum(1 for k in 0..1) for j in 0..1)\n", "4:16", "a sum cannot hold another"},
+	{OK_HDR "narrow 0 0 sum(sum(sum(sum(sum(1 for m in 0..1) for l in 0..1) for k in 0..1) for i in 0..1) for j in 0..1)\n",
+	 "4:28", "sums nest at most 4 deep"},
 	{OK_HDR "narrow 0 0 sum(j for j 0..1)\n", "4:24", "expected 'in'"},
 	{OK_HDR "narrow 0 0 sum(j for j in 0 1)\n", "4:29", "expected '..'"},
 	{OK_HDR "require sum(rank for j in 0..s) < 9\n", "4:13", "a require holds for the whole case: 'rank'"},

@@ -77,10 +77,25 @@ static void test_expr(void)
 	T_CHECK(ev("sum(min(j, P) for j in 0..s-1) + 1", 4, 2, &st) == 6, "a sum inside arithmetic");
 	ev("sum(j for j in 0..9223372036854775807)", 4, 2, &st);
 	T_CHECK(st == SC_E_RUNTIME, "a sum of too many terms is an error");
+	/* sums inside sums: an inner range may read the outer index; a name
+	 * is the innermost sum's (Python's scope of a comprehension) */
+	T_CHECK(ev("sum(sum(1 for j in 0..q) for q in 0..s-1)", 4, 2, &st) == 10 && st == SC_OK,
+		"sum of 1..4 as nested sums == 10");
+	T_CHECK(ev("sum(sum(q for q in 0..q) for q in 0..P)", 4, 2, &st) == 4 && st == SC_OK,
+		"the inner q hides the outer one, the inner range reads the outer: 0 + 1 + 3");
+	T_CHECK(ev("sum(sum(sum(sum(a+b+c+d for d in 0..1) for c in 0..1) for b in 0..1) for a in 0..1)", 1, 1, &st) ==
+			32 && st == SC_OK,
+		"four deep: 16 terms of mean 2 == 32");
+	ev("sum(sum(sum(sum(sum(1 for e in 0..1) for d in 0..1) for c in 0..1) for b in 0..1) for a in 0..1)", 1, 1,
+	   &st);
+	T_CHECK(st == SC_E_SPEC, "five deep is refused");
+	ev("sum(sum(1 for j in 0..1048575) for q in 0..1)", 1, 1, &st);
+	T_CHECK(st == SC_E_RUNTIME, "nested sums share one bound on their terms");
 	/* text: written back and read again, the same value */
 	static const char *const texts[] = {"cdiv(s, P) * 2 - (s - 1)", "s - (P - 1)", "-(s + 1) // P",
 					    "s if s > 1 and not P == 3 else -s", "(s if P > 1 else 2) * 3",
-					    "max(s, 1) % (P + 1)", "sum(j * 2 for j in 1..s - 1) // P"};
+					    "max(s, 1) % (P + 1)", "sum(j * 2 for j in 1..s - 1) // P",
+					    "sum(sum(q + j for j in q..s) for q in 0..P)"};
 	for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
 		int64_t want = ev(texts[i], 7, 3, &st);
 		char back[160];

@@ -53,15 +53,18 @@ enum sc_exkind {
 	SC_EX_AND,
 	SC_EX_OR,
 	SC_EX_NOT,
-	SC_EX_SUMOF, /* sum(a for NAME in b..c): a over NAME = b..c (name: NAME) */
-	SC_EX_INDEX,   /* NAME inside its sum(... for NAME in ...) */
+	SC_EX_SUMOF, /* sum(a for NAME in b..c): a over NAME = b..c (name: NAME, dim: its level) */
+	SC_EX_INDEX,   /* NAME inside its sum(... for NAME in ...) (dim: that sum's level) */
 	SC_EX_COUNTLEN, /* len(NAME): a counts vector's entries (dim: its index) */
 	SC_EX_ROUTED    /* routed(NAME, a, b, c): tokens a..b whose route is c (dim: the routes' index) */
 };
 
 /* Names bound by a construct (in scope only there). */
-enum sc_var { SC_VAR_SRC, SC_VAR_DST, SC_VAR_K, SC_VAR_R, SC_VAR_LOOP, SC_VAR_SUM, SC_VAR_COUNT };
-/* LOOP: a `for` loop's index; SUM: a sum(... for j in ...)'s (SC_EX_INDEX nodes) */
+enum sc_var { SC_VAR_SRC, SC_VAR_DST, SC_VAR_K, SC_VAR_R, SC_VAR_LOOP, SC_VAR_COUNT };
+/* LOOP: a `for` loop's index. A sum(... for j in ...)'s index is an
+ * SC_EX_INDEX node; sums nest SC_SUM_NEST deep, the node's dim its level
+ * (0 outermost). */
+#define SC_SUM_NEST 4
 
 struct sc_expr {
 	enum sc_exkind kind;

@@ -102,7 +102,10 @@ static enum sc_status parse_sum(struct sc_parse *p, const struct sc_tok *fn, enu
 }
 
 /* sum(E for NAME in LO..HI): E summed over NAME = LO..HI (HI included; 0
- * when HI < LO). NAME is bound in E only; a sum holds no other sum. */
+ * when HI < LO). NAME is bound in E only, where it hides any other name
+ * (as a comprehension's does in Python); E may hold sums, SC_SUM_NEST
+ * deep in all, and LO and HI may read the indices of the sums around
+ * this one. */
 static enum sc_status parse_sumof(struct sc_parse *p, const struct sc_tok *fn, int *out)
 {
 	p->pos++; /* ( */
@@ -119,13 +122,14 @@ static enum sc_status parse_sumof(struct sc_parse *p, const struct sc_tok *fn, i
 	}
 	if (at < 0 || at + 1 >= p->nt || p->t[at + 1].kind != SC_T_NAME)
 		return sc_lex_err(p, fn->col, "sum takes a comprehension: sum(E for j in LO..HI)");
-	if (p->bound[SC_VAR_SUM])
-		return sc_lex_err(p, fn->col, "a sum cannot hold another sum(... for ...)");
+	if (p->nsums >= SC_SUM_NEST)
+		return sc_lex_err(p, fn->col, "sums nest at most %d deep", SC_SUM_NEST);
 	const struct sc_tok *nm = &p->t[at + 1];
-	p->bound[SC_VAR_SUM] = nm->text;
+	const int level = p->nsums;
+	p->sums[p->nsums++] = nm->text;
 	int a;
 	enum sc_status st = parse_test(p, &a);
-	p->bound[SC_VAR_SUM] = NULL;
+	p->nsums = level;
 	SC_CHECK(st);
 	SC_CHECK(want_num(p, a));
 	if (p->pos != at)
@@ -148,6 +152,7 @@ static enum sc_status parse_sumof(struct sc_parse *p, const struct sc_tok *fn, i
 	p->depth--;
 	SC_CHECK(node2(p, SC_EX_SUMOF, fn->col, a, lo, out));
 	p->s->nodes[*out].c = hi;
+	p->s->nodes[*out].dim = level;
 	snprintf(p->s->nodes[*out].name, SC_NAME_MAX, "%s", nm->text);
 	return SC_OK;
 }
@@ -284,10 +289,18 @@ static enum sc_status parse_atom(struct sc_parse *p, int *out)
 			return parse_call(p, t, out);
 		}
 		p->pos++;
+		for (int l = p->nsums - 1; l >= 0; l--) /* the innermost sum's index first */
+			if (strcmp(p->sums[l], t->text) == 0) {
+				/* a sum's index is the same on every rank: not a rank's value */
+				SC_CHECK(node2(p, SC_EX_INDEX, t->col, -1, -1, &n));
+				p->s->nodes[n].dim = l;
+				snprintf(p->s->nodes[n].name, SC_NAME_MAX, "%s", t->text);
+				*out = n;
+				return SC_OK;
+			}
 		for (int v = 0; v < SC_VAR_COUNT; v++)
 			if (p->bound[v] && strcmp(p->bound[v], t->text) == 0) {
-				/* a sum's index is the same on every rank: not a rank's value */
-				SC_CHECK(node2(p, v == SC_VAR_SUM ? SC_EX_INDEX : SC_EX_VAR, t->col, -1, -1, &n));
+				SC_CHECK(node2(p, SC_EX_VAR, t->col, -1, -1, &n));
 				p->s->nodes[n].dim = v;
 				snprintf(p->s->nodes[n].name, SC_NAME_MAX, "%s", t->text);
 				*out = n;

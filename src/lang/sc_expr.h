@@ -30,12 +30,15 @@ struct sc_expr_env {
 	const struct sc_countv *counts; /* the case's drawn counts; NULL: none here */
 	const int64_t *counts_sizes;    /* the dims the counts were drawn at, when sizes are another
 					 * tensor's (a reference's result); NULL: sizes */
+	int nsums;                      /* the sums being summed: sum[0..nsums) their indices' values */
+	int64_t sum[SC_SUM_NEST];
+	int64_t *terms;                 /* terms the outermost sum and those inside it summed so far */
 };
 
 /* The environment of a global evaluation: dims and the world only. */
 static inline struct sc_expr_env sc_expr_env_global(const int64_t *sizes, int64_t world)
 {
-	struct sc_expr_env v = {sizes, world, -1, NULL, 0, 0, {0}, NULL, NULL};
+	struct sc_expr_env v = {.sizes = sizes, .world = world, .rank = -1};
 	return v;
 }
 

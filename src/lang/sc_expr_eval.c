@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const var_names[SC_VAR_COUNT] = {"src", "dst", "k", "r", "the loop index", "the sum's index"};
+static const char *const var_names[SC_VAR_COUNT] = {"src", "dst", "k", "r", "the loop index"};
 
 static enum sc_status eval_rec(const struct sc_spec *s, int node, const struct sc_expr_env *v,
 			       int64_t *out, struct sc_err *e);
@@ -27,10 +27,16 @@ static enum sc_status eval_sumof(const struct sc_spec *s, const struct sc_expr *
 		return SC_ERR(e, SC_E_RUNTIME, "line %d col %d: a sum over %lld..%lld (at most %lld terms)", x->line, x->col,
 			      (long long)lo, (long long)hi, (long long)SUM_MAX_TERMS);
 	struct sc_expr_env w = *v;
-	w.bound |= 1u << SC_VAR_SUM;
+	int64_t terms = 0; /* the outermost sum's count, shared by the sums inside it */
+	if (x->dim == 0 || !w.terms)
+		w.terms = &terms;
+	w.nsums = x->dim + 1;
 	for (int64_t k = 0; k <= span; k++) { /* j = lo + k: never past hi */
 		int64_t t;
-		w.var[SC_VAR_SUM] = lo + k;
+		if (++*w.terms > SUM_MAX_TERMS)
+			return SC_ERR(e, SC_E_RUNTIME, "line %d col %d: sums nested here add more than %lld terms", x->line,
+				      x->col, (long long)SUM_MAX_TERMS);
+		w.sum[x->dim] = lo + k;
 		SC_CHECK(eval_rec(s, x->a, &w, &t, e));
 		if (__builtin_add_overflow(r, t, &r))
 			return SC_ERR(e, SC_E_RUNTIME, "line %d col %d: integer overflow", x->line, x->col);
@@ -151,9 +157,10 @@ static int eval_leaf(const struct sc_spec *s, const struct sc_expr *x, const str
 	case SC_EX_COUNTLEN:
 	case SC_EX_ROUTED: *st = eval_counts(s, x, v, out, e); return 1;
 	case SC_EX_INDEX:
-		if (!((v->bound >> SC_VAR_SUM) & 1u))
+		if (x->dim >= v->nsums)
 			*st = SC_ERR(e, SC_E_RUNTIME, "line %d col %d: '%s' has no value here", x->line, x->col, x->name);
-		*out = v->var[SC_VAR_SUM];
+		else
+			*out = v->sum[x->dim];
 		return 1;
 	case SC_EX_SUMOF: *st = eval_sumof(s, x, v, out, e); return 1;
 	default: return 0;

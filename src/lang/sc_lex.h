@@ -34,10 +34,13 @@ struct sc_parse {
 	struct sc_err *e;
 	/* expressions: a positional argument ends at a space outside
 	 * brackets (arg_mode), depth counts open brackets; bound[v] is the
-	 * name var v has in the construct being parsed (NULL: unbound) */
+	 * name var v has in the construct being parsed (NULL: unbound); a sum's
+	 * index hides any of them (Python's scope of a comprehension) */
 	int arg_mode, depth;
 	int real_ok; /* a compute constant: fractions, exponents and sqrt() allowed */
 	const char *bound[SC_VAR_COUNT];
+	const char *sums[SC_SUM_NEST]; /* the indices of the sums open around the cursor, outermost first */
+	int nsums;
 };
 
 /* SC_E_SPEC with "path:line:col: message". */
