@@ -14,6 +14,7 @@
 #include <string.h>
 
 #define MAX_TUPLES 500000 /* size tuples of one world and number of dims */
+#define TEMPLATE_TRIES 2000 /* drawn cases tried for a template when the smallest is refused */
 #define MAX_MESHES 256
 #define MAX_COUNTS_CASES 1000000L /* drawn counts of a walk, every size tuple's together */
 
@@ -282,7 +283,16 @@ enum sc_status sc_exhaust_walk(struct sc_target *t, const struct sc_gen_opts *o,
 	sc_choices_bytes(&zero, NULL, 0);
 	struct sc_case tpl;
 	struct sc_err ge;
-	if (sc_gen_case(t, o, &zero, &tpl, &ge) != SC_OK) {
+	/* where the smallest draw breaks a `require` the generator does not
+	 * steer by (one on a mesh's sizes: `require A >= 2`), any valid case
+	 * serves as the template: drawn ones are tried, deterministically */
+	int have = sc_gen_case(t, o, &zero, &tpl, &ge) == SC_OK;
+	for (uint64_t seed = 1; !have && seed <= TEMPLATE_TRIES; seed++) {
+		struct sc_choices dr;
+		sc_choices_prng(&dr, seed);
+		have = sc_gen_case(t, o, &dr, &tpl, &ge) == SC_OK;
+	}
+	if (!have) {
 		*visited = 0; /* no case at all within the bounds */
 		return SC_OK;
 	}

@@ -39,7 +39,7 @@ struct run {
 	int nres, errors, unmet, fails, passes, expected_fails, not_run;
 	char skip_why[512]; /* why the current target's properties were skipped (a mesh outside --world) */
 	char fewer[384];    /* the worlds --world asks for that this launch has no ranks for, in words */
-	char bounds[256];   /* --exhaustive: the bounds every case lies within, as printed */
+	char bounds[384];   /* --exhaustive: the bounds every case lies within, as printed */
 	int per_prop;       /* a pass line per property (-v, or one property), else one per target */
 	int argc;           /* the whole command line, for the reports */
 	char **argv;
@@ -506,7 +506,7 @@ static void header(struct run *r)
 	struct sc_cli *c = &r->c;
 	char ws[128], dts[96];
 	if (c->co.exhaustive) {
-		snprintf(r->bounds, sizeof r->bounds, "world %s, each dim <= %d, dtypes %s, within each spec's sizes ranges",
+		snprintf(r->bounds, sizeof r->bounds, "world %s, each dim <= %d, dtypes %s, within each spec's sizes ranges and declared dtypes",
 			 sc_gen_world_text(&c->co.gen, ws, sizeof ws),
 			 c->co.max_dim ? c->co.max_dim : SC_EXHAUST_DEFAULT_MAX_DIM,
 			 sc_exhaust_dtypes_text(&c->co.gen, dts, sizeof dts));
