@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sc_counts.h"
+#include "sc_expr.h"
 #include "sc_gen.h"
 #include "sc_layout.h"
 
@@ -16,7 +17,9 @@ void sc_gen_fit(struct sc_target *t, struct sc_case *c) { sc_gen_fit_fold(t, c, 
 /* A vector's entries to its length: fewer micro-batches or sequences fold
  * the rows of the dropped ones into the last one kept (the dim they split
  * keeps its size), fewer tokens drop their routes; more start at 0,
- * outside most ranges, so that growing is not a shrinking move. A
+ * outside most ranges, so that growing is not a shrinking move; a
+ * sequences vector longer than its length's range at this case's world
+ * (L[P..P] at a smaller world) is cut to it, folded the same way. A
  * sequences vector's entries down to the multiple its multiple= asks of
  * this case (a smaller world asks for another). The dim they split to
  * their sum. */
@@ -25,6 +28,10 @@ static void fit_vectors(const struct sc_spec *s0, struct sc_case *c)
 	for (int mb = 0; mb < s0->ncounts; mb++) {
 		if (!sc_spec_counts_vec(s0, mb))
 			continue;
+		int64_t most; /* sequences: no more than this world allows (L[P..P] at a smaller world) */
+		if (s0->counts[mb].seq && sc_expr_eval(s0, s0->counts[mb].seq_hi, c->sizes, c->world, &most, NULL) == SC_OK &&
+		    most >= 0 && c->counts.len[mb] > most)
+			c->counts.len[mb] = (int)most;
 		const int len = sc_spec_counts_len(s0, mb, c->sizes, &c->counts);
 		int32_t *v = c->counts.v[mb];
 		for (int i = len; i < SC_COUNTS_MAX_LEN; i++) {

@@ -171,6 +171,8 @@ expect_rc 1 "eval runtime failure" "$sc" eval corpus/deepspeed/bf-head2seq-befor
 expect_grep "is invalid for input of size" "$tmp/out" "runtime failure message"
 if [ ! -e "$tmp/d3/rank0.output.npy" ] && [ -e "$tmp/d3/rank0.input.npy" ]; then ok; else bad "runtime failure writes no output file"; fi
 expect_rc 2 "eval invalid case" "$sc" eval corpus/deepspeed/sf-head2seq-batchdim.sc --world 3 --sizes s=4,b=2,h=4,d=1
+expect_rc 2 "eval of a drawn dim at 0" "$sc" eval corpus/deepspeed/sf-head2seq-batchdim.sc --world 1 --sizes s=4,b=0,h=4,d=1
+expect_grep "b=0: a drawn dim is at least 1" "$tmp/err" "a drawn dim at 0 is named"
 expect_rc 0 "eval builtin" "$sc" eval builtin:all_to_all --params dim=0,concat=1 --world 2 --sizes d0=2,d1=4
 npy=""
 for py in /usr/bin/python3 python3; do "$py" -c "import numpy" 2>/dev/null && { npy=$py; break; }; done
@@ -256,9 +258,9 @@ r = json.load(open(sys.argv[1]))["results"][0]
 assert r["verdict"] == "fail" and r["counterexample"]["case_file"] == sys.argv[2], r
 PY
 	then bad "$spec: --json - result"; continue; fi
-	grep -E "holds|runtime|invalid|Tensors|exceed their error bound|has shape|assertion failed|sends|expects|different shapes|Split sizes" "$tmp/all.txt" | grep -v replay | sed 's/^ *//' >"$tmp/w1"
+	grep -E "holds|runtime|invalid|Tensors|exceed their error bound|has shape|assertion failed|sends|expects|different shapes|Split sizes|is not a rank" "$tmp/all.txt" | grep -v replay | sed 's/^ *//' >"$tmp/w1"
 	"$sc" repro "$cf" >"$tmp/rp.out" 2>&1; rc=$?
-	sed -n '/still fails/,$p' "$tmp/rp.out" | grep -E "holds|runtime|invalid|Tensors|exceed their error bound|has shape|assertion failed|sends|expects|different shapes|Split sizes" | grep -v replay | sed 's/^ *//' >"$tmp/w2"
+	sed -n '/still fails/,$p' "$tmp/rp.out" | grep -E "holds|runtime|invalid|Tensors|exceed their error bound|has shape|assertion failed|sends|expects|different shapes|Split sizes|is not a rank" | grep -v replay | sed 's/^ *//' >"$tmp/w2"
 	if [ "$rc" -eq 1 ] && [ -s "$tmp/w1" ] && cmp -s "$tmp/w1" "$tmp/w2"; then ok; else bad "$spec: repro differs (rc $rc)"; diff "$tmp/w1" "$tmp/w2" >&2; fi
 done
 

@@ -123,6 +123,8 @@ static const struct {
 	/* micro-batches (M_HDR: g micro-batches of n; the next line is line 8) */
 	{M_HDR "microbatch k\ny = x\n", "8:1", "this microbatch block has no 'end'"},
 	{M_HDR "end\n", "8:1", "'end' without a 'microbatch' block"},
+	{"dims b h\ntensor x [b, h] replicate\noutput y [b, h] replicate\nreference\ny = x\nend\nprogram\ny = x\n", "6:1",
+	 "'end': a compute spec's reference has none (the 'program' line ends it)"},
 	{M_HDR "microbatch k\nmicrobatch j\nend\nend\n", "9:1", "cannot hold another (line 8 opens one)"},
 	{M_HDR "microbatch n\nend\n", "8:12", "the micro-batch's index name"},
 	{M_HDR "microbatch\nend\n", "8:11", "the micro-batch's index name"},

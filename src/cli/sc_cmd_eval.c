@@ -32,9 +32,10 @@ static int parse_sizes(struct sc_target *t, const struct sc_spec *s, const char 
 			continue;
 		if (d < 0)
 			return sc_cli_die(s->nmesh ? "--sizes: '%s' is not a dim of the spec nor a mesh size" : "--sizes: '%s' is not a dim of the spec", tok);
-		if (sc_cli_u64(eq + 1, &v) || v < !(((s->derived_mask >> d) & 1u) || sc_spec_slot_param(s, d) >= 0) ||
-		    v > (1ULL << 40))
+		if (sc_cli_u64(eq + 1, &v) || v > (1ULL << 40))
 			return sc_cli_die("--sizes: bad size '%s'", eq + 1);
+		if (v < !(((s->derived_mask >> d) & 1u) || sc_spec_slot_param(s, d) >= 0))
+			return sc_cli_die("--sizes: %s=0: a drawn dim is at least 1 (0 only where counts or sizes= give it)", tok);
 		cs->sizes[d] = (int64_t)v;
 		seen[d] = 1;
 	}

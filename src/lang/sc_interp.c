@@ -124,6 +124,15 @@ enum sc_status sc_interp_agree(struct sc_exec *x, const struct sc_step *st, enum
 	return out;
 }
 
+const char *sc_interp_rank_text(const struct sc_exec *x, int r, char *buf, size_t n)
+{
+	if (x->ranks)
+		snprintf(buf, n, "rank %d (index %d of its group)", sc_interp_rank(x, r), x->first + r);
+	else
+		snprintf(buf, n, "rank %d", sc_interp_rank(x, r));
+	return buf;
+}
+
 struct sc_expr_env sc_interp_env(const struct sc_exec *x, int r, const int64_t *sizes)
 {
 	struct sc_expr_env v = sc_expr_env_global(sizes, x->all ? x->all : x->world);

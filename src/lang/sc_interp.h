@@ -93,6 +93,9 @@ static inline int sc_interp_rank(const struct sc_exec *x, int r)
 {
 	return x->ranks ? x->ranks[x->first + r] : x->first + r;
 }
+/* "rank 3", or in a group "rank 3 (index 1 of its group)": who a message
+ * is about, by its world rank. */
+const char *sc_interp_rank_text(const struct sc_exec *x, int r, char *buf, size_t n);
 /* Bytes of an element of this run (pairs 16, provenance 8, else the dtype's). */
 unsigned sc_interp_esize(const struct sc_exec *x);
 /* ATen maybe_wrap_dim: d in [-n, n-1] (a 0-dim tensor wraps as 1 dim). */

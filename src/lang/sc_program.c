@@ -307,7 +307,9 @@ static enum sc_status block_line(struct sc_parse *p, int block, struct sc_stmt *
 	p->pos = 1;
 	if (kw->text[0] == 'e') {
 		if (open < 0)
-			return sc_lex_err(p, kw->col, "'end' without a 'microbatch' block to close");
+			return sc_lex_err(p, kw->col,
+					  block == 1 ? "'end': a compute spec's reference has none (the 'program' line ends it)"
+						     : "'end' without a 'microbatch' block to close");
 		SC_CHECK(sc_lex_end(p));
 		st->op = SC_C_END;
 		s->prog[open].step = s->nprog;

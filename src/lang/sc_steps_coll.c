@@ -438,8 +438,10 @@ static enum sc_status exec_reduce_dst(struct sc_exec *x, const struct sc_spec *s
 {
 	int64_t dst[SC_MAX_WORLD];
 	SC_CHECK(sc_steps_agreed(x, s, st, sizes, dst, e));
+	char who[64];
 	if (dst[0] < 0 || dst[0] >= x->world)
-		return sc_interp_fail(e, st, "dst=%lld is not a rank of the group (0..%d)", (long long)dst[0], x->world - 1);
+		return sc_interp_fail(e, st, "on %s: dst=%lld is not a rank of the group (0..%d)",
+				      sc_interp_rank_text(x, 0, who, sizeof who), (long long)dst[0], x->world - 1);
 	struct sc_tensor keep[SC_MAX_WORLD];
 	memcpy(keep, x->t, sizeof(struct sc_tensor) * (size_t)x->nlocal);
 	SC_CHECK(exec_all_reduce(x, s, st, sizes, e));

@@ -92,9 +92,10 @@ static enum sc_status bcast_row(struct sc_exec *x, const struct sc_spec *s, cons
 	const struct sc_expr_env env = sc_interp_env(x, r, sizes);
 	int64_t src;
 	SC_CHECK(sc_interp_eval(s, st, &env, st->args[0], &src, e));
+	char who[64];
 	if (src < 0 || src >= x->world)
-		return sc_interp_fail(e, st, "on rank %d: src=%lld is not a rank of the group (0..%d)", x->first + r,
-				      (long long)src, x->world - 1);
+		return sc_interp_fail(e, st, "on %s: src=%lld is not a rank of the group (0..%d)",
+				      sc_interp_rank_text(x, r, who, sizeof who), (long long)src, x->world - 1);
 	m[SC_XROW_SCALAR] = src;
 	return SC_OK;
 }
@@ -224,9 +225,12 @@ static enum sc_status sendrecv_row(struct sc_exec *x, const struct sc_spec *s, c
 		SC_CHECK(sc_interp_eval(s, st, &env, st->args[k], &v, e));
 		if (v == INT64_MIN)
 			v = -1; /* none */
-		else if (v < 0 || v >= x->world)
-			return sc_interp_fail(e, st, "on rank %d: %s=%lld is not a rank of the group (0..%d)",
-					      x->first + r, k ? "from" : "to", (long long)v, x->world - 1);
+		else if (v < 0 || v >= x->world) {
+			char who[64];
+			return sc_interp_fail(e, st, "on %s: %s=%lld is not a rank of the group (0..%d)",
+					      sc_interp_rank_text(x, r, who, sizeof who), k ? "from" : "to", (long long)v,
+					      x->world - 1);
+		}
 		m[SC_XROW_SCALAR + k] = v;
 	}
 	return SC_OK;

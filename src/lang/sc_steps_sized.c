@@ -167,9 +167,10 @@ static enum sc_status ag_row(struct sc_exec *x, const struct sc_spec *s, const s
 	if (st->nargs > 2) { /* gather: the destination */
 		int64_t dst;
 		SC_CHECK(sc_interp_eval(s, st, &env, st->args[2], &dst, e));
+		char who[64];
 		if (dst < 0 || dst >= P)
-			return sc_interp_fail(e, st, "on rank %d: dst=%lld is not a rank of the group (0..%d)", x->first + r,
-					      (long long)dst, P - 1);
+			return sc_interp_fail(e, st, "on %s: dst=%lld is not a rank of the group (0..%d)",
+					      sc_interp_rank_text(x, r, who, sizeof who), (long long)dst, P - 1);
 		m[SC_XROW_SCALAR] = dst;
 	}
 	return SC_OK;
