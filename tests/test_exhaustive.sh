@@ -58,6 +58,10 @@ grep -q "minimal case: world=1 o=65 i=1 dtype=i32 seed=0" "$tmp/o" && ok || { ba
 # the statement names the bounds; --world lists and --dtypes narrow them
 "$sc" check corpus/deepspeed/sf-head2seq-batchdim.sc --exhaustive --world 2,4 --dtypes i32 --property semantics >"$tmp/o" 2>&1
 grep -q "exhaustive: every case with world 2,4, each dim <= 8, dtypes i32" "$tmp/o" && ok || { bad "the bounds line"; head -3 "$tmp/o" >&2; }
+# a require on a mesh's sizes (A >= 2) rules out the smallest case, not the walk
+"$sc" check tests/specs/mesh-group-list.sc --exhaustive --world 1..4 --max-dim 3 --property semantics >"$tmp/o" 2>&1
+grep -q "mesh-group-list.sc: 36 cases within the bounds" "$tmp/o" && grep -q "^pass .*holds for all 36 cases" "$tmp/o" && ok ||
+	{ bad "a mesh require empties the walk"; cat "$tmp/o" >&2; }
 # too many tuples is refused with what to do
 "$sc" check builtin:all_to_all --exhaustive --max-dim 4096 --property semantics >"$tmp/o" 2>&1
 [ $? -eq 2 ] && grep -q "lower --max-dim" "$tmp/o" && ok || { bad "too many tuples"; tail -3 "$tmp/o" >&2; }
