@@ -252,7 +252,10 @@ static const struct {
 	{"dims b h\ntensor x [b, h]\n", "2:16", "expected a placement"},
 	/* for loops: whole-case ranges, no nesting, closed, an index of their own */
 	{OK_HDR "for i in 0..rank\nend\n", "4:13", "a loop's range holds for the whole case: 'rank'"},
-	{OK_HDR "for i in 0..2\nfor j in 0..1\nend\nend\n", "5:1", "a loop cannot hold another (line 4 opens one)"},
+	{OK_HDR "for a in 0..1\nfor c in 0..1\nfor d in 0..1\nfor e in 0..1\nfor f in 0..1\nend\nend\nend\nend\nend\n", "8:1",
+	 "loops nest at most 4 deep (line 7 opens the innermost)"},
+	{OK_HDR "for i in 0..2\nfor i in 0..1\nend\nend\n", "5:5", "'i' is the index of the loop that line 4 opens"},
+	{OK_HDR "for i in 0..2\nfor j in 0..1\nend\n", "4:1", "the 'for' loop has no 'end'"},
 	{OK_HDR "for i in 0..2\nflip 0\n", "4:1", "the 'for' loop has no 'end'"},
 	{OK_HDR "end\n", "4:1", "'end' without a 'for' loop to close"},
 	{OK_HDR "for s in 0..2\nend\n", "4:5", "expected the loop's index name after 'for'"},

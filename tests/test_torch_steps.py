@@ -21,6 +21,7 @@ their tokens (index_add_ of the copies weighted 1/k).
 Usage: test_torch_steps.py PATH/TO/shardcheck [CASES]"""
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -214,7 +215,9 @@ LOOP_PADS = {"pad D 0 i%2": lambda t, d, r, P, i: torch_pad(t, d, 0, i % 2)}
 def loop_cases(sc, rng, n, tmp, used):
     """A chain of rank-free and loop-index steps inside `for i in LO..HI`
     (HI < LO: no iteration), after and before a plain step: every rank's
-    output must be torch's chain run for i = LO..HI."""
+    output must be torch's chain run for i = LO..HI. Half the cases nest a
+    loop `for j in LO2..i+C` (its range reads i) after the outer body,
+    whose steps read j: torch's loops nested the same way."""
     forms = [(t, (lambda f: lambda t_, d, r, P, i: f(t_, d, r, P))(fn or PADS[t]), t) for t, fn in STEPS
              if "=" not in t] + [(t, fn or LOOP_PADS[t], t) for t, fn in LOOP_STEPS]
     fails = 0
@@ -231,14 +234,27 @@ def loop_cases(sc, rng, n, tmp, used):
             d = rng.randrange(nd)
             body.append((text.replace("D", str(d)), fn, d))
             used.add("loop: " + key)
+        inner, lo2, c2 = [], rng.randint(0, 1), rng.randint(-1, 1)
+        if rng.random() < 0.5:
+            for _ in range(rng.randint(1, 2)):
+                text, fn, key = rng.choice(forms)
+                d = rng.randrange(nd)
+                inner.append((re.sub(r"\bi\b", "j", text.replace("D", str(d))), fn, d))
+                used.add("nested loop: " + key)
         spec = f"dims {' '.join(names)}\ninput replicate\noutput replicate\nfor i in {lo}..{hi}\n"
-        spec += "".join("  " + t + "\n" for t, _, _ in body) + "end\n"
+        spec += "".join("  " + t + "\n" for t, _, _ in body)
+        if inner:
+            spec += f"  for j in {lo2}..i{c2:+d}\n" + "".join("    " + t + "\n" for t, _, _ in inner) + "  end\n"
+        spec += "end\n"
         ins, outs, why = eval_dump(sc, spec, P, sizes, names, tmp)
 
         def run(t, r):
             for i in range(lo, hi + 1):
                 for _, fn, d in body:
                     t = fn(t, d, r, P, i)
+                for j in range(lo2, i + c2 + 1) if inner else ():
+                    for _, fn, d in inner:
+                        t = fn(t, d, r, P, j)
             return t
         wants, raised = torch_runs(ins, run)
         fails += judged(f"loop case {case}", spec, sizes, P, outs, why, wants, raised)

@@ -56,15 +56,18 @@ enum sc_exkind {
 	SC_EX_SUMOF, /* sum(a for NAME in b..c): a over NAME = b..c (name: NAME, dim: its level) */
 	SC_EX_INDEX,   /* NAME inside its sum(... for NAME in ...) (dim: that sum's level) */
 	SC_EX_COUNTLEN, /* len(NAME): a counts vector's entries (dim: its index) */
-	SC_EX_ROUTED    /* routed(NAME, a, b, c): tokens a..b whose route is c (dim: the routes' index) */
+	SC_EX_ROUTED,   /* routed(NAME, a, b, c): tokens a..b whose route is c (dim: the routes' index) */
+	SC_EX_LOOP      /* a `for` loop's index, the same on every rank (dim: the loop's level, 0 outermost) */
 };
 
 /* Names bound by a construct (in scope only there). */
-enum sc_var { SC_VAR_SRC, SC_VAR_DST, SC_VAR_K, SC_VAR_R, SC_VAR_LOOP, SC_VAR_COUNT };
-/* LOOP: a `for` loop's index. A sum(... for j in ...)'s index is an
+enum sc_var { SC_VAR_SRC, SC_VAR_DST, SC_VAR_K, SC_VAR_R, SC_VAR_COUNT };
+/* A `for` loop's index is an SC_EX_LOOP node; loops nest SC_LOOP_NEST
+ * deep. A sum(... for j in ...)'s index is an
  * SC_EX_INDEX node; sums nest SC_SUM_NEST deep, the node's dim its level
  * (0 outermost). */
 #define SC_SUM_NEST 4
+#define SC_LOOP_NEST 4
 
 struct sc_expr {
 	enum sc_exkind kind;
@@ -310,8 +313,9 @@ struct sc_spec {
 	/* compute specs */
 	int compute;
 	char micro_var[SC_NAME_MAX]; /* the index name of the microbatch block being parsed */
-	char loop_var[SC_NAME_MAX];  /* the index name of the `for` loop being parsed ("": none open) */
-	int loop_line;               /* its line */
+	char loop_var[SC_LOOP_NEST][SC_NAME_MAX]; /* the index names of the `for` loops open while parsing, */
+	int loop_line[SC_LOOP_NEST];              /* outermost first, and their lines */
+	int nloops;
 	int ntensors;
 	int out_tensor;
 	int nref, nprog;

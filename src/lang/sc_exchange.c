@@ -156,11 +156,11 @@ enum sc_status sc_exchange_parse_kv(struct sc_parse *p, const char *key, uint32_
 	if (t->kind != SC_T_NAME || strcmp(t->text, key) != 0 || !sc_lex_is_op(&p->t[p->pos + 1], "="))
 		return SC_OK;
 	p->pos += 2;
-	static const char *const names[SC_VAR_COUNT] = {"src", "dst", "k", "r", NULL};
+	static const char *const names[SC_VAR_COUNT] = {"src", "dst", "k", "r"};
 	const char *keep[SC_VAR_COUNT];
 	memcpy(keep, p->bound, sizeof keep);
-	for (int v = 0; v < SC_VAR_COUNT; v++) /* a `for` loop's index stays bound */
-		p->bound[v] = (vars >> v) & 1u ? names[v] : v == SC_VAR_LOOP ? keep[v] : NULL;
+	for (int v = 0; v < SC_VAR_COUNT; v++) /* (a `for` loop's index stays bound: it is not among these) */
+		p->bound[v] = (vars >> v) & 1u ? names[v] : NULL;
 	enum sc_status rc = sc_expr_parse_arg(p, out);
 	memcpy(p->bound, keep, sizeof keep);
 	SC_CHECK(rc);

@@ -306,6 +306,14 @@ static enum sc_status parse_atom(struct sc_parse *p, int *out)
 				*out = n;
 				return SC_OK;
 			}
+		for (int l = p->s ? p->s->nloops - 1 : -1; l >= 0; l--) /* the open loops' indices, innermost first */
+			if (strcmp(p->s->loop_var[l], t->text) == 0) {
+				SC_CHECK(node2(p, SC_EX_LOOP, t->col, -1, -1, &n));
+				p->s->nodes[n].dim = l;
+				snprintf(p->s->nodes[n].name, SC_NAME_MAX, "%s", t->text);
+				*out = n;
+				return SC_OK;
+			}
 		SC_CHECK(node2(p, SC_EX_NAME, t->col, -1, -1, &n));
 		snprintf(p->s->nodes[n].name, SC_NAME_MAX, "%s", t->text);
 		*out = n;

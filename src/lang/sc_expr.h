@@ -30,6 +30,8 @@ struct sc_expr_env {
 	const struct sc_countv *counts; /* the case's drawn counts; NULL: none here */
 	const int64_t *counts_sizes;    /* the dims the counts were drawn at, when sizes are another
 					 * tensor's (a reference's result); NULL: sizes */
+	int nloops;                     /* the `for` loops running: loop[0..nloops) their indices, outermost first */
+	int64_t loop[SC_LOOP_NEST];
 	int nsums;                      /* the sums being summed: sum[0..nsums) their indices' values */
 	int64_t sum[SC_SUM_NEST];
 	int64_t *terms;                 /* terms the outermost sum and those inside it summed so far */

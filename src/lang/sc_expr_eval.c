@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const var_names[SC_VAR_COUNT] = {"src", "dst", "k", "r", "the loop index"};
+static const char *const var_names[SC_VAR_COUNT] = {"src", "dst", "k", "r"};
 
 static enum sc_status eval_rec(const struct sc_spec *s, int node, const struct sc_expr_env *v,
 			       int64_t *out, struct sc_err *e);
@@ -156,6 +156,12 @@ static int eval_leaf(const struct sc_spec *s, const struct sc_expr *x, const str
 	case SC_EX_COLSUM:
 	case SC_EX_COUNTLEN:
 	case SC_EX_ROUTED: *st = eval_counts(s, x, v, out, e); return 1;
+	case SC_EX_LOOP:
+		if (x->dim >= v->nloops)
+			*st = SC_ERR(e, SC_E_RUNTIME, "line %d col %d: '%s' has no value here", x->line, x->col, x->name);
+		else
+			*out = v->loop[x->dim];
+		return 1;
 	case SC_EX_INDEX:
 		if (x->dim >= v->nsums)
 			*st = SC_ERR(e, SC_E_RUNTIME, "line %d col %d: '%s' has no value here", x->line, x->col, x->name);

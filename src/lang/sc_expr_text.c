@@ -52,7 +52,8 @@ static void fmt_rec(const struct sc_spec *s, int node, int min_prec, struct sc_s
 	case SC_EX_WORLD: sc_str_put(b, s->world_sym); break;
 	case SC_EX_NAME:
 	case SC_EX_VAR:
-	case SC_EX_INDEX: sc_str_put(b, x->name); break;
+	case SC_EX_INDEX:
+	case SC_EX_LOOP: sc_str_put(b, x->name); break;
 	case SC_EX_SUMOF:
 		sc_str_put(b, "sum(");
 		fmt_rec(s, x->a, 0, b);

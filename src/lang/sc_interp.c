@@ -140,10 +140,8 @@ struct sc_expr_env sc_interp_env(const struct sc_exec *x, int r, const int64_t *
 	v.counts = x->counts;
 	v.shape = x->t[r].shape;
 	v.ndim = x->t[r].ndim;
-	if (x->looping) {
-		v.bound |= 1u << SC_VAR_LOOP;
-		v.var[SC_VAR_LOOP] = x->loop_k;
-	}
+	v.nloops = x->nloops;
+	memcpy(v.loop, x->loop_k, sizeof v.loop[0] * (size_t)x->nloops);
 	return v;
 }
 
@@ -377,10 +375,8 @@ static enum sc_status listed_groups(struct sc_exec *x, const struct sc_spec *s, 
 {
 	struct sc_expr_env v = sc_expr_env_global(sizes, x->all ? x->all : x->world);
 	v.counts = x->counts;
-	if (x->looping) { /* the loop's index: the same on every rank */
-		v.bound |= 1u << SC_VAR_LOOP;
-		v.var[SC_VAR_LOOP] = x->loop_k;
-	}
+	v.nloops = x->nloops; /* the loops' indices: the same on every rank */
+	memcpy(v.loop, x->loop_k, sizeof v.loop[0] * (size_t)x->nloops);
 	int64_t idx[SC_STEP_MAX_GLIST];
 	uint64_t key = gs->key;
 	for (int k = 0; k < st->nglist; k++) {
@@ -492,31 +488,55 @@ enum sc_status sc_exec_step(struct sc_exec *x, const struct sc_spec *s, const st
 }
 
 /* The step after the loop whose `for` is steps[i] (its `end`'s index + 1),
- * or whose `end` is steps[i] when back (the `for`'s index + 1). Loops do
- * not nest (the parser sees to it). */
+ * or whose `end` is steps[i] when back (the `for`'s index + 1): the
+ * matching one, loops inside skipped. */
 static int loop_jump(const struct sc_step *steps, int n, int i, int back)
 {
-	const char *want = back ? "for" : "end";
-	for (int j = i + (back ? -1 : 1); j >= 0 && j < n; j += back ? -1 : 1)
-		if ((steps[j].def->flags & SC_STEP_CONTROL) && strcmp(steps[j].def->keyword, want) == 0)
+	int depth = 0;
+	for (int j = i + (back ? -1 : 1); j >= 0 && j < n; j += back ? -1 : 1) {
+		if (!(steps[j].def->flags & SC_STEP_CONTROL))
+			continue;
+		const int opens = steps[j].def->keyword[0] == 'f';
+		if (opens == (back != 0) && depth-- == 0)
 			return j + 1;
+		if (opens != (back != 0))
+			depth++;
+	}
 	return n;
 }
 
-#define SC_LOOP_MAX 4096 /* iterations of one loop */
+#define SC_LOOP_MAX 4096        /* iterations of one loop */
+#define SC_LOOP_MAX_ALL 65536   /* iterations of all the loops of one run, nested ones counted each time */
+
+/* " (j = 1 in line 9 `for j in ...`; i = 0 in line 8 `for i in ...`)":
+ * the iteration each running loop was at, innermost first. */
+static void loop_where(const struct sc_exec *x, struct sc_err *e)
+{
+	for (int l = x->nloops - 1; l >= 0; l--) {
+		const struct sc_step *loop = x->loop_st[l];
+		const char *name = loop->text + 3;
+		name += strspn(name, " \t");
+		const int nl = (int)strcspn(name, " \t");
+		const size_t len = strlen(e->msg);
+		snprintf(e->msg + len, sizeof e->msg - len, "%s%.*s = %lld in line %d `%s`%s", l == x->nloops - 1 ? " (" : "; ",
+			 nl, name, (long long)x->loop_k[l], loop->line, loop->text, l == 0 ? ")" : "");
+	}
+}
 
 enum sc_status sc_exec_steps(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *steps, int n,
 			     const int64_t *sizes, struct sc_err *e)
 {
 	enum sc_status rc = SC_OK;
-	const struct sc_step *loop = NULL; /* the `for` of the loop running */
-	x->looping = 0;
+	int64_t iterations = 0;
+	x->nloops = 0;
 	for (int i = 0; i < n && rc == SC_OK;) {
 		const struct sc_step *st = &steps[i];
 		if (st->def->flags & SC_STEP_CONTROL) {
 			if (st->def->keyword[0] == 'f') { /* for NAME in LO..HI: the same on every rank */
 				struct sc_expr_env v = sc_expr_env_global(sizes, x->all ? x->all : x->world);
 				v.counts = x->counts; /* drawn per case, the same on every rank (len(L), L(0)) */
+				v.nloops = x->nloops; /* the indices of the loops around it */
+				memcpy(v.loop, x->loop_k, sizeof v.loop[0] * (size_t)x->nloops);
 				int64_t lo, hi;
 				if ((rc = sc_interp_eval(s, st, &v, st->args[0], &lo, e)) != SC_OK ||
 				    (rc = sc_interp_eval(s, st, &v, st->args[1], &hi, e)) != SC_OK)
@@ -531,34 +551,39 @@ enum sc_status sc_exec_steps(struct sc_exec *x, const struct sc_spec *s, const s
 					i = loop_jump(steps, n, i, 0);
 					continue;
 				}
-				x->looping = 1;
-				x->loop_k = lo;
-				x->loop_hi = hi;
-				loop = st;
-			} else if (x->looping && x->loop_k < x->loop_hi) { /* end: the next iteration */
-				x->loop_k++;
+				if (x->nloops >= SC_LOOP_NEST) { /* (the parser refuses deeper loops) */
+					rc = sc_interp_fail(e, st, "loops nest at most %d deep", SC_LOOP_NEST);
+					break;
+				}
+				x->loop_k[x->nloops] = lo;
+				x->loop_hi[x->nloops] = hi;
+				x->loop_st[x->nloops++] = st;
+			} else if (x->nloops && x->loop_k[x->nloops - 1] < x->loop_hi[x->nloops - 1]) { /* end: the next iteration */
+				x->loop_k[x->nloops - 1]++;
+				if (++iterations > SC_LOOP_MAX_ALL) {
+					rc = sc_interp_fail(e, st, "the loops run more than %d iterations in all", SC_LOOP_MAX_ALL);
+					break;
+				}
 				i = loop_jump(steps, n, i, 1);
 				continue;
-			} else {
-				x->looping = 0;
+			} else if (x->nloops) {
+				x->nloops--;
+			}
+			if (st->def->keyword[0] == 'f' && ++iterations > SC_LOOP_MAX_ALL) {
+				rc = sc_interp_fail(e, st, "the loops run more than %d iterations in all", SC_LOOP_MAX_ALL);
+				break;
 			}
 			i++;
 			continue;
 		}
 		rc = sc_exec_step(x, s, st, sizes, e);
-		if (rc != SC_OK && x->looping && loop) { /* which iteration: "(i = 2 in `for i in 1..P-1`)" */
-			const char *name = loop->text + 3;
-			name += strspn(name, " \t");
-			const int nl = (int)strcspn(name, " \t");
-			const size_t len = strlen(e->msg);
-			snprintf(e->msg + len, sizeof e->msg - len, " (%.*s = %lld in line %d `%s`)", nl, name,
-				 (long long)x->loop_k, loop->line, loop->text);
-		}
+		if (rc != SC_OK && x->nloops) /* which iterations: "(i = 2 in line 8 `for i in 1..P-1`)" */
+			loop_where(x, e);
 		if (rc == SC_OK && x->on_step)
 			x->on_step(x, s, st, x->on_step_ctx);
 		i++;
 	}
-	x->looping = 0;
+	x->nloops = 0;
 	return rc;
 }
 

@@ -45,9 +45,11 @@ struct sc_exec {
 	 * failure's shapes went wrong */
 	void (*on_step)(const struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st, void *ctx);
 	void *on_step_ctx;
-	/* inside a `for` loop (sc_exec_steps): its index now and its last value */
-	int looping;
-	int64_t loop_k, loop_hi;
+	/* inside `for` loops (sc_exec_steps), outermost first: each one's
+	 * index now, its last value and its `for` step */
+	int nloops;
+	int64_t loop_k[SC_LOOP_NEST], loop_hi[SC_LOOP_NEST];
+	const struct sc_step *loop_st[SC_LOOP_NEST];
 	struct sc_tensor t[SC_MAX_WORLD];
 };
 

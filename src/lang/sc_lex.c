@@ -80,8 +80,6 @@ enum sc_status sc_lex_tokenize(struct sc_parse *p, const char *line)
 	p->arg_mode = p->depth = 0;
 	memset(p->bound, 0, sizeof p->bound);
 	p->nsums = 0;
-	if (p->s && p->s->loop_var[0]) /* an open loop's index, on every line it holds (a named step's too) */
-		p->bound[SC_VAR_LOOP] = p->s->loop_var;
 	const char *c = line;
 	int space = 1;
 	while (*c && *c != '#' && *c != '\n') {

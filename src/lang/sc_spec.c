@@ -412,7 +412,7 @@ static enum sc_status ref_line(struct spec_parse *q, const struct sc_tok *kw, co
 {
 	struct sc_parse *p = &q->p;
 	struct sc_spec *s = p->s;
-	if (kw->kind == SC_T_NAME && strcmp(kw->text, "end") == 0 && !s->loop_var[0]) {
+	if (kw->kind == SC_T_NAME && strcmp(kw->text, "end") == 0 && !s->nloops) {
 		p->pos = 1;
 		SC_CHECK(sc_lex_end(p));
 		q->block = 0;
@@ -460,16 +460,15 @@ static enum sc_status parse_line(struct spec_parse *q, const char *line)
 	if (p->nt == 0)
 		return SC_OK;
 	struct sc_tok *kw = &p->t[0];
-	p->bound[SC_VAR_LOOP] = p->s->loop_var[0] ? p->s->loop_var : NULL; /* an open loop's index */
 	if (q->block == 3)
 		return ref_line(q, kw, line);
 	if (kw->kind == SC_T_NAME && strcmp(kw->text, "reference") == 0 && p->nt == 1 && !p->s->ntensors &&
 	    !p->s->compute) { /* a layout spec's reference, closed by `end` */
 		if (p->s->ref_line)
 			return sc_lex_err(p, kw->col, "duplicate 'reference' block");
-		if (p->s->loop_var[0])
+		if (p->s->nloops)
 			return sc_lex_err(p, kw->col, "a reference block cannot sit inside a loop (line %d opens one)",
-					  p->s->loop_line);
+					  p->s->loop_line[p->s->nloops - 1]);
 		p->s->ref_line = p->line;
 		q->block = 3;
 		swap_names(p->s); /* its own names: X, then what it assigns */
@@ -749,8 +748,8 @@ static enum sc_status finish(struct spec_parse *q, const char *path)
 	p->line = p->line + 1;
 	if (!q->seen_dims)
 		return sc_lex_err(p, 1, "missing 'dims' declaration");
-	if (s->loop_var[0]) {
-		p->line = s->loop_line;
+	if (s->nloops) {
+		p->line = s->loop_line[s->nloops - 1];
 		return sc_lex_err(p, 1, "the 'for' loop has no 'end'");
 	}
 	if (q->block == 3) {

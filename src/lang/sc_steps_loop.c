@@ -1,9 +1,10 @@
 /* sc_steps_loop: `for NAME in LO..HI` ... `end` (docs/language.md,
  * "Loops"): the steps between run once per value of NAME, LO to HI
  * inclusive (none when HI < LO), and their expressions read NAME. LO and
- * HI are the whole case's (dims, the world): every rank runs the same
- * iterations. A loop holds no other loop. These rows only parse: the
- * interpreter's step runner (sc_exec_steps) runs them. */
+ * HI are the whole case's (dims, the world, the indices of the loops
+ * around): every rank runs the same iterations. Loops nest SC_LOOP_NEST
+ * deep. These rows only parse: the interpreter's step runner
+ * (sc_exec_steps) runs them. */
 #include <stdio.h>
 #include <string.h>
 
@@ -16,13 +17,18 @@
 static enum sc_status parse_for(struct sc_parse *p, struct sc_step *st)
 {
 	struct sc_spec *s = p->s;
-	if (s->loop_var[0])
-		return sc_lex_err(p, p->t[0].col, "a loop cannot hold another (line %d opens one)", s->loop_line);
+	if (s->nloops >= SC_LOOP_NEST)
+		return sc_lex_err(p, p->t[0].col, "loops nest at most %d deep (line %d opens the innermost)", SC_LOOP_NEST,
+				  s->loop_line[s->nloops - 1]);
 	const struct sc_tok *v = sc_lex_peek(p);
 	if (v->kind != SC_T_NAME || sc_lex_dim(s, v->text) >= 0 || strcmp(v->text, s->world_sym) == 0 ||
 	    strcmp(v->text, "rank") == 0 || sc_step_find(v->text) || sc_step_tensor(s, v->text) >= 0)
 		return sc_lex_err(p, v->col, "expected the loop's index name after 'for' (for i in 0..P-1), a name of its own");
-	if (strlen(v->text) >= sizeof s->loop_var)
+	for (int l = 0; l < s->nloops; l++)
+		if (strcmp(s->loop_var[l], v->text) == 0)
+			return sc_lex_err(p, v->col, "'%s' is the index of the loop that line %d opens: an inner loop's is a name of its own",
+					  v->text, s->loop_line[l]);
+	if (strlen(v->text) >= sizeof s->loop_var[0])
 		return sc_lex_err(p, v->col, "the loop's index name is too long");
 	char name[SC_NAME_MAX];
 	snprintf(name, sizeof name, "%s", v->text);
@@ -37,18 +43,18 @@ static enum sc_status parse_for(struct sc_parse *p, struct sc_step *st)
 	p->pos++;
 	SC_CHECK(sc_expr_parse(p, &st->args[1])); /* whole-case values only: checked once names resolve */
 	st->nargs = 2;
-	snprintf(s->loop_var, sizeof s->loop_var, "%s", name);
-	s->loop_line = p->line;
+	snprintf(s->loop_var[s->nloops], sizeof s->loop_var[0], "%s", name);
+	s->loop_line[s->nloops++] = p->line;
 	return sc_lex_end(p);
 }
 
-/* end: closes the open loop */
+/* end: closes the innermost open loop */
 static enum sc_status parse_end(struct sc_parse *p, struct sc_step *st)
 {
 	(void)st;
-	if (!p->s->loop_var[0])
+	if (!p->s->nloops)
 		return sc_lex_err(p, p->t[0].col, "'end' without a 'for' loop to close");
-	p->s->loop_var[0] = '\0';
+	p->s->nloops--;
 	return sc_lex_end(p);
 }
 
