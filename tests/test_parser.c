@@ -262,7 +262,10 @@ static const struct {
 	{OK_HDR "for i 0..2\nend\n", "4:7", "expected 'in'"},
 	{OK_HDR "for i in 0 2\nend\n", "4:12", "expected '..'"},
 	{OK_HDR "for i in 0..2\nreference\nend\n", "5:1", "a reference block cannot sit inside a loop"},
-	{C_HDR "y: for i in 0..1\n", "7:4", "a layout program's loop"},
+	{C_HDR "y: for i in 0..1\n", "7:4", "'for' is a line of its own in a compute program"},
+	{C_HDR "for i in 0..rank\ny = x\nend\n", "7:13", "a loop's range holds for every rank: 'rank'"},
+	{C_HDR "for i in 0..1\ny = x\n", "7:1", "the 'for' loop has no 'end'"},
+	{M_HDR "for i in 0..1\nmicrobatch k\nend\nend\n", "9:1", "a microbatch block cannot sit inside a loop (line 8 opens one)"},
 	/* sum(E for j in LO..HI) */
 	{OK_HDR "narrow 0 0 sum(j)\n", "4:12", "sum takes a comprehension: sum(E for j in LO..HI)"},
 	{OK_HDR "narrow 0 0 sum(sum(sum(sum(sum(1 for m in 0..1) for l in 0..1) for k in 0..1) for i in 0..1) for j in 0..1)\n",

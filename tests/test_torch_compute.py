@@ -858,6 +858,80 @@ def check_microbatches(sc, rng, n, tmp):
     return fails
 
 
+# ---- loops ----
+
+LOOP_BODY = ("softmax", "gelu", "none")
+
+
+def loop_program(rng):
+    """A random program with a loop `for i in LO..HI` (none when HI < LO):
+    a row-wise op on y, scaled by 1/(i+2) (the index in a constant), added
+    to y; half of them nest `for j in 0..i+C`, adding x scaled by 1/(j+3)
+    each time (the inner range reading i). The reference is the same
+    program. Returns (spec, sizes, dtype, seed, plan)."""
+    lo = rng.randint(0, 2)
+    hi = lo + rng.randint(-1, 2)
+    b, h = rng.randint(1, 4), rng.randint(1, 5)
+    body = rng.choice(LOOP_BODY)
+    nest, c = rng.random() < 0.5, rng.randint(-1, 1)
+    dtype = rng.choice(list(DTYPES))
+    seed = rng.randrange(1 << 32)
+    prog = ["y = x", f"for i in {lo}..{hi}",
+            {"softmax": "  t = softmax y dim=-1", "gelu": "  t = gelu y tanh", "none": "  t = y"}[body],
+            "  t = scale t 1/(i+2)", "  y = add y t"]
+    if nest:
+        prog += [f"  for j in 0..i{c:+d}", "    u = scale x 1/(j+3)", "    y = add y u", "  end"]
+    prog.append("end")
+    lines = ["dims b h", "tensor x [b, h] replicate", "output y [b, h] replicate", "", "reference"] + prog + \
+        ["", "program"] + prog
+    plan = dict(lo=lo, hi=hi, body=body, nest=nest, c=c)
+    return "\n".join(lines) + "\n", [b, h], dtype, seed, plan
+
+
+def loop_torch(plan, x, exact, dtype):
+    """The same loops in torch."""
+    dt = torch.float64 if exact else DTYPES[dtype]
+    x = torch.from_numpy(x).to(dt)
+    y = x
+    for i in range(plan["lo"], plan["hi"] + 1):
+        t = {"softmax": lambda: torch.softmax(y, dim=-1),
+             "gelu": lambda: torch.nn.functional.gelu(y, approximate="tanh"), "none": lambda: y}[plan["body"]]()
+        y = y + t * (1 / (i + 2))
+        for j in range(0, i + plan["c"] + 1) if plan["nest"] else ():
+            y = y + x * (1 / (j + 3))
+    return y
+
+
+def check_loops(sc, rng, n, tmp):
+    """n random programs with loops (some nested): shardcheck's program
+    against the same loops in torch, float64, within prog's bound.
+    Returns the number of failures."""
+    fails, nested = 0, 0
+    for _ in range(n):
+        spec, sizes, dtype, seed, plan = loop_program(rng)
+        nested += plan["nest"]
+        for f in os.listdir(tmp):
+            os.remove(os.path.join(tmp, f))
+        path = os.path.join(tmp, "l.sc")
+        with open(path, "w") as fh:
+            fh.write(spec)
+        r = subprocess.run([sc, path, dtype, str(seed), tmp] + [str(v) for v in sizes], capture_output=True, text=True)
+        out = (r.stdout + r.stderr).strip()
+        if r.returncode != 0 or out != "ok":
+            fails += 1
+            print(f"FAILED: loops {dtype} seed={seed}: sc_computedump: {out}\n{spec}")
+            continue
+        arr = {f[:-4]: np.load(os.path.join(tmp, f)) for f in os.listdir(tmp) if f.endswith(".npy")}
+        t64 = loop_torch(plan, arr["x"], True, dtype).numpy()
+        prog, bound = arr["prog"], arr["prog_e"]
+        slack = 1e-12 + 1e-12 * np.abs(t64)
+        if t64.shape != prog.shape or not worst(np.abs(prog - t64), bound + slack)[0] <= 1:
+            fails += 1
+            print(f"FAILED: loops {dtype} seed={seed}: prog {prog!r}, torch float64 {t64!r}, bound {bound!r}\n{spec}")
+    print(f"loops: {n} programs ({nested} with a nested loop) against torch's loops, {fails} failures")
+    return fails
+
+
 def table(stats):
     dts = list(DTYPES)
     print(f"{'max |T-ref|/bound':<18}" + "".join(f"{d:>7}" for d in dts) + f"{'own':>7}{'n':>6}")
@@ -887,6 +961,7 @@ def main():
           f"{fl['shardcheck']} (shardcheck)")
     with tempfile.TemporaryDirectory() as tmp:
         mfails = check_microbatches(sc, rng, max(20, n // 5), tmp)
+        mfails += check_loops(sc, rng, max(20, n // 5), tmp)
     return 1 if sum(fl.values()) or mfails or (n >= 100 and missing) else 0
 
 

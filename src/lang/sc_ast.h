@@ -210,7 +210,8 @@ enum sc_cop {
 	SC_C_STEP,  /* an existing step applied to tensor dst */
 	SC_C_ACC,   /* dst += a (dst takes a's value when it has none yet) */
 	SC_C_MICRO, /* `microbatch K`: the statements up to its `end` (stmt index in step) run once per micro-batch */
-	SC_C_END    /* the end of a microbatch block */
+	SC_C_LOOP,  /* `for NAME in LO..HI` (nodes lo, hi): the statements up to its `end` (step) once per value */
+	SC_C_END    /* the end of a microbatch block or a loop */
 };
 
 struct sc_stmt {
@@ -224,7 +225,9 @@ struct sc_stmt {
 	int eps;          /* layernorm, rmsnorm: a node; -1 the default 1e-5 */
 	int start;        /* embedding, pick: the rank's first row (a node); -1 none */
 	int when;         /* a condition node: the statement runs on the ranks where it holds; -1 all */
-	int step;         /* SC_C_STEP: index into steps[]; SC_C_MICRO: the index of its SC_C_END */
+	int step;         /* SC_C_STEP: index into steps[]; SC_C_MICRO, SC_C_LOOP: the index of its SC_C_END */
+	int lo, hi;       /* SC_C_LOOP: its range's nodes; its level in dim, its index's name in var */
+	char var[SC_NAME_MAX];
 	int line, col;
 };
 

@@ -188,6 +188,8 @@ static enum sc_status run_op(const struct sc_spec *s, const struct sc_compute_ca
 			v.bound = 1u << SC_VAR_K;
 			v.var[SC_VAR_K] = env->micro;
 		}
+		v.nloops = x->nloops;
+		memcpy(v.loop, x->loop_k, sizeof v.loop[0] * (size_t)x->nloops);
 		if (st->when >= 0) {
 			int64_t holds;
 			SC_CHECK(sc_expr_eval_in(s, st->when, &v, &holds, e));
@@ -287,6 +289,49 @@ static enum sc_status run_micro(const struct sc_spec *s, const struct sc_compute
 	return SC_OK;
 }
 
+#define LOOP_MAX 4096      /* iterations of one loop */
+#define LOOP_MAX_ALL 65536 /* of all the loops of one run, nested ones counted each time */
+
+/* A loop (header at prog[at]): its statements once per value of its
+ * index, LO..HI, the same on every rank. */
+static enum sc_status run_loop(const struct sc_spec *s, const struct sc_compute_case *c, struct sc_exec *x,
+			       int reference, struct sc_cenv *env, int at, struct sc_err *e)
+{
+	const struct sc_stmt *st = &(reference ? s->ref : s->prog)[at];
+	struct sc_expr_env v = sc_expr_env_global(c->sizes, c->world);
+	v.counts = c->counts;
+	if (env->micro >= 0) {
+		v.bound = 1u << SC_VAR_K;
+		v.var[SC_VAR_K] = env->micro;
+	}
+	v.nloops = x->nloops;
+	memcpy(v.loop, x->loop_k, sizeof v.loop[0] * (size_t)x->nloops);
+	int64_t lo, hi, span;
+	SC_CHECK(sc_expr_eval_in(s, st->lo, &v, &lo, e));
+	SC_CHECK(sc_expr_eval_in(s, st->hi, &v, &hi, e));
+	if (hi >= lo && (__builtin_sub_overflow(hi, lo, &span) || span >= LOOP_MAX))
+		return SC_ERR(e, SC_E_RUNTIME, "line %d: a loop over %lld..%lld (at most %d iterations)", st->line, (long long)lo,
+			      (long long)hi, LOOP_MAX);
+	if (x->nloops != st->dim || x->nloops >= SC_LOOP_NEST)
+		return SC_ERR(e, SC_E_INTERNAL, "line %d: a loop at level %d run at level %d", st->line, st->dim, x->nloops);
+	const int level = x->nloops++;
+	enum sc_status rc = SC_OK;
+	for (int64_t k = lo; k <= hi && rc == SC_OK; k++) {
+		if (++env->iterations > LOOP_MAX_ALL) {
+			rc = SC_ERR(e, SC_E_RUNTIME, "line %d: the loops run more than %d iterations in all", st->line, LOOP_MAX_ALL);
+			break;
+		}
+		x->loop_k[level] = k;
+		rc = run_stmts(s, c, x, reference, env, at + 1, st->step, e);
+		if (rc != SC_OK) { /* which iteration: "(i = 2 in line 7)" */
+			const size_t len = strlen(e->msg);
+			snprintf(e->msg + len, sizeof e->msg - len, " (%s = %lld in line %d)", st->var, (long long)k, st->line);
+		}
+	}
+	x->nloops = level;
+	return rc;
+}
+
 static enum sc_status run_stmts(const struct sc_spec *s, const struct sc_compute_case *c, struct sc_exec *x,
 				int reference, struct sc_cenv *env, int from, int to, struct sc_err *e)
 {
@@ -301,6 +346,9 @@ static enum sc_status run_stmts(const struct sc_spec *s, const struct sc_compute
 		if (st->op == SC_C_MICRO) {
 			SC_CHECK(run_micro(s, c, x, env, i, e));
 			i = st->step; /* its end */
+		} else if (st->op == SC_C_LOOP) {
+			SC_CHECK(run_loop(s, c, x, reference, env, i, e));
+			i = st->step;
 		} else if (st->op == SC_C_STEP) {
 			SC_CHECK(run_step(s, c, x, reference, env, st, e));
 		} else if (st->op == SC_C_ACC) {
@@ -325,6 +373,7 @@ enum sc_status sc_compute_run(const struct sc_spec *s, const struct sc_compute_c
 	}
 	SC_CHECK(fill_inputs(s, c, x, reference, env, e));
 	env->micro = -1;
+	x->nloops = 0;
 	SC_CHECK(run_stmts(s, c, x, reference, env, 0, reference ? s->nref : s->nprog, e));
 	x->compute = 0;
 	return SC_OK;

@@ -36,6 +36,7 @@ struct sc_cenv {
 	enum sc_dtype dt[SC_MAX_TENSORS];
 	int defined[SC_MAX_TENSORS];
 	int64_t micro; /* the micro-batch being run, -1 outside a microbatch block */
+	int64_t iterations; /* loop iterations run so far */
 };
 
 /* Runs the program (reference = 0, on x's ranks) or the reference

@@ -289,38 +289,95 @@ static enum sc_status when_clause(struct sc_parse *p, int block, struct sc_stmt 
 	return SC_OK;
 }
 
-/* The program's microbatch block still open (its header's index), or -1. */
-int sc_program_open_block(const struct sc_spec *s)
+/* The innermost block (a microbatch block or a loop) still open in the
+ * reference (block 1) or the program (its header's index), or -1. */
+static int open_block(const struct sc_spec *s, int block)
 {
-	for (int i = 0; i < s->nprog; i++)
-		if (s->prog[i].op == SC_C_MICRO && s->prog[i].step < 0)
+	const struct sc_stmt *b = block == 1 ? s->ref : s->prog;
+	for (int i = (block == 1 ? s->nref : s->nprog) - 1; i >= 0; i--)
+		if ((b[i].op == SC_C_MICRO || b[i].op == SC_C_LOOP) && b[i].step < 0)
 			return i;
 	return -1;
 }
 
-/* `microbatch K` (a block's header) and `end` (its end). */
+int sc_program_open_block(const struct sc_spec *s) { return open_block(s, 2); }
+
+/* for NAME in LO..HI: a loop of compute statements, as a layout program's
+ * (its index an SC_EX_LOOP node; LO and HI the whole case's). */
+static enum sc_status for_line(struct sc_parse *p, struct sc_stmt *st)
+{
+	struct sc_spec *s = p->s;
+	if (s->nloops >= SC_LOOP_NEST)
+		return sc_lex_err(p, p->t[0].col, "loops nest at most %d deep (line %d opens the innermost)", SC_LOOP_NEST,
+				  s->loop_line[s->nloops - 1]);
+	const struct sc_tok *v = sc_lex_peek(p);
+	int taken = v->kind != SC_T_NAME || sc_lex_dim(s, v->text) >= 0 || strcmp(v->text, "rank") == 0 ||
+		    tensor_id(s, v->text) >= 0 || strcmp(v->text, s->micro_var) == 0 || strlen(v->text) >= sizeof s->loop_var[0];
+	for (int l = 0; l < s->nloops && !taken; l++)
+		taken = strcmp(s->loop_var[l], v->text) == 0;
+	if (taken)
+		return sc_lex_err(p, v->col, "expected the loop's index name after 'for' (for i in 0..P-1), a name of its own");
+	const struct sc_tok *name = v;
+	p->pos++;
+	if (sc_lex_peek(p)->kind != SC_T_NAME || strcmp(sc_lex_peek(p)->text, "in") != 0)
+		return sc_lex_err(p, sc_lex_peek(p)->col, "expected 'in' (for %s in LO..HI)", name->text);
+	p->pos++;
+	SC_CHECK(sc_expr_parse(p, &st->lo));
+	if (!sc_lex_is_op(sc_lex_peek(p), ".."))
+		return sc_lex_err(p, sc_lex_peek(p)->col, "expected '..' (for %s in LO..HI, HI included)", name->text);
+	p->pos++;
+	SC_CHECK(sc_expr_parse(p, &st->hi));
+	SC_CHECK(sc_lex_end(p));
+	const int nodes[2] = {st->lo, st->hi};
+	for (int i = 0; i < 2; i++) {
+		const int r = per_rank(s, nodes[i]);
+		if (r >= 0)
+			return sc_lex_err(p, s->nodes[r].col, "a loop's range holds for every rank: '%s' (a rank's value) has no meaning there",
+					  s->nodes[r].name);
+	}
+	snprintf(s->loop_var[s->nloops], sizeof s->loop_var[0], "%s", name->text);
+	st->dim = s->nloops;
+	snprintf(st->var, sizeof st->var, "%s", name->text);
+	s->loop_line[s->nloops++] = p->line;
+	st->op = SC_C_LOOP;
+	st->step = -1; /* its end, once parsed */
+	return SC_OK;
+}
+
+/* `microbatch K` (a block's header), `for NAME in LO..HI` and `end` (the
+ * innermost one's end). */
 static enum sc_status block_line(struct sc_parse *p, int block, struct sc_stmt *st)
 {
 	struct sc_spec *s = p->s;
-	const int open = sc_program_open_block(s);
+	const int open = open_block(s, block);
+	struct sc_stmt *b = block == 1 ? s->ref : s->prog;
 	const struct sc_tok *kw = &p->t[0];
 	p->pos = 1;
 	if (kw->text[0] == 'e') {
 		if (open < 0)
 			return sc_lex_err(p, kw->col,
-					  block == 1 ? "'end': a compute spec's reference has none (the 'program' line ends it)"
-						     : "'end' without a 'microbatch' block to close");
+					  block == 1 ? "'end': a compute spec's reference has none (the 'program' line ends it), "
+						       "only its loops do"
+						     : "'end' without a 'microbatch' block or a loop to close");
 		SC_CHECK(sc_lex_end(p));
 		st->op = SC_C_END;
-		s->prog[open].step = s->nprog;
+		b[open].step = block == 1 ? s->nref : s->nprog;
+		if (b[open].op == SC_C_LOOP) {
+			s->nloops--;
+			return SC_OK;
+		}
 		s->micro_var[0] = '\0';
 		p->bound[SC_VAR_K] = NULL;
 		return SC_OK;
 	}
+	if (kw->text[0] == 'f')
+		return for_line(p, st);
 	if (block == 1)
 		return sc_lex_err(p, kw->col, "the reference computes the whole batch: no 'microbatch' block");
 	if (open >= 0)
-		return sc_lex_err(p, kw->col, "a microbatch block cannot hold another (line %d opens one)", s->prog[open].line);
+		return sc_lex_err(p, kw->col, b[open].op == SC_C_LOOP ? "a microbatch block cannot sit inside a loop (line %d opens one)"
+								   : "a microbatch block cannot hold another (line %d opens one)",
+				  b[open].line);
 	const int m = sc_spec_micro(s);
 	if (m < 0)
 		return sc_lex_err(p, kw->col, "a microbatch block needs a 'microbatches NAME[g] n LO..HI' declaration before it");
@@ -375,7 +432,9 @@ enum sc_status sc_program_parse_stmt(struct sc_parse *p, int block, const char *
 	st->col = p->t[0].col;
 	struct sc_tok *dst = &p->t[0];
 	p->bound[SC_VAR_K] = s->micro_var[0] ? s->micro_var : NULL;
-	if (dst->kind == SC_T_NAME && (strcmp(dst->text, "microbatch") == 0 || (strcmp(dst->text, "end") == 0 && p->nt == 1))) {
+	if (dst->kind == SC_T_NAME && (strcmp(dst->text, "microbatch") == 0 || (strcmp(dst->text, "end") == 0 && p->nt == 1) ||
+				       (strcmp(dst->text, "for") == 0 && p->nt >= 3 && p->t[2].kind == SC_T_NAME &&
+					strcmp(p->t[2].text, "in") == 0))) {
 		SC_CHECK(block_line(p, block, st));
 		(*n)++;
 		return SC_OK;
@@ -405,8 +464,8 @@ enum sc_status sc_program_parse_stmt(struct sc_parse *p, int block, const char *
 		if (!def)
 			return sc_lex_err(p, p->t[0].col, "unknown step '%s'", p->t[0].text);
 		if (def->flags & SC_STEP_CONTROL)
-			return sc_lex_err(p, p->t[0].col, "'%s' is a layout program's loop; a compute program repeats with "
-					  "'microbatch k' ... 'end'", p->t[0].text);
+			return sc_lex_err(p, p->t[0].col, "'%s' is a line of its own in a compute program (for i in LO..HI ... end), "
+					  "not a step", p->t[0].text);
 		SC_CHECK(sc_step_parse(p, def, rest));
 		st->op = SC_C_STEP;
 		st->dst = id;

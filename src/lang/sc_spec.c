@@ -481,6 +481,10 @@ static enum sc_status parse_line(struct spec_parse *q, const char *line)
 		int ref = kw->text[0] == 'r';
 		if (ref ? q->seen_ref : q->seen_prog)
 			return sc_lex_err(p, kw->col, "duplicate '%s' block", kw->text);
+		if (p->s->nloops) {
+			p->line = p->s->loop_line[p->s->nloops - 1];
+			return sc_lex_err(p, 1, "the 'for' loop has no 'end'");
+		}
 		if (ref)
 			q->seen_ref = p->line;
 		else
