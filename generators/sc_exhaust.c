@@ -57,6 +57,33 @@ long sc_exhaust_tuples(int nd, int64_t bound, int64_t maxprod, struct sc_exhaust
 	return n;
 }
 
+/* Dims that drawn counts sum to (sequences, micro-batches) may be 0 (no
+ * rows), which size tuples never are: after buf[0..n), each tuple again
+ * with every nonempty set of those dims that are 1 in it set to 0
+ * (product 0), then all sorted. The new count, or -1 past max. */
+static long with_zero_sums(struct sc_exhaust_tuple *buf, long n, long max, int nd, uint32_t zmask)
+{
+	long m = n;
+	for (long i = 0; i < n; i++) {
+		uint32_t ones = 0;
+		for (int d = 0; d < nd; d++)
+			if (((zmask >> d) & 1u) && buf[i].v[d] == 1)
+				ones |= 1u << d;
+		for (uint32_t sub = ones; sub; sub = (sub - 1) & ones) {
+			if (m >= max)
+				return -1;
+			buf[m] = buf[i];
+			buf[m].prod = 0;
+			for (int d = 0; d < nd; d++)
+				if ((sub >> d) & 1u)
+					buf[m].v[d] = 0;
+			m++;
+		}
+	}
+	qsort(buf, (size_t)m, sizeof *buf, tuple_cmp);
+	return m;
+}
+
 /* bound^nd, or cap + 1 when larger. */
 static long count_tuples(int nd, int64_t bound, long cap)
 {
@@ -306,7 +333,12 @@ enum sc_status sc_exhaust_walk(struct sc_target *t, const struct sc_gen_opts *o,
 			return SC_ERR(e, SC_E_USAGE,
 				      "--exhaustive: %lld^%d size tuples is more than %d; lower --max-dim",
 				      (long long)bound, nd, MAX_TUPLES);
-	struct sc_exhaust_tuple *buf = malloc(sizeof *buf * MAX_TUPLES);
+	uint32_t zmask = 0; /* dims that drawn counts sum to: 0 is one of their sizes */
+	for (int k = 0; fs && k < fs->ncounts; k++)
+		if (fs->counts[k].sum_dim >= 0 && (fs->counts[k].seq || fs->counts[k].len_dim >= 0) && !fs->counts[k].route)
+			zmask |= 1u << fs->counts[k].sum_dim;
+	const long cap = zmask ? 2 * MAX_TUPLES : MAX_TUPLES;
+	struct sc_exhaust_tuple *buf = malloc(sizeof *buf * (size_t)cap);
 	static _Thread_local int mv[MAX_MESHES][SC_MAX_MESH];
 	if (!buf)
 		return SC_ERR(e, SC_E_NOMEM, "--exhaustive: out of memory");
@@ -319,7 +351,12 @@ again: /* with drawn counts, first counted: a walk too long to end is refused be
 			continue;
 		const int nm = ms ? sc_gen_meshes(ms, world, mv, MAX_MESHES) : 1;
 		for (int nd = nlo; nd <= nhi && !w.stop; nd++) {
-			const long n = sc_exhaust_tuples(nd, bound, o->max_elems, buf, MAX_TUPLES);
+			long n = sc_exhaust_tuples(nd, bound, o->max_elems, buf, MAX_TUPLES);
+			if (zmask && (n = with_zero_sums(buf, n, cap, nd, zmask)) < 0) {
+				free(buf);
+				return SC_ERR(e, SC_E_USAGE, "--exhaustive: %lld^%d size tuples is more than %ld; lower --max-dim",
+					      (long long)bound, nd, cap);
+			}
 			for (long i0 = 0, i1; i0 < n && !w.stop; i0 = i1) {
 				for (i1 = i0; i1 < n && buf[i1].prod == buf[i0].prod; i1++)
 					;

@@ -41,9 +41,9 @@
 # Expected FAIL. Minimal case: world=2 n=0 k=1 M=1 L=0 (one sample of one
 # token): every rank gets the zigzag pair of the sample padded to 4, two
 # rows, where the tokens' layout gives it one ("rank 0 output has shape
-# [2, 1], but the output placement needs [1, 1]"); --exhaustive --world
-# 1..3 --max-dim 3 (which does not enumerate n=0) stops at world=2 n=1 M=1
-# L=1, the same shapes. At world=2 n=3 M=1 L=3 (one sample of 4 tokens)
+# [2, 1], but the output placement needs [1, 1]"), as --exhaustive
+# --world 1..3 --max-dim 3 finds it; at world=2 n=1 M=1 L=1 the same
+# shapes. At world=2 n=3 M=1 L=3 (one sample of 4 tokens)
 # the shapes agree and the rows are wrong: rank 0 holds row 0 and the
 # last token's pad row where its tokens are 0 and 1, rank 1 rows 1 and 2
 # where its tokens are 2 and 3 ("rank 0 [1, 0] holds padding, expected
