@@ -258,9 +258,9 @@ r = json.load(open(sys.argv[1]))["results"][0]
 assert r["verdict"] == "fail" and r["counterexample"]["case_file"] == sys.argv[2], r
 PY
 	then bad "$spec: --json - result"; continue; fi
-	grep -E "holds|runtime|invalid|Tensors|exceed their error bound|has shape|assertion failed|sends|expects|different shapes|Split sizes|is not a rank" "$tmp/all.txt" | grep -v replay | sed 's/^ *//' >"$tmp/w1"
+	grep -E "holds|runtime|invalid|Tensors|exceed their error bound|has shape|assertion failed|sends|expects|different shapes|Split sizes|is not a rank|exceeds dimension|out of range" "$tmp/all.txt" | grep -v replay | sed 's/^ *//' >"$tmp/w1"
 	"$sc" repro "$cf" >"$tmp/rp.out" 2>&1; rc=$?
-	sed -n '/still fails/,$p' "$tmp/rp.out" | grep -E "holds|runtime|invalid|Tensors|exceed their error bound|has shape|assertion failed|sends|expects|different shapes|Split sizes|is not a rank" | grep -v replay | sed 's/^ *//' >"$tmp/w2"
+	sed -n '/still fails/,$p' "$tmp/rp.out" | grep -E "holds|runtime|invalid|Tensors|exceed their error bound|has shape|assertion failed|sends|expects|different shapes|Split sizes|is not a rank|exceeds dimension|out of range" | grep -v replay | sed 's/^ *//' >"$tmp/w2"
 	if [ "$rc" -eq 1 ] && [ -s "$tmp/w1" ] && cmp -s "$tmp/w1" "$tmp/w2"; then ok; else bad "$spec: repro differs (rc $rc)"; diff "$tmp/w1" "$tmp/w2" >&2; fi
 done
 
@@ -445,12 +445,13 @@ expect_grep "^sizes t=2 h=1 E=2 R=1:0$" "$tmp/paramrep/failures/specs-l3-param-e
 # the shrinker's minimum, and the cases it visits are every one within the
 # bounds (counted by hand: world 1, n and h in 1..2, lengths multiples of
 # 2 summing to n: L=2, 0:2, 2:0, 0:0:2, 0:2:0, 2:0:0 for n=2, none for n=1,
-# times 2 values of h and 4 dtype widths, 48; routes at worlds 1..2, t and
+# and for n=0 no sequence, 0, 0:0, 0:0:0; times 2 values of h and 4 dtype
+# widths, 80; routes at worlds 1..2, t and
 # h in 1..2: 4 + 12 cases, 64)
 expect_rc 1 "sequences: --exhaustive minimum" "$sc" check tests/specs/l3-packed-zigzag-whole.sc --exhaustive --property semantics
 expect_grep "minimal case: world=2 n=8 h=1 L=4:4 " "$tmp/out" "sequences: --exhaustive finds the shrinker's minimum"
 expect_rc 0 "sequences: --exhaustive, correct spec" "$sc" check tests/specs/l3-packed-zigzag.sc --exhaustive --world 1 --max-dim 2 --property semantics
-expect_grep "holds for all 48 cases" "$tmp/out" "sequences: --exhaustive visits every sequence vector"
+expect_grep "holds for all 80 cases" "$tmp/out" "sequences: --exhaustive visits every sequence vector"
 expect_rc 1 "routes: --exhaustive minimum" "$sc" check tests/specs/l3-route-select-range.sc --exhaustive --world 1..4 --max-dim 4 --property semantics
 expect_grep "minimal case: world=2 t=1 h=1 R=0 " "$tmp/out" "routes: --exhaustive finds the shrinker's minimum"
 expect_rc 0 "routes: --exhaustive, correct spec" "$sc" check tests/specs/l3-route-select.sc --exhaustive --world 1..2 --max-dim 2 --property semantics

@@ -1,7 +1,8 @@
 /* Shrinking: for every `expect fail` spec of the corpus, the shrunk case
  * equals the smallest failing case an exhaustive search finds over every
- * world 1..4 and every dim 1..6 (ordered by world, then elements, then
- * sizes left to right, i32, seed 0), for several run seeds; and no single
+ * world 1..4, every dim 1..6 (1..8 on a mesh) and every parameter value
+ * (ordered by world, then elements, then sizes left to right, then
+ * parameters, the simplest dtype, seed 0), for several run seeds; and no single
  * move from the result (a smaller world, one smaller dim, a simpler dtype)
  * still fails.  Usage: test_shrink CORPUS_DIR */
 #include <stdlib.h>
@@ -30,8 +31,10 @@ static int64_t numel(const struct sc_case *c)
 
 static const struct sc_spec *mesh; /* the spec being checked, when it has a mesh */
 
+static const struct sc_spec *pspec; /* the spec being checked, when it has parameters */
+
 /* 1 when a precedes b in the minimality order: world, elements, mesh
- * sizes, dims */
+ * sizes, dims, parameters */
 static int before(const struct sc_case *a, const struct sc_case *b)
 {
 	if (a->world != b->world)
@@ -46,18 +49,51 @@ static int before(const struct sc_case *a, const struct sc_case *b)
 	for (int d = 0; d < a->ndims; d++)
 		if (a->sizes[d] != b->sizes[d])
 			return a->sizes[d] < b->sizes[d];
+	for (int p = 0; pspec && p < pspec->nparams; p++) {
+		const int k = sc_spec_param_slot(pspec, p);
+		if (a->sizes[k] != b->sizes[k])
+			return a->sizes[k] < b->sizes[k];
+	}
 	return 0;
+}
+
+/* Every value of parameters p.. (each in its range, at most 8 values)
+ * for c, the failing ones kept in *best when they come first. */
+static void try_params(struct sc_target *t, const struct sc_gen_opts *o, struct sc_case *c, int p,
+		       struct sc_case *best, int *found)
+{
+	if (!pspec || p == pspec->nparams) {
+		if ((*found && !before(c, best)) || !sc_gen_valid(t, o, c, NULL, 0) || !fails(t, c))
+			return;
+		*best = *c;
+		*found = 1;
+		return;
+	}
+	int64_t lo, hi;
+	if (sc_expr_eval(pspec, pspec->param_range[p].lo, c->sizes, c->world, &lo, NULL) != SC_OK ||
+	    sc_expr_eval(pspec, pspec->param_range[p].hi, c->sizes, c->world, &hi, NULL) != SC_OK)
+		return;
+	const int k = sc_spec_param_slot(pspec, p);
+	for (int64_t v = lo; v <= hi && v < lo + 8; v++) {
+		c->sizes[k] = v;
+		try_params(t, o, c, p + 1, best, found);
+	}
+	c->sizes[k] = 0;
 }
 
 static int exhaustive_min(struct sc_target *t, const struct sc_gen_opts *o, int nd, struct sc_case *best)
 {
+	const long bound = mesh ? 8 : 6; /* each dim up to this (a mesh's products need more: s % (2*C*T)) */
 	int found = 0;
 	struct sc_case c;
 	memset(&c, 0, sizeof c);
 	c.ndims = nd;
 	c.dtype = SC_I32;
 	/* the simplest dtype the spec takes (compute specs take floats only) */
+	const uint32_t dm = t->spec ? t->spec->dtype_mask : 0; /* (a case refused for its sizes says nothing of dtypes) */
 	for (int d = 0; d < SC_NDTYPES; d++) {
+		if (dm && !((dm >> d) & 1u))
+			continue;
 		struct sc_case k = c;
 		k.world = 1;
 		for (int q = 0; q < nd; q++)
@@ -74,24 +110,19 @@ static int exhaustive_min(struct sc_target *t, const struct sc_gen_opts *o, int 
 	for (c.world = 1; c.world <= 4; c.world++) {
 		long total = 1;
 		for (int d = 0; d < nd; d++)
-			total *= 6;
+			total *= bound;
 		int mv[64][SC_MAX_MESH];
 		const int nm = mesh ? sc_gen_meshes(mesh, c.world, mv, 64) : 1;
 		for (int mi = 0; mi < nm; mi++) /* every mesh of this world */
 			for (long k = 0; k < total; k++) {
 				long r = k;
 				for (int d = nd - 1; d >= 0; d--) {
-					c.sizes[d] = 1 + r % 6;
-					r /= 6;
+					c.sizes[d] = 1 + r % bound;
+					r /= bound;
 				}
 				for (int m = 0; mesh && m < mesh->nmesh; m++)
 					c.sizes[sc_spec_mesh_slot(mesh, m)] = mv[mi][m];
-				if (found && !before(&c, best))
-					continue;
-				if (!sc_gen_valid(t, o, &c, NULL, 0) || !fails(t, &c))
-					continue;
-				*best = c;
-				found = 1;
+				try_params(t, o, &c, 0, best, &found);
 			}
 		if (found)
 			return 1; /* the smallest world decides first */
@@ -173,6 +204,7 @@ static void check_spec(const char *path, void *u)
 	}
 	nspecs++;
 	mesh = t.spec->nmesh ? t.spec : NULL;
+	pspec = t.spec->nparams ? t.spec : NULL;
 	struct sc_gen_opts o = {.world_lo = 1, .world_hi = 8};
 	sc_gen_defaults(&o);
 	struct sc_case best;
@@ -180,7 +212,7 @@ static void check_spec(const char *path, void *u)
 	 * single-move check only */
 	const int counts = t.spec->ncounts > 0;
 	int have = counts || exhaustive_min(&t, &o, t.spec->ndims, &best);
-	T_CHECK(have, "%s: no failing case with P <= 4 and dims <= 6", path);
+	T_CHECK(have, "%s: no failing case with P <= 4 and dims <= %d", path, mesh ? 8 : 6);
 	for (uint64_t seed = 1; have && seed <= 4; seed++) {
 		struct sc_check_opts co;
 		memset(&co, 0, sizeof co);

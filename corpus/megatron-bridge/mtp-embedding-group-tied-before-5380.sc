@@ -41,6 +41,7 @@ pipeline megatron-bridge-mtp-embedding-group-tied-before-5380
 dims b a v h
 mesh pp=A dp=B
 require A >= 3 and a == A and b == B
+sizes A=3..4 a=A..A b=B..B     # (each stage one row of a, each dp rank one of b: drawn so)
 tensor g [b, a, v, h] dp:shard b pp:shard a   # each stage's gradient of its copy
 output y [b, v, h] dp:shard b only pp == 0 or pp == A-2 or pp == A-1
 dtypes f32
