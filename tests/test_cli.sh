@@ -78,6 +78,16 @@ expect_rc 1 "twelve named pieces, reversed" "$sc" check "$tmp/flatrev.sc" --prop
   for i in $(seq 1 64); do printf 't%d = contiguous t%d\n' "$i" $((i - 1)); done; } >"$tmp/names65.sc"
 expect_rc 2 "65 named tensors" "$sc" check "$tmp/names65.sc"
 expect_grep "names65.sc:68:1: too many named tensors (at most 64)" "$tmp/err" "65 named tensors: refused at the 65th"
+# a compute spec names 64 tensors too (an FSDP flat parameter of ten,
+# each step's temporaries), in 256 statements
+{ printf 'dims b h\ntensor x [b, h] replicate\noutput y [b, h] replicate\nreference\ny = x\nprogram\nt1 = x\n'
+  for i in $(seq 2 62); do printf 't%d = add t%d x\n' "$i" $((i - 1)); done
+  printf 'y = scale t62 1/62\n'; } >"$tmp/ctensors64.sc"
+expect_rc 0 "a compute spec of 64 tensors" "$sc" check "$tmp/ctensors64.sc" --property semantics --cases 20 --seed 1
+expect_grep "^pass .*ctensors64.sc" "$tmp/out" "64 compute tensors: checked, not refused"
+{ cat "$tmp/ctensors64.sc"; printf 't63 = add y x\n'; } >"$tmp/ctensors65.sc"
+expect_rc 2 "a compute spec of 65 tensors" "$sc" check "$tmp/ctensors65.sc"
+expect_grep "ctensors65.sc:70:1: too many tensors (at most 64)" "$tmp/err" "65 compute tensors: refused at the 65th"
 # a step with a `# FILE:LINE` comment (a traced spec's): that line is named
 # beside the spec's, in the diagnosis and in a step's error; any other
 # comment is not

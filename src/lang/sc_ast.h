@@ -177,8 +177,8 @@ struct sc_step {
 };
 
 /* Compute specs: tensors, and statements of the reference and the program. */
-#define SC_MAX_TENSORS 24
-#define SC_MAX_STMTS 64
+#define SC_MAX_TENSORS 64 /* a compute spec's tensors, inputs and output included */
+#define SC_MAX_STMTS 256 /* statements of a compute block */
 
 enum sc_cop {
 	SC_C_MATMUL,
