@@ -78,6 +78,10 @@ expect_rc 1 "twelve named pieces, reversed" "$sc" check "$tmp/flatrev.sc" --prop
   for i in $(seq 1 64); do printf 't%d = contiguous t%d\n' "$i" $((i - 1)); done; } >"$tmp/names65.sc"
 expect_rc 2 "65 named tensors" "$sc" check "$tmp/names65.sc"
 expect_grep "names65.sc:68:1: too many named tensors (at most 64)" "$tmp/err" "65 named tensors: refused at the 65th"
+# nested loops share one bound on their iterations (300 x 300 > 65536)
+printf 'dims n\ninput replicate\noutput replicate\ntensor y = input\nfor i in 0..299\n  for j in 0..299\n    y = contiguous y\n  end\nend\n' >"$tmp/loops90k.sc"
+expect_rc 1 "nested loops past their bound" "$sc" check "$tmp/loops90k.sc" --cases 5 --property semantics
+expect_grep "the loops run more than 65536 iterations in all" "$tmp/out" "nested loops: the bound is named"
 # a compute spec names 64 tensors too (an FSDP flat parameter of ten,
 # each step's temporaries), in 256 statements
 { printf 'dims b h\ntensor x [b, h] replicate\noutput y [b, h] replicate\nreference\ny = x\nprogram\nt1 = x\n'

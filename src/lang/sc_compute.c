@@ -168,6 +168,21 @@ static enum sc_status same_dtype(const struct sc_spec *s, const struct sc_cop_de
 	return SC_OK;
 }
 
+/* What the case's expressions see at a statement: the dims, the world,
+ * the counts, the micro-batch and the loops running (no rank yet). */
+static struct sc_expr_env case_env(const struct sc_compute_case *c, const struct sc_exec *x, const struct sc_cenv *env)
+{
+	struct sc_expr_env v = sc_expr_env_global(c->sizes, c->world);
+	v.counts = c->counts;
+	if (env->micro >= 0) {
+		v.bound = 1u << SC_VAR_K;
+		v.var[SC_VAR_K] = env->micro;
+	}
+	v.nloops = x->nloops;
+	memcpy(v.loop, x->loop_k, sizeof v.loop[0] * (size_t)x->nloops);
+	return v;
+}
+
 /* A compute statement on each of x's ranks (where its `when` holds). */
 static enum sc_status run_op(const struct sc_spec *s, const struct sc_compute_case *c, struct sc_exec *x,
 			     int reference, struct sc_cenv *env, const struct sc_stmt *st, struct sc_err *e)
@@ -181,15 +196,8 @@ static enum sc_status run_op(const struct sc_spec *s, const struct sc_compute_ca
 			      st->line, s->tensors[st->dst].name, sc_dtype_name(k.d));
 	struct sc_tensor out[SC_MAX_WORLD];
 	for (int r = 0; r < x->nlocal; r++) {
-		struct sc_expr_env v = sc_expr_env_global(c->sizes, c->world);
+		struct sc_expr_env v = case_env(c, x, env);
 		v.rank = reference ? -1 : x->first + r;
-		v.counts = c->counts;
-		if (env->micro >= 0) {
-			v.bound = 1u << SC_VAR_K;
-			v.var[SC_VAR_K] = env->micro;
-		}
-		v.nloops = x->nloops;
-		memcpy(v.loop, x->loop_k, sizeof v.loop[0] * (size_t)x->nloops);
 		if (st->when >= 0) {
 			int64_t holds;
 			SC_CHECK(sc_expr_eval_in(s, st->when, &v, &holds, e));
@@ -289,36 +297,26 @@ static enum sc_status run_micro(const struct sc_spec *s, const struct sc_compute
 	return SC_OK;
 }
 
-#define LOOP_MAX 4096      /* iterations of one loop */
-#define LOOP_MAX_ALL 65536 /* of all the loops of one run, nested ones counted each time */
-
 /* A loop (header at prog[at]): its statements once per value of its
  * index, LO..HI, the same on every rank. */
 static enum sc_status run_loop(const struct sc_spec *s, const struct sc_compute_case *c, struct sc_exec *x,
 			       int reference, struct sc_cenv *env, int at, struct sc_err *e)
 {
 	const struct sc_stmt *st = &(reference ? s->ref : s->prog)[at];
-	struct sc_expr_env v = sc_expr_env_global(c->sizes, c->world);
-	v.counts = c->counts;
-	if (env->micro >= 0) {
-		v.bound = 1u << SC_VAR_K;
-		v.var[SC_VAR_K] = env->micro;
-	}
-	v.nloops = x->nloops;
-	memcpy(v.loop, x->loop_k, sizeof v.loop[0] * (size_t)x->nloops);
+	const struct sc_expr_env v = case_env(c, x, env);
 	int64_t lo, hi, span;
 	SC_CHECK(sc_expr_eval_in(s, st->lo, &v, &lo, e));
 	SC_CHECK(sc_expr_eval_in(s, st->hi, &v, &hi, e));
-	if (hi >= lo && (__builtin_sub_overflow(hi, lo, &span) || span >= LOOP_MAX))
+	if (hi >= lo && (__builtin_sub_overflow(hi, lo, &span) || span >= SC_LOOP_MAX))
 		return SC_ERR(e, SC_E_RUNTIME, "line %d: a loop over %lld..%lld (at most %d iterations)", st->line, (long long)lo,
-			      (long long)hi, LOOP_MAX);
+			      (long long)hi, SC_LOOP_MAX);
 	if (x->nloops != st->dim || x->nloops >= SC_LOOP_NEST)
 		return SC_ERR(e, SC_E_INTERNAL, "line %d: a loop at level %d run at level %d", st->line, st->dim, x->nloops);
 	const int level = x->nloops++;
 	enum sc_status rc = SC_OK;
 	for (int64_t k = lo; k <= hi && rc == SC_OK; k++) {
-		if (++env->iterations > LOOP_MAX_ALL) {
-			rc = SC_ERR(e, SC_E_RUNTIME, "line %d: the loops run more than %d iterations in all", st->line, LOOP_MAX_ALL);
+		if (++env->iterations > SC_LOOP_MAX_ALL) {
+			rc = SC_ERR(e, SC_E_RUNTIME, "line %d: the loops run more than %d iterations in all", st->line, SC_LOOP_MAX_ALL);
 			break;
 		}
 		x->loop_k[level] = k;

@@ -505,8 +505,6 @@ static int loop_jump(const struct sc_step *steps, int n, int i, int back)
 	return n;
 }
 
-#define SC_LOOP_MAX 4096        /* iterations of one loop */
-#define SC_LOOP_MAX_ALL 65536   /* iterations of all the loops of one run, nested ones counted each time */
 
 /* " (j = 1 in line 9 `for j in ...`; i = 0 in line 8 `for i in ...`)":
  * the iteration each running loop was at, innermost first. */

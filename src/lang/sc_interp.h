@@ -90,6 +90,9 @@ enum sc_status sc_interp_fail(struct sc_err *e, const struct sc_step *st, const 
 enum sc_status sc_interp_arena_fail(const struct sc_exec *x, struct sc_err *e);
 /* The arena, with new buffers going to local rank r's device. */
 struct sc_arena *sc_interp_on(struct sc_exec *x, int r);
+#define SC_LOOP_MAX 4096      /* iterations of one `for` loop (layout or compute) */
+#define SC_LOOP_MAX_ALL 65536 /* of all the loops of one run, nested ones counted each time */
+
 /* The world rank of local rank r (in a group: of its index there). */
 static inline int sc_interp_rank(const struct sc_exec *x, int r)
 {
