@@ -336,6 +336,19 @@ static int shrink_scalars(struct sh *s, struct sc_case *c)
 				progress = 1;
 				break;
 			}
+			/* the dims that are multiples of it scaled with it, as a
+			 * sharded dim with the world (t tokens over P*nle experts) */
+			struct sc_case q = m;
+			int scaled = 0;
+			for (int d = 0; d < c->ndims && v > 0; d++)
+				if (c->sizes[d] % v == 0 && c->sizes[d] / v * nv != c->sizes[d] && c->sizes[d] / v * nv > 0) {
+					q.sizes[d] = c->sizes[d] / v * nv;
+					scaled = 1;
+				}
+			if (scaled && try_case(s, c, &q)) {
+				progress = 1;
+				break;
+			}
 		}
 	}
 	return progress;

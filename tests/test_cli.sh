@@ -78,6 +78,13 @@ expect_rc 1 "twelve named pieces, reversed" "$sc" check "$tmp/flatrev.sc" --prop
   for i in $(seq 1 64); do printf 't%d = contiguous t%d\n' "$i" $((i - 1)); done; } >"$tmp/names65.sc"
 expect_rc 2 "65 named tensors" "$sc" check "$tmp/names65.sc"
 expect_grep "names65.sc:68:1: too many named tensors (at most 64)" "$tmp/err" "65 named tensors: refused at the 65th"
+# a parameter lowered with the dims that are its multiples (t tokens over
+# P*nle experts: t % (P*nle) == 0): seeds 8 and 9 stopped at t=6 nle=3
+for seed in 8 9; do
+	expect_rc 1 "param and dim shrunk together (seed $seed)" "$sc" check corpus/fairscale/moe-local-experts-before-184.sc \
+		--seed $seed --cases 500 --property semantics --no-expect
+	expect_grep "minimal case: world=2 t=4 h=1 nle=2 C=1 R=0:0:0:0 " "$tmp/out" "param and dim shrunk together (seed $seed)"
+done
 # nested loops share one bound on their iterations (300 x 300 > 65536)
 printf 'dims n\ninput replicate\noutput replicate\ntensor y = input\nfor i in 0..299\n  for j in 0..299\n    y = contiguous y\n  end\nend\n' >"$tmp/loops90k.sc"
 expect_rc 1 "nested loops past their bound" "$sc" check "$tmp/loops90k.sc" --cases 5 --property semantics
