@@ -307,27 +307,9 @@ int sc_program_open_block(const struct sc_spec *s) { return open_block(s, 2); }
 static enum sc_status for_line(struct sc_parse *p, struct sc_stmt *st)
 {
 	struct sc_spec *s = p->s;
-	if (s->nloops >= SC_LOOP_NEST)
-		return sc_lex_err(p, p->t[0].col, "loops nest at most %d deep (line %d opens the innermost)", SC_LOOP_NEST,
-				  s->loop_line[s->nloops - 1]);
 	const struct sc_tok *v = sc_lex_peek(p);
-	int taken = v->kind != SC_T_NAME || sc_lex_dim(s, v->text) >= 0 || strcmp(v->text, "rank") == 0 ||
-		    tensor_id(s, v->text) >= 0 || strcmp(v->text, s->micro_var) == 0 || strlen(v->text) >= sizeof s->loop_var[0];
-	for (int l = 0; l < s->nloops && !taken; l++)
-		taken = strcmp(s->loop_var[l], v->text) == 0;
-	if (taken)
-		return sc_lex_err(p, v->col, "expected the loop's index name after 'for' (for i in 0..P-1), a name of its own");
-	const struct sc_tok *name = v;
-	p->pos++;
-	if (sc_lex_peek(p)->kind != SC_T_NAME || strcmp(sc_lex_peek(p)->text, "in") != 0)
-		return sc_lex_err(p, sc_lex_peek(p)->col, "expected 'in' (for %s in LO..HI)", name->text);
-	p->pos++;
-	SC_CHECK(sc_expr_parse(p, &st->lo));
-	if (!sc_lex_is_op(sc_lex_peek(p), ".."))
-		return sc_lex_err(p, sc_lex_peek(p)->col, "expected '..' (for %s in LO..HI, HI included)", name->text);
-	p->pos++;
-	SC_CHECK(sc_expr_parse(p, &st->hi));
-	SC_CHECK(sc_lex_end(p));
+	const int taken = v->kind == SC_T_NAME && (tensor_id(s, v->text) >= 0 || strcmp(v->text, s->micro_var) == 0);
+	SC_CHECK(sc_loop_header(p, taken, &st->lo, &st->hi));
 	const int nodes[2] = {st->lo, st->hi};
 	for (int i = 0; i < 2; i++) {
 		const int r = per_rank(s, nodes[i]);
@@ -335,10 +317,8 @@ static enum sc_status for_line(struct sc_parse *p, struct sc_stmt *st)
 			return sc_lex_err(p, s->nodes[r].col, "a loop's range holds for every rank: '%s' (a rank's value) has no meaning there",
 					  s->nodes[r].name);
 	}
-	snprintf(s->loop_var[s->nloops], sizeof s->loop_var[0], "%s", name->text);
-	st->dim = s->nloops;
-	snprintf(st->var, sizeof st->var, "%s", name->text);
-	s->loop_line[s->nloops++] = p->line;
+	st->dim = s->nloops - 1;
+	snprintf(st->var, sizeof st->var, "%s", s->loop_var[st->dim]);
 	st->op = SC_C_LOOP;
 	st->step = -1; /* its end, once parsed */
 	return SC_OK;

@@ -56,6 +56,10 @@ extern const struct sc_step_def sc_steps_view[], sc_steps_slice[], sc_steps_coll
 	sc_steps_named[], sc_steps_loop[], sc_steps_buffer[], sc_steps_route[];
 /* The index of a named tensor of the spec, or -1. */
 int sc_step_tensor(const struct sc_spec *s, const char *name);
+/* `for NAME in LO..HI` at the cursor (after `for`), in a layout or a
+ * compute program: NAME a name of its own (taken: the caller found it in
+ * use), LO and HI parsed, the line ended; the spec's loops gain NAME. */
+enum sc_status sc_loop_header(struct sc_parse *p, int taken, int *lo, int *hi);
 
 /* The sized forms of rows in sc_steps_coll (sc_steps_sized.c):
  * all_to_all_single [in=E] [out=F] | [splits=E], and all_gather dim=i

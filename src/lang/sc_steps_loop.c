@@ -13,15 +13,14 @@
 #include "sc_lex.h"
 #include "sc_step.h"
 
-/* for NAME in LO..HI: args[0] LO, args[1] HI; the spec's loop_var opens */
-static enum sc_status parse_for(struct sc_parse *p, struct sc_step *st)
+enum sc_status sc_loop_header(struct sc_parse *p, int taken, int *lo, int *hi)
 {
 	struct sc_spec *s = p->s;
 	if (s->nloops >= SC_LOOP_NEST)
 		return sc_lex_err(p, p->t[0].col, "loops nest at most %d deep (line %d opens the innermost)", SC_LOOP_NEST,
 				  s->loop_line[s->nloops - 1]);
 	const struct sc_tok *v = sc_lex_peek(p);
-	if (v->kind != SC_T_NAME || sc_lex_dim(s, v->text) >= 0 || strcmp(v->text, s->world_sym) == 0 ||
+	if (taken || v->kind != SC_T_NAME || sc_lex_dim(s, v->text) >= 0 || strcmp(v->text, s->world_sym) == 0 ||
 	    strcmp(v->text, "rank") == 0 || sc_step_find(v->text) || sc_step_tensor(s, v->text) >= 0)
 		return sc_lex_err(p, v->col, "expected the loop's index name after 'for' (for i in 0..P-1), a name of its own");
 	for (int l = 0; l < s->nloops; l++)
@@ -37,15 +36,23 @@ static enum sc_status parse_for(struct sc_parse *p, struct sc_step *st)
 	if (in->kind != SC_T_NAME || strcmp(in->text, "in") != 0)
 		return sc_lex_err(p, in->col, "expected 'in' (for %s in LO..HI)", name);
 	p->pos++;
-	SC_CHECK(sc_expr_parse(p, &st->args[0]));
+	SC_CHECK(sc_expr_parse(p, lo));
 	if (!sc_lex_is_op(sc_lex_peek(p), ".."))
 		return sc_lex_err(p, sc_lex_peek(p)->col, "expected '..' (for %s in LO..HI, HI included)", name);
 	p->pos++;
-	SC_CHECK(sc_expr_parse(p, &st->args[1])); /* whole-case values only: checked once names resolve */
-	st->nargs = 2;
+	SC_CHECK(sc_expr_parse(p, hi));
+	SC_CHECK(sc_lex_end(p));
 	snprintf(s->loop_var[s->nloops], sizeof s->loop_var[0], "%s", name);
 	s->loop_line[s->nloops++] = p->line;
-	return sc_lex_end(p);
+	return SC_OK;
+}
+
+/* for NAME in LO..HI: args[0] LO, args[1] HI (whole-case values only:
+ * checked once names resolve); the spec's loop_var opens */
+static enum sc_status parse_for(struct sc_parse *p, struct sc_step *st)
+{
+	st->nargs = 2;
+	return sc_loop_header(p, 0, &st->args[0], &st->args[1]);
 }
 
 /* end: closes the innermost open loop */
