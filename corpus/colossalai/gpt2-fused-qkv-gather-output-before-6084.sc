@@ -35,7 +35,7 @@
 # n_fused 3 for c_attn and 1 for GPT-2's c_fc; the API takes any).
 # Expected FAIL. Minimal case: world=2 t=1 g=2 i=2: rank r gets
 # [Q_1, K_1, Q_2, K_2] instead of [Q_1, Q_2, K_1, K_2] ("dims g and i
-# swapped"). Replay: shardcheck eval gpt2-fused-qkv-gather-output-before-6084.sc
+# swapped"). Replay: shardcheck eval corpus/colossalai/gpt2-fused-qkv-gather-output-before-6084.sc
 # --world 2 --sizes t=1,g=2,i=2 --dtype i32 --seed 0.
 # Confirmed on gloo (torch 1.13.0a0; 2.11.0 prints the same figures):
 # a script runs this commit's

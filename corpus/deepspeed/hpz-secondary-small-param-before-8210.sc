@@ -37,7 +37,7 @@
 # Expected FAIL. Minimal case: world 2, n 1, M 2 (D 4: aligned 4, S 2; rank 1
 # starts at 2 > 1): "line 62 (partition_parameters.py:1900) ... on rank 1:
 # start out of range (expected to be in range of [-1, 1], but got 2)";
-# replay: shardcheck eval hpz-secondary-small-param-before-8210.sc --world 2 --sizes n=1,M=2.
+# replay: shardcheck eval corpus/deepspeed/hpz-secondary-small-param-before-8210.sc --world 2 --sizes n=1,M=2
 # Fails exactly where aligned - n > S, e.g. world 3 M 1 n 1; world 4 M 1 n in {1, 2, 5}.
 # Confirmed on gloo (torch 2.11.0+cu130; torch 1.13.0a0 the same counts):
 # a script runs the verbatim lines of both commits on

@@ -43,7 +43,7 @@
 #
 # Expected FAIL. Minimal case: world=2 s=2 h=2 (dtype i32, seed 0):
 #   rank 0 [1, 0] holds 1, expected X[0, 1] = 0
-#   replay: shardcheck eval tp-reduce-noncontig-before-5338.sc --world 2
+#   replay: shardcheck eval corpus/megatron/tp-reduce-noncontig-before-5338.sc --world 2
 #           --sizes s=2,h=2 --dtype i32 --seed 0
 #
 # Confirmed on gloo (torch 1.13.0a0 and torch 2.11.0+cu130):
