@@ -373,6 +373,31 @@ static int scale_scalars(struct sh *s, const struct sc_case *c, struct sc_case *
 	return changed;
 }
 
+/* k (a smaller world) with each parameter, in turn, at every other value
+ * of a small range (at most 8): a bug that needs more hpZ groups at fewer
+ * ranks (M=2 at world 2 where M=1 fails at world 3). 1 when one fails. */
+static int other_scalars(struct sh *s, struct sc_case *c, const struct sc_case *k)
+{
+	const struct sc_spec *sp[SC_MAX_CHAIN];
+	int ns;
+	if (sc_target_specs(s->t, k, sp, &ns, NULL) != SC_OK)
+		return 0;
+	for (int p = 0; p < sp[0]->nparams; p++) {
+		const int slot = sc_spec_param_slot(sp[0], p);
+		int64_t lo, hi;
+		if (sc_expr_eval(sp[0], sp[0]->param_range[p].lo, k->sizes, k->world, &lo, NULL) != SC_OK ||
+		    sc_expr_eval(sp[0], sp[0]->param_range[p].hi, k->sizes, k->world, &hi, NULL) != SC_OK || hi - lo >= 8)
+			continue;
+		for (int64_t v = lo; v <= hi; v++) {
+			struct sc_case m = *k;
+			m.sizes[slot] = v;
+			if (v != k->sizes[slot] && try_case(s, c, &m))
+				return 1;
+		}
+	}
+	return 0;
+}
+
 static int greedy_pass(struct sh *s, struct sc_case *c)
 {
 	int progress = 0;
@@ -406,6 +431,10 @@ static int greedy_pass(struct sh *s, struct sc_case *c)
 		for (int d = 0; d < k.ndims; d++)
 			k.sizes[d] = (c->sizes[d] % c->world == 0) ? w : 1;
 		if (try_case(s, c, &k)) {
+			progress = 1;
+			break;
+		}
+		if (other_scalars(s, c, &q)) { /* a smaller world wins over larger parameters */
 			progress = 1;
 			break;
 		}
