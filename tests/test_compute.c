@@ -73,6 +73,7 @@ int main(int argc, char **argv)
 		{"tests/specs/compute/op-exp-log.sc", 4, 0.35},
 		{"tests/specs/compute/op-max-mean.sc", 4, 0.45},
 		{"tests/specs/compute/op-softmax.sc", 4, 0.45},
+		{"tests/specs/compute/op-causal-softmax.sc", 4, 0.45},
 		{"tests/specs/compute/op-layernorm.sc", 4, 0.45},
 		{"tests/specs/compute/op-rmsnorm.sc", 4, 0.3},
 		{"tests/specs/compute/op-embedding-pick.sc", 4, 0.45},

@@ -111,7 +111,11 @@ static const struct {
 	 "5:15", "the reference runs on one device: no 'when'"},
 	{"dims b h\ntensor x [b, h] replicate\noutput y [b, h] replicate\nreference\ny = scale x 1/(rank+1)\n",
 	 "5:16", "the reference runs on one device: no 'rank'"},
-	{C_HDR "y = x\ny: all_reduce sum when rank == 0\n", "8:19", "'when' is for compute statements"},
+	{C_HDR "y = x\ny: all_reduce sum when rank == 0\n", "8:19", "'when' on a collective: every rank of its group runs 'all_reduce'"},
+	{C_HDR "y = x\ny: flip 0 when rank == 0 and\n", "8:29", "expected"},
+	{C_HDR "y = tril x fill=-inf\n", "7:17", "fill takes a finite number"},
+	{C_HDR "y = tril x diagonal=0.5\n", "7:21", "expected an integer"},
+	{C_HDR "y = triu x fill=1 bogus\n", "7:19", "unexpected 'bogus' (triu A [diagonal=E] [fill=C])"},
 	{C_HDR "t = scale x 2 when rank == 0\n", "7:1", "'t' needs a value on every rank before a statement with 'when'"},
 	/* index tensors */
 	{"dims b v\ntensor i [b] replicate index v\noutput y [b] replicate\nreference\ny = exp i\n", "5:9",

@@ -6,7 +6,8 @@ bias), add, sub, mul, div (a tensor, a broadcast one, a 0-d one or a
 constant), scale, pow, sqrt, rsqrt, exp, log, gelu tanh|erf, relu, silu,
 cast, sum, mean, max (keepdim, negative dims), softmax, layernorm (no, w, w
 and b; eps), rmsnorm (with and without w), embedding and pick (with and
-without start=), cat of two or three tensors (negative dims), copies; constants are numbers and expressions of the dims
+without start=), cat of two or three tensors (negative dims), tril and triu (diagonal=, fill=; a -10000
+fill straight into a softmax, a causal attention mask), copies; constants are numbers and expressions of the dims
 (1/sqrt(h), (s+1)/2, 1/P). sqrt, rsqrt, log, fractional or negative pow and
 divisors first go through `mul t t` and `add t C` so that they stay in
 their domain. A few operands are drawn deliberately wrong (another dim, an
@@ -77,7 +78,9 @@ EPS = [None, "1e-5", "1e-6", "1e-3", "1/(h*100)"]
 STARTS = ["2", "1", "-1", "{d}//2", "{d}-1"]  # {d}: the index's dim
 FAMILIES = ["matmul", "linear", "add", "sub", "mul", "div", "scale", "pow", "sqrt", "rsqrt", "exp", "log",
             "gelu tanh", "gelu erf", "relu", "silu", "cast", "sum", "mean", "max", "softmax", "layernorm",
-            "rmsnorm", "embedding", "pick", "cat", "copy"]
+            "rmsnorm", "embedding", "pick", "cat", "tril", "triu", "copy"]
+DIAGONALS = ["0", "1", "-1", "2", "-3", "s-2", "1-h", "v//2"]  # tril, triu: diagonal=E
+FILLS = ["0.5", "-1.5", "-1/h", "3", "1/3"]  # and -10000 right before a softmax (Megatron's mask value)
 
 
 # ---- torch's meaning of a statement ----
@@ -126,6 +129,14 @@ def torch_op(st, env, exact):
         return a
     if op == "cat":
         return torch.cat([x for x in (a, b, c) if x is not None], st["dim"])
+    if op in ("tril", "triu"):
+        diag = int(st["diag"][1]) if st["diag"] else 0
+        if st["fill"] is None:
+            return getattr(torch, op)(a, diag)
+        if a.dim() < 2:
+            getattr(torch, op)(a, diag)  # raises as torch.tril does
+        keep = getattr(torch, op)(torch.ones(a.shape[-2:], dtype=torch.bool), diag)
+        return a.masked_fill(~keep, st["fill"][1])
     if op == "matmul":
         return torch.matmul(a, b)
     if op == "linear":
@@ -181,6 +192,10 @@ def spec_line(st, dst):
         words.append(f"eps={st['eps'][0]}")
     if st["start"]:
         words.append(f"start={st['start'][0]}")
+    if st["diag"]:
+        words.append(f"diagonal={st['diag'][0]}")
+    if st["fill"]:
+        words.append(f"fill={st['fill'][0]}")
     return " ".join(words)
 
 
@@ -210,11 +225,11 @@ class Program:
         return name
 
     def emit(self, op, a, b=None, c=None, const=None, dim=None, keepdim=False, eps=None, start=None, form=None,
-             dtype=None):
+             dtype=None, diag=None, fill=None):
         """Appends tN = OP ...; returns tN, or None when torch refuses it."""
         val = lambda t: (t, sz(self.z, t)) if t else None
         st = dict(dst=f"t{len(self.stmts) + 1}", op=op, a=a, b=b, c=c, const=val(const), dim=dim, keepdim=keepdim,
-                  eps=val(eps), start=val(start), form=form, dtype=dtype)
+                  eps=val(eps), start=val(start), form=form, dtype=dtype, diag=val(diag), fill=val(fill))
         self.stmts.append(st)
         try:
             self.zero[st["dst"]] = torch_op(st, self.zero, True)
@@ -543,6 +558,26 @@ class Program:
         guess = list(nm)
         guess[d] = None
         return self.advance(self.emit("cat", *args, dim=dd), guess, None, max(self.mag, 1.0))
+
+    def op_tri(self, op):
+        """tril/triu over the last two dims, maybe a diagonal and a fill; a
+        -10000 fill goes straight into a softmax over the last dim (a
+        causal attention mask)."""
+        if len(self.names) < 2 and not self.maybe(WRONG):
+            return False
+        diag = self.rng.choice(DIAGONALS) if self.maybe(0.6) else None
+        if len(self.names) >= 2 and self.maybe(0.3):
+            t = self.emit(op, self.cur, diag=diag, fill=self.rng.choice(["-10000", "-1e4"]))
+            return self.advance(t and self.emit("softmax", t, dim=-1), self.names, None, 1.0)
+        fill = self.rng.choice(FILLS) if self.maybe(0.6) else None
+        mag = max(self.mag, abs(sz(self.z, fill))) if fill else self.mag
+        return self.advance(self.emit(op, self.cur, diag=diag, fill=fill), self.names, None, mag)
+
+    def op_tril(self):
+        return self.op_tri("tril")
+
+    def op_triu(self):
+        return self.op_tri("triu")
 
     def op_copy(self):
         return self.advance(self.emit("copy", self.cur), self.names, self.lo, self.mag)

@@ -206,6 +206,8 @@ enum sc_cop {
 	SC_C_EMBEDDING,
 	SC_C_PICK,
 	SC_C_CAT,
+	SC_C_TRIL,
+	SC_C_TRIU,
 	SC_C_COPY,
 	SC_C_STEP,  /* an existing step applied to tensor dst */
 	SC_C_ACC,   /* dst += a (dst takes a's value when it has none yet) */
@@ -224,6 +226,8 @@ struct sc_stmt {
 	int keepdim;
 	int eps;          /* layernorm, rmsnorm: a node; -1 the default 1e-5 */
 	int start;        /* embedding, pick: the rank's first row (a node); -1 none */
+	int diag;         /* tril, triu: the diagonal (a node, an integer); -1 the main one */
+	int fill;         /* tril, triu: what replaces the elements cut (a node, a constant); -1 zero */
 	int when;         /* a condition node: the statement runs on the ranks where it holds; -1 all */
 	int step;         /* SC_C_STEP: index into steps[]; SC_C_MICRO, SC_C_LOOP: the index of its SC_C_END */
 	int lo, hi;       /* SC_C_LOOP: its range's nodes; its level in dim, its index's name in var */

@@ -234,3 +234,25 @@ enum sc_status sc_celem_cat(const struct sc_cx *k, const struct sc_cargs *args, 
 		}
 	return SC_OK;
 }
+
+enum sc_status sc_celem_tri(const struct sc_cx *k, const struct sc_cargs *args, struct sc_tensor *out)
+{
+	struct sc_tensor a;
+	SC_CHECK(sc_cx_contig(k, args->t[0], &a));
+	const int lower = args->st->op == SC_C_TRIL;
+	if (a.ndim < 2)
+		return sc_cx_err(k, "%s: input tensor must have at least 2 dimensions", lower ? "tril" : "triu");
+	SC_CHECK(sc_cx_empty(k, a.shape, a.ndim, out));
+	const int64_t rows = a.shape[a.ndim - 2], cols = a.shape[a.ndim - 1], n = sc_tensor_numel(&a);
+	/* the fill as the tensor holds it: rounded to its dtype, exact as written */
+	const double fv = sc_cx_round(k, args->fill);
+	const struct sc_pair cut = {fv, fabs(fv - args->fill)};
+	const struct sc_pair *pa = sc_cx_pairs(&a);
+	struct sc_pair *po = sc_cx_pairs(out);
+	for (int64_t q = 0; q < n; q++) {
+		const int64_t j = cols ? q % cols : 0, i = cols && rows ? (q / cols) % rows : 0;
+		const int keep = lower ? j - i <= args->diag : j - i >= args->diag;
+		po[q] = keep ? pa[q] : cut;
+	}
+	return SC_OK;
+}

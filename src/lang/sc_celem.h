@@ -40,5 +40,10 @@ enum sc_status sc_celem_cast(const struct sc_cx *k, const struct sc_cargs *a, st
 /* torch.cat of the two or three operands along dim (their dtypes
  * promoted: exact, the values and bounds carried) */
 enum sc_status sc_celem_cat(const struct sc_cx *k, const struct sc_cargs *a, struct sc_tensor *out);
+/* torch.tril (triu) over the last two dims: element [.., i, j] kept where
+ * j - i <= diagonal (>= for triu), else the fill (0 by default; with
+ * fill=C, `a.masked_fill(~mask, C)`, C rounded to the dtype): a causal
+ * attention mask. */
+enum sc_status sc_celem_tri(const struct sc_cx *k, const struct sc_cargs *a, struct sc_tensor *out);
 
 #endif

@@ -35,6 +35,8 @@ struct sc_cargs {
 				       * >= 0): its value as written (exact, before any rounding) */
 	double eps;                   /* layernorm, rmsnorm */
 	int64_t start;                /* embedding, pick: the first row this rank holds (st->start >= 0), else 0 */
+	int64_t diag;                 /* tril, triu: the diagonal (st->diag >= 0), else 0 */
+	double fill;                  /* tril, triu: the value of the elements cut (st->fill >= 0), else 0 */
 };
 
 typedef enum sc_status (*sc_ckernel_fn)(const struct sc_cx *k, const struct sc_cargs *a, struct sc_tensor *out);

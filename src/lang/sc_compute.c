@@ -109,6 +109,37 @@ static enum sc_dtype promote(enum sc_dtype a, enum sc_dtype b)
 }
 
 /* An existing step on tensor st->dst (every rank). */
+static struct sc_expr_env case_env(const struct sc_compute_case *c, const struct sc_exec *x, const struct sc_cenv *env);
+
+/* A local step with `when` (the parser refuses it on collectives): run
+ * rank by rank, each alone, on the ranks where COND holds; the others
+ * keep their tensor. */
+static enum sc_status run_step_when(const struct sc_spec *s, const struct sc_compute_case *c, struct sc_exec *x,
+				    const struct sc_cenv *env, const struct sc_stmt *st, const struct sc_step *step,
+				    struct sc_err *e)
+{
+	const int first = x->first, nlocal = x->nlocal;
+	struct sc_tensor keep[SC_MAX_WORLD];
+	memcpy(keep, x->t, sizeof keep[0] * (size_t)nlocal);
+	enum sc_status ss = SC_OK;
+	for (int r = 0; r < nlocal && ss == SC_OK; r++) {
+		struct sc_expr_env v = case_env(c, x, env);
+		v.rank = first + r;
+		int64_t holds;
+		if ((ss = sc_expr_eval_in(s, st->when, &v, &holds, e)) != SC_OK || !holds)
+			continue;
+		x->first = first + r;
+		x->nlocal = 1;
+		x->t[0] = keep[r];
+		ss = sc_exec_step(x, s, step, c->sizes, e);
+		keep[r] = x->t[0];
+		x->first = first;
+		x->nlocal = nlocal;
+	}
+	memcpy(x->t, keep, sizeof keep[0] * (size_t)nlocal);
+	return ss;
+}
+
 static enum sc_status run_step(const struct sc_spec *s, const struct sc_compute_case *c, struct sc_exec *x,
 			       int reference, struct sc_cenv *env, const struct sc_stmt *st, struct sc_err *e)
 {
@@ -126,7 +157,7 @@ static enum sc_status run_step(const struct sc_spec *s, const struct sc_compute_
 	const int w = x->world;
 	if (reference)
 		x->world = 1;
-	enum sc_status ss = sc_exec_step(x, s, step, c->sizes, e);
+	enum sc_status ss = st->when >= 0 ? run_step_when(s, c, x, env, st, step, e) : sc_exec_step(x, s, step, c->sizes, e);
 	x->world = w;
 	SC_CHECK(ss);
 	for (int r = 0; r < x->nlocal; r++)
@@ -210,7 +241,7 @@ static enum sc_status run_op(const struct sc_spec *s, const struct sc_compute_ca
 			out[r] = env->t[st->a][r];
 			continue;
 		}
-		struct sc_cargs a = {st, {NULL, NULL, NULL}, 0, 1e-5, 0};
+		struct sc_cargs a = {st, {NULL, NULL, NULL}, 0, 1e-5, 0, 0, 0};
 		const int args[3] = {st->a, st->b, st->c};
 		for (int i = 0; i < 3; i++)
 			a.t[i] = args[i] >= 0 ? &env->t[args[i]][r] : NULL;
@@ -220,6 +251,10 @@ static enum sc_status run_op(const struct sc_spec *s, const struct sc_compute_ca
 			SC_CHECK(sc_expr_eval_real(s, st->eps, &v, &a.eps, e));
 		if (st->start >= 0)
 			SC_CHECK(sc_expr_eval_in(s, st->start, &v, &a.start, e));
+		if (st->diag >= 0)
+			SC_CHECK(sc_expr_eval_in(s, st->diag, &v, &a.diag, e));
+		if (st->fill >= 0)
+			SC_CHECK(sc_expr_eval_real(s, st->fill, &v, &a.fill, e));
 		SC_CHECK(def->run(&k, &a, &out[r]));
 	}
 	for (int r = 0; r < x->nlocal; r++)

@@ -36,6 +36,8 @@ static const struct sc_cop_def table[] = {
 	 "embedding IDX W [start=E]"},
 	{"pick", SC_C_PICK, 2, 2, SC_COP_INDEX1 | SC_COP_START | SC_COP_RES_A, sc_clookup_pick, "pick A IDX [start=E]"},
 	{"cat", SC_C_CAT, 2, 3, SC_COP_DIM, sc_celem_cat, "cat A B [C] dim=i"},
+	{"tril", SC_C_TRIL, 1, 1, SC_COP_DIAG, sc_celem_tri, "tril A [diagonal=E] [fill=C]"},
+	{"triu", SC_C_TRIU, 1, 1, SC_COP_DIAG, sc_celem_tri, "triu A [diagonal=E] [fill=C]"},
 };
 
 const struct sc_cop_def *sc_cop_find(const char *kw)

@@ -21,6 +21,7 @@ enum sc_cop_flag {
 	SC_COP_RES_A = 1u << 10,  /* the result has operand 0's dtype (else: the operands' promotion; cast: its dtype) */
 	SC_COP_RES_B = 1u << 11,  /* the result has operand 1's dtype */
 	SC_COP_SAME = 1u << 12,   /* the operands must have one dtype (ATen's check) */
+	SC_COP_DIAG = 1u << 13,   /* tril, triu: diagonal=E and fill=C, optional */
 };
 
 struct sc_cop_def {

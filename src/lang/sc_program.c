@@ -226,6 +226,17 @@ static enum sc_status options(struct sc_parse *p, const struct sc_cop_def *def, 
 		} else if ((def->flags & SC_COP_START) && kv && strcmp(t->text, "start") == 0) {
 			p->pos += 2;
 			SC_CHECK(sc_expr_parse(p, &st->start));
+		} else if ((def->flags & SC_COP_DIAG) && kv && strcmp(t->text, "diagonal") == 0) {
+			p->pos += 2;
+			SC_CHECK(sc_expr_parse(p, &st->diag));
+		} else if ((def->flags & SC_COP_DIAG) && kv && strcmp(t->text, "fill") == 0) {
+			p->pos += 2;
+			const struct sc_tok *v = sc_lex_peek(p), *w = &p->t[p->pos + 1];
+			if ((v->kind == SC_T_NAME && strcmp(v->text, "inf") == 0) ||
+			    (sc_lex_is_op(v, "-") && w->kind == SC_T_NAME && strcmp(w->text, "inf") == 0))
+				return sc_lex_err(p, v->col, "fill takes a finite number: a large negative one (-10000, "
+							     "Megatron's mask value) masks a softmax as -inf does, unless a whole row is cut");
+			SC_CHECK(constant(p, &st->fill));
 		} else {
 			return sc_lex_err(p, t->col, "unexpected '%s' (%s)", t->text, def->usage);
 		}
@@ -407,7 +418,7 @@ enum sc_status sc_program_parse_stmt(struct sc_parse *p, int block, const char *
 		return sc_lex_err(p, p->t[0].col, "too many statements (at most %d)", SC_MAX_STMTS);
 	memset(st, 0, sizeof *st);
 	st->dst = st->a = st->b = st->c = -1;
-	st->scalar = st->eps = st->start = st->when = -1;
+	st->scalar = st->eps = st->start = st->diag = st->fill = st->when = -1;
 	st->line = p->line;
 	st->col = p->t[0].col;
 	struct sc_tok *dst = &p->t[0];
@@ -431,11 +442,15 @@ enum sc_status sc_program_parse_stmt(struct sc_parse *p, int block, const char *
 		int id = tensor_id(s, dst->text);
 		if (id < 0)
 			return sc_lex_err(p, dst->col, "unknown tensor '%s'", dst->text);
-		for (int i = 2; i < p->nt; i++)
+		/* `when COND` after a local step: the line's text cut before it */
+		int when_col = 0;
+		for (int i = 2; i < p->nt && !when_col; i++)
 			if (p->t[i].kind == SC_T_NAME && strcmp(p->t[i].text, "when") == 0)
-				return sc_lex_err(p, p->t[i].col, "a step runs on every rank: 'when' is for compute statements");
+				when_col = p->t[i].col;
+		SC_CHECK(when_clause(p, block, st));
 		char rest[4096];
-		snprintf(rest, sizeof rest, "%*s%s", (int)(colon + 1 - line), "", colon + 1);
+		const int upto = when_col ? when_col - 1 - (int)(colon + 1 - line) : (int)strlen(colon + 1);
+		snprintf(rest, sizeof rest, "%*s%.*s", (int)(colon + 1 - line), "", upto, colon + 1);
 		p->bound[SC_VAR_K] = NULL; /* a step's sizes are the whole case's: no micro-batch index */
 		SC_CHECK(sc_lex_tokenize(p, rest));
 		if (p->nt == 0 || p->t[0].kind != SC_T_NAME)
@@ -446,6 +461,10 @@ enum sc_status sc_program_parse_stmt(struct sc_parse *p, int block, const char *
 		if (def->flags & SC_STEP_CONTROL)
 			return sc_lex_err(p, p->t[0].col, "'%s' is a line of its own in a compute program (for i in LO..HI ... end), "
 					  "not a step", p->t[0].text);
+		if (when_col && (def->flags & (SC_STEP_COLLECTIVE | SC_STEP_NAMED)))
+			return sc_lex_err(p, when_col, "'when' on a collective: every rank of its group runs '%s' (a rank that "
+							 "skipped it would leave the others waiting); put the condition on the "
+							 "statements around it", def->keyword);
 		SC_CHECK(sc_step_parse(p, def, rest));
 		st->op = SC_C_STEP;
 		st->dst = id;
@@ -471,8 +490,8 @@ enum sc_status sc_program_parse_stmt(struct sc_parse *p, int block, const char *
 		SC_CHECK(op_args(p, def, st));
 	}
 	SC_CHECK(sc_lex_end(p));
-	const int nodes[] = {st->scalar, st->eps, st->start};
-	for (int i = 0; i < 3 && block == 1; i++) {
+	const int nodes[] = {st->scalar, st->eps, st->start, st->diag, st->fill};
+	for (int i = 0; i < 5 && block == 1; i++) {
 		const int r = per_rank(s, nodes[i]);
 		if (r >= 0)
 			return sc_lex_err(p, s->nodes[r].col, "the reference runs on one device: no '%s' (a rank's value)",
