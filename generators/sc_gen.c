@@ -289,9 +289,45 @@ static int mesh_range(const struct dec *d, const struct sc_spec *s, int m, const
 	return 1;
 }
 
+/* The last mesh dim a require of the mesh alone reads (its sizes, and the
+ * world as the product of them all: the last dim); -1 when it reads none,
+ * SC_MAX_MESH when it reads anything else (a dim or a parameter). */
+static int mesh_last(const struct sc_spec *s, int node)
+{
+	if (node < 0)
+		return -1;
+	const struct sc_expr *x = &s->nodes[node];
+	int m = -1;
+	if (x->kind == SC_EX_WORLD)
+		m = s->nmesh - 1;
+	else if (x->kind == SC_EX_DIM)
+		m = x->dim >= sc_spec_mesh_slot(s, 0) ? x->dim - sc_spec_mesh_slot(s, 0) : SC_MAX_MESH;
+	const int kids[3] = {x->a, x->b, x->c};
+	for (int i = 0; i < 3; i++) {
+		const int k = mesh_last(s, kids[i]);
+		if (k > m)
+			m = k;
+	}
+	return m;
+}
+
+/* Whether the requires of the mesh alone that end at mesh dim m hold for
+ * the sizes drawn so far (the world, once m is the last dim, their
+ * product): `require A >= 3` steers A's draw, as requires of the world
+ * alone steer the world's. */
+static int mesh_conds_hold(const struct sc_spec *s, int m, const int64_t *sizes, int64_t prod)
+{
+	for (int k = 0; k < s->nconds; k++)
+		if (s->conds[k].last_dim < 0 && mesh_last(s, s->conds[k].node) == m &&
+		    !sc_expr_cond_holds(s, &s->conds[k], sizes, (int)prod))
+			return 0;
+	return 1;
+}
+
 /* The mesh sizes (after the dims in sizes[]) and the world, their
  * product: each drawn in its range so that the product can still land in
- * --world, 1, 2 and 3 often (1 x N, N x 1, non-powers of two); or checked. */
+ * --world and the requires of the mesh alone can hold, 1, 2 and 3 often
+ * (1 x N, N x 1, non-powers of two); or checked. */
 static enum sc_status decode_mesh(struct dec *d, const struct sc_spec *s, struct sc_case *c, struct sc_err *e)
 {
 	const int wlo = d->o ? d->o->world_lo : 1, whi = d->o ? d->o->world_hi : SC_MAX_WORLD;
@@ -317,13 +353,17 @@ static enum sc_status decode_mesh(struct dec *d, const struct sc_spec *s, struct
 		}
 		int64_t cand[64];
 		int n = 0;
-		for (int64_t v = lo; v <= hi && n < 64; v++)
-			if (prod * v * rest_lo <= whi && prod * v * rest_hi >= wlo &&
-			    (m + 1 < s->nmesh || !d->o || sc_gen_world_allowed(d->o, (int)(prod * v))))
+		for (int64_t v = lo; v <= hi && n < 64; v++) {
+			if (!(prod * v * rest_lo <= whi && prod * v * rest_hi >= wlo &&
+			      (m + 1 < s->nmesh || !d->o || sc_gen_world_allowed(d->o, (int)(prod * v)))))
+				continue;
+			c->sizes[sc_spec_mesh_slot(s, m)] = v;
+			if (mesh_conds_hold(s, m, c->sizes, prod * v))
 				cand[n++] = v;
+		}
 		if (!n) {
 			char ws[128];
-			return reject(d, e, "no size of mesh dim '%s' keeps the mesh within --world %s", s->mesh_dim[m],
+			return reject(d, e, "no size of mesh dim '%s' keeps the mesh within --world %s and the requires of the mesh", s->mesh_dim[m],
 				      d->o ? sc_gen_world_text(d->o, ws, sizeof ws) : "1..256");
 		}
 		const uint64_t k = sc_choice(d->ch, 8);

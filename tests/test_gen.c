@@ -207,7 +207,13 @@ static void mesh_shapes(struct sc_target *t)
 
 int main(int argc, char **argv)
 {
-	sc_test_walk_specs(argc > 1 ? argv[1] : "corpus", check_spec, NULL);
+	const char *corpus = argc > 1 ? argv[1] : "corpus";
+	sc_test_walk_specs(corpus, check_spec, NULL);
+	/* requires of the mesh alone steer its draw: the empty stream's case
+	 * is world=3 under `require A >= 3` (no `sizes` line) */
+	char steer[1024];
+	snprintf(steer, sizeof steer, "%s/../tests/specs/mesh-require-steers.sc", corpus);
+	check_spec(steer, NULL);
 	const struct sc_builtin_family *const *fams;
 	const int nf = sc_builtin_families(&fams);
 	for (int b = 0; b < nf; b++) {
