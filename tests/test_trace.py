@@ -289,8 +289,8 @@ ERRORS = [
     ("catches_view_error(X, GROUP)", "replicate", "replicate", 2, ["errors.py:", "catches the error `view`"]),
     ("nope(X)", "replicate", "replicate", 2, ["--call: NameError"]),
     ("sends_only(X, GROUP)", "shard s", "shard s", 2, ["errors.py:", "a send (to rank", "with no receive"]),
-    ("first_and_last(X)", "partial sum", "replicate", 2,
-     ["errors.py:", "is not the group of a mesh dim", "group=[0, P-1]"]),
+    ("even_ranks(X)", "partial sum", "replicate", 2,
+     ["errors.py:", "new_group lists [1, 2] ranks at different worlds", "group=[0, P-1]"]),
     # --backward (the call's Function must take X as it is and give the call's result)
     ("--backward no_function(X)", "replicate", "replicate", 2, ["--backward: the call applies no torch.autograd.Function"]),
     ("--backward applies_to_a_view(X)", "replicate", "replicate", 2, ["X is not one argument of Transposes.apply"]),

@@ -1,6 +1,8 @@
 """Writing the merged runs as a spec: every size argument solved over
 every run (solve.py), one line per step with its source line as a
 comment. FORMS is the table of how each step kind is written."""
+import copy
+
 from .record import TraceError, source_text
 from .solve import Bank, solve
 
@@ -58,12 +60,13 @@ class Solver:
         env.update(extra)
         return env
 
-    def solve(self, j, pick=None, drop=()):
-        """Argument j; pick(extra) selects which pairs of a list argument
+    def solve(self, j, pick=None, drop=(), field="sizes"):
+        """Argument j (of field: the sizes, or the listed ranks of the
+        step's group); pick(extra) selects which pairs of a list argument
         take part, drop names the extra names to leave out."""
         envs, vals = [], []
         for run in self.runs:
-            for extra, v in run.rec.steps[self.i].sizes[j]:
+            for extra, v in getattr(run.rec.steps[self.i], field)[j]:
                 if pick is not None and not pick(extra):
                     continue
                 extra = {k: x for k, x in extra.items() if k not in drop}
@@ -80,8 +83,9 @@ class Solver:
         if text is None:
             st = self.runs[0].rec.steps[self.i]
             seen = ", ".join(f"{v} at {_env_text(e)}" for e, v in list(zip(envs, vals))[:8])
+            what = f"size argument {j + 1}" if field == "sizes" else f"group's listed rank {j + 1}"
             raise TraceError("solve", st.where,
-                             f"no expression gives every value of {st.kind}'s size argument {j + 1}: {seen}",
+                             f"no expression gives every value of {st.kind}'s {what}: {seen}",
                              "the size must be a product or quotient of the dims, P, rank, the local sizes and "
                              "constants (or an affine sum of them); compute it that way in the code, or write "
                              "this step by hand")
@@ -109,6 +113,15 @@ def step_args(ref, runs, i):
         raise TraceError("solve", st.where, "torch.cat of chunks: the number of chunks taken is neither "
                          "fixed nor the number of chunks", "write this step by hand (`take i N [...]`)")
     exprs = [sv.solve(j) for j in range(len(st.sizes))]
+    if st.group == "[listed]":   # group=[E, ...]: each listed rank solved over the member runs
+        sv = Solver([r for r in runs if len(r.rec.steps) > i and r.rec.steps[i].listed], i)
+        counts = {len(r.rec.steps[i].listed) for r in sv.runs}
+        if len(counts) != 1:
+            raise TraceError("solve", st.where, f"new_group lists {sorted(counts)} ranks at different worlds",
+                             "a spec's group=[...] lists a fixed number of ranks (group=[0, P-1]): bound the worlds "
+                             "with --require (e.g. --require 'P >= 3') so that the code lists one number of ranks")
+        st = copy.copy(st)
+        st.group = "[" + ", ".join(sv.solve(j, field="listed") for j in range(counts.pop())) + "]"
     return FORMS[st.kind](st, st.consts, exprs)
 
 

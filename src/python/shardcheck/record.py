@@ -53,12 +53,18 @@ class Step:
     must be the same in every trace (dims, ops, list lengths); sizes: one
     entry per size argument, each a list of (extra names, value) pairs
     (usually one pair with no extra names; `take ... [E for k]` gives one
-    per k); group: the mesh dims of a grouped step."""
+    per k); group: the mesh dims of a grouped step, or "[listed]" for a
+    group of listed ranks, whose ranks (as the code listed them) are in
+    listed, one entry each, solved like sizes."""
 
     def __init__(self, kind, ins, consts=(), sizes=(), group=None):
         self.kind, self.ins, self.consts = kind, tuple(ins), tuple(consts)
         self.sizes = [s if isinstance(s, list) else [({}, int(s))] for s in sizes]
-        self.group = group
+        # a listed group of every rank is the world's (group None) unless
+        # other runs list fewer at this line (trace.merge decides)
+        world = getattr(group, "world", False)
+        self.group = None if group is None or world else str(group)
+        self.listed = [[({}, int(r))] for r in getattr(group, "ranks", ())]
         self.outs = ()
         self.where, self.path, self.line = user_line()
         self.in_shape = ()

@@ -16,12 +16,26 @@ import torch.distributed as dist
 from .record import GatherPiece, Piece, Step, TraceError, step_failed, unsupported, user_line
 
 
+class Listed(str):
+    """The group= of a step on a group of listed ranks: the same marker in
+    every run (it is part of the step's signature), the ranks as the code
+    listed them apart (each solved over the runs as an expression of P)."""
+
+    def __new__(cls, ranks, world=False):
+        text = super().__new__(cls, "[listed]")
+        text.ranks, text.world = list(ranks), world
+        return text
+
+
 class Group:
     """One process group as this rank sees it: its members (world ranks,
-    in group order) and the mesh dims it spans (None: the whole world)."""
+    in group order) and the mesh dims it spans (None: the whole world);
+    listed: the ranks of new_group(ranks) as the code gave them, for a
+    group that is no mesh dim's."""
 
-    def __init__(self, members, rank, dims=None):
+    def __init__(self, members, rank, dims=None, listed=None):
         self.members, self.global_rank, self.dims = list(members), rank, dims
+        self.listed = listed
 
     def size(self):
         return len(self.members)
@@ -30,6 +44,9 @@ class Group:
         return self.members.index(self.global_rank)
 
     def text(self):
+        if self.listed is not None:
+            return Listed(self.listed, world=self.dims is None and self.members == sorted(self.listed) and
+                          self.members == list(range(len(self.members))))
         return None if self.dims is None else ",".join(self.dims)
 
     def __repr__(self):
@@ -174,19 +191,30 @@ class SimDist:
     def new_group(self, ranks=None, *a, **k):
         if ranks is None:
             return self.world
-        ranks = list(ranks)
+        ranks = [int(r) for r in ranks]
         if ranks == self.world.members:
-            return self.world                         # every rank, in order: the world
-        g = self.mesh_groups.get(frozenset(ranks))
+            # every rank: the world (group=[...] where other worlds list fewer: the merge says which)
+            return Group(self.world.members, self.world.global_rank, listed=ranks)
+        n = self.world.size()
+        # torch's checks (distributed_c10d.new_group), and a rank listed twice
+        if len(ranks) > n:
+            raise ValueError("the new group's world size should be less or equal to the world size set by "
+                             "init_process_group")
+        if any(r < 0 or r >= n for r in ranks):
+            raise ValueError("The new group's rank should be within the world_size set by init_process_group")
+        if len(set(ranks)) != len(ranks):
+            raise ValueError(f"new_group({ranks}): a rank listed twice")
         if self.world.global_rank not in ranks:
             return NOT_MEMBER                         # torch's answer for a group this rank is not in
-        if g is None or g.members != ranks:
-            raise TraceError("unsupported", user_line()[0],
-                             f"new_group({ranks}) is not the group of a mesh dim",
-                             "a trace's groups are a mesh's rows and columns: declare --mesh and use "
-                             "GROUPS.<dim>; a group of listed ranks is written by hand in a spec "
-                             "(group=[0, P-1], docs/language.md, \"Groups of listed ranks\")")
-        return g
+        g = self.mesh_groups.get(frozenset(ranks))
+        if g is not None and g.members == sorted(ranks):
+            return g                                  # a mesh dim's group: group=tp
+        # the ranks listed: group=[E, ...], each entry an expression of P (sorted, as new_group sorts them)
+        return Group(sorted(ranks), self.world.global_rank, listed=ranks)
+
+    @staticmethod
+    def is_initialized():
+        return True
 
     def get_world_size(self, group=None):
         return self.group(group).size()
@@ -514,7 +542,7 @@ class SimDist:
     # installing ----------------------------------------------------------
     NAMES = ["all_to_all_single", "all_gather_into_tensor", "_all_gather_base", "reduce_scatter_tensor",
              "_reduce_scatter_base", "all_reduce", "all_gather", "reduce_scatter", "barrier", "broadcast",
-             "new_group", "get_world_size", "get_rank", "get_global_rank", "get_process_group_ranks",
+             "new_group", "get_world_size", "get_rank", "get_global_rank", "get_process_group_ranks", "is_initialized",
              "send", "recv", "isend", "irecv", "batch_isend_irecv"]
     REFUSED = ["gather", "scatter",
                "reduce", "all_to_all", "all_gather_object", "broadcast_object_list", "all_gather_coalesced"]

@@ -224,6 +224,8 @@ def run_all(args, invoke, configs, tmp, raised=None):
 # over one dim (divisible by the world, by a small number, at least the
 # world or a small number), then over two.
 def _conditions(dims):
+    for k in range(2, 5):   # the world alone: new_group([0, P-1]) raises at world 1
+        yield f"P >= {k}"
     for d in dims:
         yield f"{d} % P == 0"
     for d in dims:
@@ -388,6 +390,13 @@ def merge(runs):
     """The runs' common steps: every complete run takes the same ones, a
     run that failed in a step takes a prefix of them. Runs at world 1
     that take others are set aside (returned second)."""
+    # a group of listed ranks that is every rank at some worlds
+    # (new_group([0, P-1]) at world 2) is the same group=[...] there
+    listed_at = {st.where for r in runs for st in r.rec.steps if st.group == "[listed]"}
+    for r in runs:
+        for st in r.rec.steps:
+            if st.group is None and st.listed and st.where in listed_at:
+                st.group = "[listed]"
     complete = [r for r in runs if r.failed is None and r.cfg.world > 1] or \
         [r for r in runs if r.failed is None]
     if not complete:
@@ -398,6 +407,13 @@ def merge(runs):
                          "shardcheck does not guess the rest")
     ref = max(complete, key=lambda r: len(r.rec.steps))
     want = _sig(ref)
+    # the members of each group of listed ranks, by world and source line: a
+    # run whose rank is not one of them skips the step (and keeps its tensor)
+    members = {}
+    for r in runs:
+        for st in r.rec.steps:
+            if st.group == "[listed]":
+                members.setdefault((r.cfg.text(), st.where), set()).update(v for ((_, v),) in st.listed)
     kept, p1 = [], []
     for r in runs:
         sig = _sig(r)
@@ -407,7 +423,7 @@ def merge(runs):
         if ok and (r.failed is not None or r.out_node == ref.out_node or r is ref):
             kept.append(r)
             continue
-        if r.failed is None and _align(ref, r):
+        if r.failed is None and _align(ref, r, members):
             kept.append(r)
             continue
         if r.cfg.world == 1 and ref.cfg.world > 1:
@@ -420,13 +436,16 @@ def merge(runs):
     return ref, kept, p1
 
 
-def _align(ref, run):
+def _align(ref, run, members=None):
     """Code that skips a pad or a narrow where it would change nothing
     (`if pad_size == 0: return tensor`), or a contiguous where the tensor
     already is (`if not x.is_contiguous()`: with a dim of size 1, a
     transposed tensor is): the run gets that step with zero widths (a
     narrow of everything), or the contiguous, which moves no value, where
-    ref has it, and ref's node ids. True when every other step matches."""
+    ref has it, and ref's node ids. A rank outside a group of listed ranks
+    (members: by world and line) skips its collective: the step is the
+    spec's too, and that rank keeps its tensor. True when every other step
+    matches."""
     rs, m, out, j = run.rec.steps, {1: 1}, [], 0
     for st in ref.rec.steps:
         if j < len(rs):
@@ -443,6 +462,13 @@ def _align(ref, run):
                 continue
         src = [k for k, v in m.items() if v == st.ins[0]] if len(st.ins) == 1 else []
         nxt = rs[j] if j < len(rs) else None
+        if st.group == "[listed]" and src and len(st.outs) == 1 and \
+                run.rank not in (members or {}).get((run.cfg.text(), st.where), {run.rank}):
+            m[src[0]] = st.outs[0]           # not a member: the spec's step leaves its tensor as it is
+            skip = copy.copy(st)
+            skip.listed, skip.in_shape = [], ()  # (its ranks are solved over the members' runs)
+            out.append(skip)
+            continue
         if st.kind not in ("pad", "narrow", "contiguous") or not src:
             return False
         if nxt is not None and src[0] in nxt.ins and len(nxt.ins) == 1:

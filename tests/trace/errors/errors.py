@@ -134,9 +134,9 @@ def no_function(x):
     return x.transpose(0, 1).contiguous()             # no autograd Function: --backward has nothing to trace
 
 
-def first_and_last(x):
+def even_ranks(x):
     world = dist.get_world_size()
-    g = dist.new_group([0, world - 1])                # a listed group, not a mesh dim's
-    if dist.get_rank() in (0, world - 1):
+    g = dist.new_group(list(range(0, world, 2)))      # 1, 1, 2, 2 ranks at worlds 1..4: no fixed list
+    if dist.get_rank() % 2 == 0:
         dist.all_reduce(x, group=g)
     return x
