@@ -383,52 +383,6 @@ static enum sc_status decode_mesh(struct dec *d, const struct sc_spec *s, struct
 	return SC_OK;
 }
 
-const struct sc_spec *sc_gen_mesh_spec(struct sc_target *t) { return sc_target_mesh_spec(t); }
-
-int sc_gen_mesh_fits(struct sc_target *t, const struct sc_gen_opts *o, char *why, size_t n)
-{
-	const struct sc_spec *ms = sc_gen_mesh_spec(t);
-	int one[1][SC_MAX_MESH];
-	for (int w = o->world_lo; ms && w <= o->world_hi; w++)
-		if (sc_gen_world_allowed(o, w) && sc_gen_meshes(ms, w, one, 1) > 0)
-			return 1;
-	if (!ms)
-		return 1;
-	size_t k = (size_t)snprintf(why, n, "the mesh");
-	for (int m = 0; m < ms->nmesh && k < n; m++)
-		k += ms->mesh_fixed[m] ? (size_t)snprintf(why + k, n - k, " %s=%d", ms->mesh_dim[m], ms->mesh_fixed[m])
-				       : (size_t)snprintf(why + k, n - k, " %s=%s", ms->mesh_dim[m], ms->mesh_sym[m]);
-	char ws[128];
-	if (k < n)
-		snprintf(why + k, n - k, " has no shape within --world %s: nothing to check",
-			 sc_gen_world_text(o, ws, sizeof ws));
-	return 0;
-}
-
-int sc_gen_meshes(const struct sc_spec *s, int world, int (*out)[SC_MAX_MESH], int max)
-{
-	int div[64], nd = 0, n = 0, at[SC_MAX_MESH] = {0};
-	for (int k = 1; k <= world && nd < 64; k++)
-		if (world % k == 0)
-			div[nd++] = k;
-	/* odometer over each mesh dim's divisors of world, last dim fastest */
-	for (;;) {
-		int prod = 1, v[SC_MAX_MESH] = {0}, ok = 1;
-		for (int m = 0; m < s->nmesh; m++) {
-			v[m] = div[at[m]];
-			prod *= v[m];
-			ok &= !s->mesh_fixed[m] || v[m] == s->mesh_fixed[m];
-		}
-		if (ok && prod == world && n < max)
-			memcpy(out[n++], v, sizeof v);
-		int m = s->nmesh - 1;
-		while (m >= 0 && ++at[m] >= nd)
-			at[m--] = 0;
-		if (m < 0)
-			return n;
-	}
-}
-
 /* ---- the target's own parameters (built-ins) ---- */
 
 static int param_ok(const struct sc_case_param *p, const struct sc_case_param *all, int ndims, int v)
