@@ -255,10 +255,13 @@ def corpus_cases(tmp):
         for c in getattr(mod, "CASES", []):
             out = os.path.join(tmp, c["name"] + ".sc")
             try:
-                trace_case(path, c, out)
+                text = trace_case(path, c, out)
             except Exception as ex:
                 fail(f"{c['name']}: trace failed: {ex}")
                 continue
+            for frag in c.get("has", []):   # lines the traced spec must hold
+                if frag not in text:
+                    fail(f"{c['name']}: the traced spec has no `{frag}`:\n{text}")
             rc, mini, text = verdict(out)
             if c.get("corpus"):
                 crc, cmini, _ = verdict(os.path.join(ROOT, c["corpus"]))
