@@ -113,7 +113,9 @@ static struct sc_expr_env case_env(const struct sc_compute_case *c, const struct
 
 /* A local step with `when` (the parser refuses it on collectives): run
  * rank by rank, each alone, on the ranks where COND holds; the others
- * keep their tensor. */
+ * keep their tensor. Where shapes vary, the processes agree on the
+ * outcome once, after every local rank (each process calls it, whatever
+ * its ranks' conditions: none waits on another in a collective). */
 static enum sc_status run_step_when(const struct sc_spec *s, const struct sc_compute_case *c, struct sc_exec *x,
 				    const struct sc_cenv *env, const struct sc_stmt *st, const struct sc_step *step,
 				    struct sc_err *e)
@@ -131,13 +133,13 @@ static enum sc_status run_step_when(const struct sc_spec *s, const struct sc_com
 		x->first = first + r;
 		x->nlocal = 1;
 		x->t[0] = keep[r];
-		ss = sc_exec_step(x, s, step, c->sizes, e);
+		ss = sc_exec_step_alone(x, s, step, c->sizes, e);
 		keep[r] = x->t[0];
 		x->first = first;
 		x->nlocal = nlocal;
 	}
 	memcpy(x->t, keep, sizeof keep[0] * (size_t)nlocal);
-	return ss;
+	return s->varies ? sc_interp_agree(x, step, ss, e) : ss;
 }
 
 static enum sc_status run_step(const struct sc_spec *s, const struct sc_compute_case *c, struct sc_exec *x,
