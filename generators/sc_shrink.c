@@ -499,7 +499,12 @@ static void exhaustive(struct sh *s, struct sc_case *c)
 					for (int m = 0; ms && m < ms->nmesh; m++)
 						k.sizes[sc_spec_mesh_slot(ms, m)] = mv[mi][m];
 					memcpy(k.sizes, buf[i].v, sizeof(int64_t) * (size_t)nd);
-					if (w == c->world && buf[i].prod == cur_n && memcmp(&k, c, sizeof k) == 0)
+					/* k is c but for the world, the mesh sizes and the dims set here */
+					int same = w == c->world && buf[i].prod == cur_n &&
+						   memcmp(k.sizes, c->sizes, sizeof(int64_t) * (size_t)nd) == 0;
+					for (int m = 0; same && ms && m < ms->nmesh; m++)
+						same = k.sizes[sc_spec_mesh_slot(ms, m)] == c->sizes[sc_spec_mesh_slot(ms, m)];
+					if (same)
 						goto done; /* reached the current case: it is minimal */
 					struct sc_case f = k;
 					sc_gen_fit(s->t, &f);

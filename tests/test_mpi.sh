@@ -129,11 +129,15 @@ for f in l2-assert-rank l2-strided-a2a; do
 		<(grep -E "minimal|line" "$tmp/$f.mpi" | sed 's/ *(.*s)$//') >/dev/null; then ok
 	else bad "$f under mpi: exit $rc (124: a process hung), or not sim's failure"; tail -5 "$tmp/$f.mpi" >&2; fi
 done
-# a compute program's local step with `when`: each process runs it on its
-# ranks where the condition holds, and finds sim's minimum
+# a local step with `when` (a compute program's, a layout program's): each
+# process runs it on its ranks where the condition holds, and finds sim's
+# minimum
 timeout 120 mpirun --oversubscribe -np 3 "$sc" check --backend mpi tests/specs/l3-compute-step-when-wrong.sc --seed 1 \
 	--cases 100 --property semantics >"$tmp/when.mpi" 2>&1
 grep -q "minimal case: world=3 s=2 h=1 dtype=f32 seed=0" "$tmp/when.mpi" && ok || { bad "step with when under mpi"; tail -5 "$tmp/when.mpi" >&2; }
+timeout 120 mpirun --oversubscribe -np 2 "$sc" check --backend mpi tests/specs/l3-step-when-wrong.sc --seed 1 \
+	--cases 100 --property semantics >"$tmp/lwhen.mpi" 2>&1
+grep -q "minimal case: world=2 s=4 h=1 dtype=i32 seed=0" "$tmp/lwhen.mpi" && ok || { bad "layout step with when under mpi"; tail -5 "$tmp/lwhen.mpi" >&2; }
 grep -q "rank 1 sends 1 row to rank 1, which expects 2" "$tmp/l2bad.out" && \
 	grep -q "holds padding" "$tmp/l2bad.out" && ok || { bad "language 2 under mpi: messages"; tail -12 "$tmp/l2bad.out" >&2; }
 

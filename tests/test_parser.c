@@ -225,6 +225,13 @@ static const struct {
 	{"dims s h\nmesh pp=A dp=B\ninput shard s\noutput shard s\nall_reduce sum group=pp [0]\n", "5:25",
 	 "expected the ranks right after the mesh dims (group=pp[0, PP-1])"},
 	{"dims s h\ninput shard s\noutput shard s\nnarrow 0 0 1 group=[0]\n", "4:14", "'narrow' runs on each rank alone: it takes no group="},
+	/* `when` after a layout step: local steps only, not in the reference */
+	{"dims s h\ninput shard s\noutput shard s\nall_reduce sum when rank == 0\n", "4:16", "'when' on a collective: every rank of its group runs 'all_reduce'"},
+	{"dims s h\ninput shard s\noutput shard s\nshift 1 when rank == 0\n", "4:9", "'when' on a collective"},
+	{"dims s h\ninput shard s\noutput shard s\ntensor x = input\na, b = split x [1, 1] dim=0 when rank == 0\n", "5:29",
+	 "'split' joins or divides named tensors on every rank: it takes no 'when'"},
+	{"dims s h\ninput shard s\noutput shard s\nflip 0 when\n", "4:12", "expected"},
+	{"dims s h\ninput replicate\noutput replicate\nreference\nflip 0 when rank == 0\nend\n", "5:1", "the reference runs on one device: no 'when'"},
 	{"dims b l\nroutes R[b*q] 0..3\n", "2:12", "expected a second dim of the tokens routed"},
 	{"dims b l\nroutes R[b*l] 0..3\ninput shard b sizes=2\noutput replicate\n", "2:8",
 	 "the dims of R's tokens are drawn: a sizes= placement may not give them"},

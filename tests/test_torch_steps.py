@@ -2,7 +2,8 @@
 dims, sizes 1..9, world 1..8), a replicated input goes through a chain of
 one to three steps whose sizes are per-rank expressions (narrow, take in
 its chunk, split, list and [E for k] forms, flip, pad with positive and
-negative widths, repeat_interleave); every rank's output written by
+negative widths, repeat_interleave; a flip and a narrow with `when`, on
+some ranks only); every rank's output written by
 `shardcheck eval --dump` must equal, bit for bit, the same chain run with
 torch on that rank (Tensor.narrow, torch.chunk, torch.tensor_split,
 torch.cat, torch.flip, torch.nn.functional.pad, Tensor.repeat_interleave).
@@ -64,6 +65,9 @@ STEPS = [
     ("pad D 0 P-rank", None),
     ("pad D -min(1,size(D)) 0", None),
     ("repeat_interleave 1+rank%2 D", lambda t, d, r, P: t.repeat_interleave(1 + r % 2, dim=d)),
+    # a local step on some ranks (`if rank ...:` in the code); the others keep the tensor
+    ("flip D when rank % 2 == 1", lambda t, d, r, P: torch.flip(t, [d]) if r % 2 == 1 else t),
+    ("narrow D 0 size(D)//2 when rank < P-1", lambda t, d, r, P: t.narrow(d, 0, t.shape[d] // 2) if r < P - 1 else t),
     # named tensors (first in a chain: `input` is the input itself)
     # buffers: a zeros buffer two rows longer, written from row 1; an empty
     # one written whole (ZSHAPE: the input's shape, dim D grown by G)

@@ -171,6 +171,9 @@ struct sc_step {
 	 * it; the other ranks skip the step. Expression nodes. */
 	int nglist;
 	int glist[SC_STEP_MAX_GLIST];
+	/* `... when COND` after a local step: 1 + its condition node (0: every
+	 * rank); the ranks where COND is false keep their tensor */
+	int when1;
 	char text[128]; /* the step as written, for messages */
 	char src[80];   /* a `# FILE:LINE` comment after it: the code the step transcribes
 			 * (a traced spec's), named in messages beside the spec's line */

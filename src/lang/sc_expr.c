@@ -567,6 +567,27 @@ enum sc_status sc_expr_parse_conds(struct sc_parse *p)
 	return add_conjuncts(p, n);
 }
 
+enum sc_status sc_expr_take_when(struct sc_parse *p, int *node, int *col)
+{
+	*node = -1;
+	*col = 0;
+	for (int i = 1; i < p->nt; i++) {
+		if (p->t[i].kind != SC_T_NAME || strcmp(p->t[i].text, "when") != 0)
+			continue;
+		const int save = p->pos;
+		p->pos = i + 1;
+		SC_CHECK(sc_expr_parse_cond(p, node));
+		SC_CHECK(sc_lex_end(p));
+		*col = p->t[i].col;
+		p->t[i].kind = SC_T_END;
+		p->t[i].text[0] = '\0';
+		p->nt = i;
+		p->pos = save;
+		return SC_OK;
+	}
+	return SC_OK;
+}
+
 int sc_expr_last_dim(const struct sc_spec *s, int node)
 {
 	if (node < 0)

@@ -58,6 +58,10 @@ int sc_expr_is_cond(const struct sc_spec *s, int node);
 enum sc_status sc_expr_parse_list(struct sc_parse *p, int *nodes, int max, int *n, const char *what);
 /* A condition at the cursor (comparisons joined by and, or, not). */
 enum sc_status sc_expr_parse_cond(struct sc_parse *p, int *out);
+/* `... when COND` at the end of the line's tokens: *node its condition
+ * and *col the column of `when`, the tokens cut before it (the cursor
+ * kept); *node -1 and *col 0 when the line has none. */
+enum sc_status sc_expr_take_when(struct sc_parse *p, int *node, int *col);
 /* `require` conditions to the end of the line, appended to the spec, one
  * per top-level `and`. */
 enum sc_status sc_expr_parse_conds(struct sc_parse *p);

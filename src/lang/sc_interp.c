@@ -463,6 +463,33 @@ static enum sc_status exec_grouped(struct sc_exec *x, const struct sc_spec *s, c
 	return SC_OK;
 }
 
+/* A local step with `when COND`: run rank by rank, each alone, where
+ * COND holds; the other ranks keep their tensor. (Named tensors are
+ * switched before, over every rank: the step itself reads x->t only.) */
+static enum sc_status exec_when(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
+				const int64_t *sizes, struct sc_err *e)
+{
+	const int first = x->first, nlocal = x->nlocal;
+	struct sc_tensor keep[SC_MAX_WORLD];
+	memcpy(keep, x->t, sizeof keep[0] * (size_t)nlocal);
+	enum sc_status rc = SC_OK;
+	for (int r = 0; r < nlocal && rc == SC_OK; r++) {
+		const struct sc_expr_env v = sc_interp_env(x, r, sizes);
+		int64_t holds;
+		if ((rc = sc_interp_eval(s, st, &v, st->when1 - 1, &holds, e)) != SC_OK || !holds)
+			continue;
+		x->first = first + r;
+		x->nlocal = 1;
+		x->t[0] = keep[r];
+		rc = exec_body(x, s, st, sizes, e);
+		keep[r] = x->t[0];
+		x->first = first;
+		x->nlocal = nlocal;
+	}
+	memcpy(x->t, keep, sizeof keep[0] * (size_t)nlocal);
+	return rc;
+}
+
 static enum sc_status exec_step(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
 				const int64_t *sizes, int agree, struct sc_err *e)
 {
@@ -470,7 +497,9 @@ static enum sc_status exec_step(struct sc_exec *x, const struct sc_spec *s, cons
 		switch_to(x, st->src1 - 1);
 	if (st->dst1 && x->slots && st->dst1 - 1 != x->cur) /* the source keeps its tensors */
 		memcpy(&x->slots[(size_t)x->cur * (size_t)x->nlocal], x->t, sizeof(struct sc_tensor) * (size_t)x->nlocal);
-	enum sc_status rc = st->group.n || st->nglist ? exec_grouped(x, s, st, sizes, e) : exec_body(x, s, st, sizes, e);
+	enum sc_status rc = st->when1			 ? exec_when(x, s, st, sizes, e)
+			     : st->group.n || st->nglist ? exec_grouped(x, s, st, sizes, e)
+							 : exec_body(x, s, st, sizes, e);
 	/* shapes that vary: a step may fail on one process's ranks only; every
 	 * process learns it here, so none goes on into a collective alone */
 	if (s->varies && agree)

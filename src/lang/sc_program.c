@@ -280,23 +280,14 @@ static enum sc_status op_args(struct sc_parse *p, const struct sc_cop_def *def, 
 
 /* `... when COND` at the end of a statement: parsed into st->when, and the
  * line's tokens cut before it. */
-static enum sc_status when_clause(struct sc_parse *p, int block, struct sc_stmt *st)
+static enum sc_status when_clause(struct sc_parse *p, int block, struct sc_stmt *st, int *col)
 {
-	for (int i = 1; i < p->nt; i++) {
-		if (p->t[i].kind != SC_T_NAME || strcmp(p->t[i].text, "when") != 0)
-			continue;
-		if (block == 1)
-			return sc_lex_err(p, p->t[i].col, "the reference runs on one device: no 'when'");
-		const int save = p->pos;
-		p->pos = i + 1;
-		SC_CHECK(sc_expr_parse_cond(p, &st->when));
-		SC_CHECK(sc_lex_end(p));
-		p->t[i].kind = SC_T_END;
-		p->t[i].text[0] = '\0';
-		p->nt = i;
-		p->pos = save;
-		return SC_OK;
-	}
+	int c;
+	SC_CHECK(sc_expr_take_when(p, &st->when, &c));
+	if (c && block == 1)
+		return sc_lex_err(p, c, "the reference runs on one device: no 'when'");
+	if (col)
+		*col = c;
 	return SC_OK;
 }
 
@@ -389,7 +380,7 @@ static enum sc_status acc_line(struct sc_parse *p, int block, struct sc_stmt *st
 {
 	struct sc_spec *s = p->s;
 	const struct sc_tok *dst = &p->t[0];
-	SC_CHECK(when_clause(p, block, st));
+	SC_CHECK(when_clause(p, block, st, NULL));
 	p->pos = 3;
 	st->op = SC_C_ACC;
 	SC_CHECK(operand(p, &st->a));
@@ -443,11 +434,8 @@ enum sc_status sc_program_parse_stmt(struct sc_parse *p, int block, const char *
 		if (id < 0)
 			return sc_lex_err(p, dst->col, "unknown tensor '%s'", dst->text);
 		/* `when COND` after a local step: the line's text cut before it */
-		int when_col = 0;
-		for (int i = 2; i < p->nt && !when_col; i++)
-			if (p->t[i].kind == SC_T_NAME && strcmp(p->t[i].text, "when") == 0)
-				when_col = p->t[i].col;
-		SC_CHECK(when_clause(p, block, st));
+		int when_col;
+		SC_CHECK(when_clause(p, block, st, &when_col));
 		char rest[4096];
 		const int upto = when_col ? when_col - 1 - (int)(colon + 1 - line) : (int)strlen(colon + 1);
 		snprintf(rest, sizeof rest, "%*s%.*s", (int)(colon + 1 - line), "", upto, colon + 1);
@@ -474,7 +462,7 @@ enum sc_status sc_program_parse_stmt(struct sc_parse *p, int block, const char *
 	}
 	if (dst->kind != SC_T_NAME || p->nt < 3 || !sc_lex_is_op(&p->t[1], "="))
 		return sc_lex_err(p, dst->col, "expected NAME = OP ... or NAME: STEP ...");
-	SC_CHECK(when_clause(p, block, st));
+	SC_CHECK(when_clause(p, block, st, NULL));
 	p->pos = 2;
 	struct sc_tok *op = sc_lex_peek(p);
 	int id = tensor_id(s, dst->text);

@@ -431,6 +431,8 @@ static enum sc_status ref_line(struct spec_parse *q, const struct sc_tok *kw, co
 			return sc_lex_err(p, p->t[k + 1].col, "'%s' in the reference: the reference runs on one device, "
 					  "without collectives", def->keyword);
 		SC_CHECK(named_line(q, line));
+		if (s->steps[s->nsteps - 1].when1)
+			return sc_lex_err(p, p->t[0].col, "the reference runs on one device: no 'when'");
 		s->rsteps[s->nrsteps++] = s->steps[--s->nsteps]; /* parsed as a step; kept apart */
 		return SC_OK;
 	}
@@ -446,6 +448,8 @@ static enum sc_status ref_line(struct spec_parse *q, const struct sc_tok *kw, co
 	if (s->nrsteps >= SC_MAX_REF_STEPS)
 		return sc_lex_err(p, kw->col, "too many reference steps (at most %d)", SC_MAX_REF_STEPS);
 	SC_CHECK(sc_step_parse(p, def, line));
+	if (s->steps[s->nsteps - 1].when1)
+		return sc_lex_err(p, kw->col, "the reference runs on one device: no 'when'");
 	s->rsteps[s->nrsteps++] = s->steps[--s->nsteps]; /* parsed as a step; kept apart */
 	return SC_OK;
 }

@@ -54,6 +54,25 @@ const struct sc_step_def *sc_step_find(const char *keyword)
 /* `group=A[,B]` anywhere among the arguments: parsed into st->group and
  * taken out of the line's tokens, so the step's own parser never sees it.
  * A group of every mesh dim in mesh order is the whole mesh (n 0). */
+/* `when COND` at the end of a local step: its node into st->when1, and
+ * the line's tokens cut before it. A collective (every rank of its group
+ * runs it) and a step over named tensors take none. */
+static enum sc_status take_when(struct sc_parse *p, const struct sc_step_def *def, struct sc_step *st)
+{
+	int node, col;
+	SC_CHECK(sc_expr_take_when(p, &node, &col));
+	if (!col)
+		return SC_OK;
+	if (def->flags & (SC_STEP_COLLECTIVE | SC_STEP_GROUPED))
+		return sc_lex_err(p, col, "'when' on a collective: every rank of its group runs '%s' (a rank that skipped "
+					  "it would leave the others waiting); put the condition on the local steps around it",
+				  def->keyword);
+	if (def->flags & SC_STEP_NAMED)
+		return sc_lex_err(p, col, "'%s' joins or divides named tensors on every rank: it takes no 'when'", def->keyword);
+	st->when1 = node + 1;
+	return SC_OK;
+}
+
 static enum sc_status take_group(struct sc_parse *p, const struct sc_step_def *def, struct sc_step *st)
 {
 	for (int i = 1; i + 1 < p->nt; i++) {
@@ -135,6 +154,7 @@ enum sc_status sc_step_parse(struct sc_parse *p, const struct sc_step_def *def, 
 	st->text[n] = '\0';
 	source_of(b, st->src, sizeof st->src);
 	SC_CHECK(take_group(p, def, st));
+	SC_CHECK(take_when(p, def, st));
 	p->pos = 1;
 	SC_CHECK(def->parse(p, st));
 	if (def->flags & SC_STEP_REDUCES)
