@@ -109,39 +109,6 @@ static enum sc_dtype promote(enum sc_dtype a, enum sc_dtype b)
 }
 
 /* An existing step on tensor st->dst (every rank). */
-static struct sc_expr_env case_env(const struct sc_compute_case *c, const struct sc_exec *x, const struct sc_cenv *env);
-
-/* A local step with `when` (the parser refuses it on collectives): run
- * rank by rank, each alone, on the ranks where COND holds; the others
- * keep their tensor. Where shapes vary, the processes agree on the
- * outcome once, after every local rank (each process calls it, whatever
- * its ranks' conditions: none waits on another in a collective). */
-static enum sc_status run_step_when(const struct sc_spec *s, const struct sc_compute_case *c, struct sc_exec *x,
-				    const struct sc_cenv *env, const struct sc_stmt *st, const struct sc_step *step,
-				    struct sc_err *e)
-{
-	const int first = x->first, nlocal = x->nlocal;
-	struct sc_tensor keep[SC_MAX_WORLD];
-	memcpy(keep, x->t, sizeof keep[0] * (size_t)nlocal);
-	enum sc_status ss = SC_OK;
-	for (int r = 0; r < nlocal && ss == SC_OK; r++) {
-		struct sc_expr_env v = case_env(c, x, env);
-		v.rank = first + r;
-		int64_t holds;
-		if ((ss = sc_expr_eval_in(s, st->when, &v, &holds, e)) != SC_OK || !holds)
-			continue;
-		x->first = first + r;
-		x->nlocal = 1;
-		x->t[0] = keep[r];
-		ss = sc_exec_step_alone(x, s, step, c->sizes, e);
-		keep[r] = x->t[0];
-		x->first = first;
-		x->nlocal = nlocal;
-	}
-	memcpy(x->t, keep, sizeof keep[0] * (size_t)nlocal);
-	return s->varies ? sc_interp_agree(x, step, ss, e) : ss;
-}
-
 static enum sc_status run_step(const struct sc_spec *s, const struct sc_compute_case *c, struct sc_exec *x,
 			       int reference, struct sc_cenv *env, const struct sc_stmt *st, struct sc_err *e)
 {
@@ -159,7 +126,7 @@ static enum sc_status run_step(const struct sc_spec *s, const struct sc_compute_
 	const int w = x->world;
 	if (reference)
 		x->world = 1;
-	enum sc_status ss = st->when >= 0 ? run_step_when(s, c, x, env, st, step, e) : sc_exec_step(x, s, step, c->sizes, e);
+	enum sc_status ss = sc_exec_step(x, s, step, c->sizes, e); /* (a `when` after it: the step's own) */
 	x->world = w;
 	SC_CHECK(ss);
 	for (int r = 0; r < x->nlocal; r++)

@@ -490,8 +490,8 @@ static enum sc_status exec_when(struct sc_exec *x, const struct sc_spec *s, cons
 	return rc;
 }
 
-static enum sc_status exec_step(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
-				const int64_t *sizes, int agree, struct sc_err *e)
+enum sc_status sc_exec_step(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
+			    const int64_t *sizes, struct sc_err *e)
 {
 	if (st->src1 && x->slots)
 		switch_to(x, st->src1 - 1);
@@ -502,7 +502,7 @@ static enum sc_status exec_step(struct sc_exec *x, const struct sc_spec *s, cons
 							 : exec_body(x, s, st, sizes, e);
 	/* shapes that vary: a step may fail on one process's ranks only; every
 	 * process learns it here, so none goes on into a collective alone */
-	if (s->varies && agree)
+	if (s->varies)
 		rc = sc_interp_agree(x, st, rc, e);
 	SC_CHECK(rc);
 	if (st->dst1 && x->slots)
@@ -514,18 +514,6 @@ static enum sc_status exec_step(struct sc_exec *x, const struct sc_spec *s, cons
 		       sc_tensor_is_contig(&x->t[0]) ? "" : " (strided view)");
 	}
 	return SC_OK;
-}
-
-enum sc_status sc_exec_step(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
-			    const int64_t *sizes, struct sc_err *e)
-{
-	return exec_step(x, s, st, sizes, 1, e);
-}
-
-enum sc_status sc_exec_step_alone(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
-				  const int64_t *sizes, struct sc_err *e)
-{
-	return exec_step(x, s, st, sizes, 0, e);
 }
 
 /* The step after the loop whose `for` is steps[i] (its `end`'s index + 1),

@@ -64,12 +64,6 @@ enum sc_status sc_exec_steps(struct sc_exec *x, const struct sc_spec *s, const s
 /* Runs one step: its table row's exec. */
 enum sc_status sc_exec_step(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
 			    const int64_t *sizes, struct sc_err *e);
-/* The same without the processes' agreement on its outcome
- * (sc_interp_agree, where shapes vary): for a local step run on some
- * ranks only (`when`); the caller agrees once afterwards, on every
- * process. */
-enum sc_status sc_exec_step_alone(struct sc_exec *x, const struct sc_spec *s, const struct sc_step *st,
-				  const int64_t *sizes, struct sc_err *e);
 
 /* Provenance reductions: mx[r][i] = SC_PROV_MIXED where the max and min
  * over ranks differ (on the device when the arena's buffers are there).

@@ -280,14 +280,12 @@ static enum sc_status op_args(struct sc_parse *p, const struct sc_cop_def *def, 
 
 /* `... when COND` at the end of a statement: parsed into st->when, and the
  * line's tokens cut before it. */
-static enum sc_status when_clause(struct sc_parse *p, int block, struct sc_stmt *st, int *col)
+static enum sc_status when_clause(struct sc_parse *p, int block, struct sc_stmt *st)
 {
-	int c;
-	SC_CHECK(sc_expr_take_when(p, &st->when, &c));
-	if (c && block == 1)
-		return sc_lex_err(p, c, "the reference runs on one device: no 'when'");
-	if (col)
-		*col = c;
+	int col;
+	SC_CHECK(sc_expr_take_when(p, &st->when, &col));
+	if (col && block == 1)
+		return sc_lex_err(p, col, "the reference runs on one device: no 'when'");
 	return SC_OK;
 }
 
@@ -380,7 +378,7 @@ static enum sc_status acc_line(struct sc_parse *p, int block, struct sc_stmt *st
 {
 	struct sc_spec *s = p->s;
 	const struct sc_tok *dst = &p->t[0];
-	SC_CHECK(when_clause(p, block, st, NULL));
+	SC_CHECK(when_clause(p, block, st));
 	p->pos = 3;
 	st->op = SC_C_ACC;
 	SC_CHECK(operand(p, &st->a));
@@ -433,12 +431,8 @@ enum sc_status sc_program_parse_stmt(struct sc_parse *p, int block, const char *
 		int id = tensor_id(s, dst->text);
 		if (id < 0)
 			return sc_lex_err(p, dst->col, "unknown tensor '%s'", dst->text);
-		/* `when COND` after a local step: the line's text cut before it */
-		int when_col;
-		SC_CHECK(when_clause(p, block, st, &when_col));
 		char rest[4096];
-		const int upto = when_col ? when_col - 1 - (int)(colon + 1 - line) : (int)strlen(colon + 1);
-		snprintf(rest, sizeof rest, "%*s%.*s", (int)(colon + 1 - line), "", upto, colon + 1);
+		snprintf(rest, sizeof rest, "%*s%s", (int)(colon + 1 - line), "", colon + 1);
 		p->bound[SC_VAR_K] = NULL; /* a step's sizes are the whole case's: no micro-batch index */
 		SC_CHECK(sc_lex_tokenize(p, rest));
 		if (p->nt == 0 || p->t[0].kind != SC_T_NAME)
@@ -449,11 +443,9 @@ enum sc_status sc_program_parse_stmt(struct sc_parse *p, int block, const char *
 		if (def->flags & SC_STEP_CONTROL)
 			return sc_lex_err(p, p->t[0].col, "'%s' is a line of its own in a compute program (for i in LO..HI ... end), "
 					  "not a step", p->t[0].text);
-		if (when_col && (def->flags & (SC_STEP_COLLECTIVE | SC_STEP_NAMED)))
-			return sc_lex_err(p, when_col, "'when' on a collective: every rank of its group runs '%s' (a rank that "
-							 "skipped it would leave the others waiting); put the condition on the "
-							 "statements around it", def->keyword);
-		SC_CHECK(sc_step_parse(p, def, rest));
+		SC_CHECK(sc_step_parse(p, def, rest)); /* `when COND` after a local step: the step's own (sc_step) */
+		if (block == 1 && s->steps[s->nsteps - 1].when1)
+			return sc_lex_err(p, p->t[0].col, "the reference runs on one device: no 'when'");
 		st->op = SC_C_STEP;
 		st->dst = id;
 		st->step = s->nsteps - 1;
@@ -462,7 +454,7 @@ enum sc_status sc_program_parse_stmt(struct sc_parse *p, int block, const char *
 	}
 	if (dst->kind != SC_T_NAME || p->nt < 3 || !sc_lex_is_op(&p->t[1], "="))
 		return sc_lex_err(p, dst->col, "expected NAME = OP ... or NAME: STEP ...");
-	SC_CHECK(when_clause(p, block, st, NULL));
+	SC_CHECK(when_clause(p, block, st));
 	p->pos = 2;
 	struct sc_tok *op = sc_lex_peek(p);
 	int id = tensor_id(s, dst->text);
